@@ -1,0 +1,112 @@
+import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import { Codes } from "../check/codes.ts";
+import type { DiagnosticSink } from "../check/diagnostic.ts";
+import { locAt, type Loc, type SourceFile } from "./source-file.ts";
+
+/** A node of the parsed JSON tree (jsonc-parser's), carrying offsets into the source. */
+export type JsonNode = Node;
+
+/** One `"key": value` pair of a JSON object, with both ends kept for diagnostics. */
+export interface JsonMember {
+  readonly key: string;
+  readonly keyNode: JsonNode;
+  readonly value: JsonNode;
+}
+
+/** A declaration file parsed into a position-keeping tree. */
+export interface JsonDocument {
+  readonly file: SourceFile;
+  /** Undefined when the text is not JSON at all; the syntax errors are in the sink. */
+  readonly root: JsonNode | undefined;
+}
+
+/**
+ * Parses JSON with comments (real `aps build` output starts with `//` lines), reporting
+ * syntax errors and duplicate keys. Duplicate keys are an error because JSON.parse, and
+ * every tool after it, would keep only the last value without a word.
+ */
+export function parseJsonDocument(file: SourceFile, sink: DiagnosticSink): JsonDocument {
+  const errors: ParseError[] = [];
+  const root = parseTree(file.text, errors, { disallowComments: false, allowTrailingComma: false });
+  if (errors.length > 0) {
+    // The first error is the one worth reading; the rest usually follow from it.
+    const first = errors[0]!;
+    sink.report(Codes.jsonSyntax, locAt(file, first.offset), describeParseError(first));
+    return { file, root: undefined };
+  }
+  if (root) reportDuplicateKeys(file, root, sink);
+  return { file, root };
+}
+
+function describeParseError(error: ParseError): string {
+  const what = printParseErrorCode(error.error)
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase();
+  return `invalid JSON: ${what}. Fix the syntax here; comments (// and /* */) are allowed, trailing commas are not.`;
+}
+
+function reportDuplicateKeys(file: SourceFile, node: JsonNode, sink: DiagnosticSink): void {
+  if (node.type === "object") {
+    const seen = new Map<string, JsonNode>();
+    for (const member of objectMembers(node)) {
+      const earlier = seen.get(member.key);
+      if (earlier) {
+        const first = locAt(file, earlier.offset);
+        const inParameters = node.parent?.type === "property" && propertyKey(node.parent) === "parameters";
+        sink.report(
+          inParameters ? Codes.duplicateParameter : Codes.duplicateKey,
+          locAt(file, member.keyNode.offset),
+          inParameters
+            ? `parameter "${member.key}" is declared twice (first at line ${first.line}); parameter names must be unique within an operation.`
+            : `duplicate key "${member.key}" (first at line ${first.line}:${first.col}); remove one, the earlier value would be ignored.`,
+        );
+      }
+      seen.set(member.key, member.keyNode);
+    }
+  }
+  for (const child of node.children ?? []) reportDuplicateKeys(file, child, sink);
+}
+
+function propertyKey(propertyNode: JsonNode): string | undefined {
+  const key = propertyNode.children?.[0];
+  return typeof key?.value === "string" ? key.value : undefined;
+}
+
+/** The members of an object node in source order (duplicates included). */
+export function objectMembers(node: JsonNode): JsonMember[] {
+  const out: JsonMember[] = [];
+  if (node.type !== "object") return out;
+  for (const prop of node.children ?? []) {
+    const [keyNode, value] = prop.children ?? [];
+    if (keyNode && value) out.push({ key: String(keyNode.value), keyNode, value });
+  }
+  return out;
+}
+
+/** The value of `key` in an object node; the last one wins, as with JSON.parse. */
+export function memberValue(node: JsonNode, key: string): JsonNode | undefined {
+  let found: JsonNode | undefined;
+  for (const m of objectMembers(node)) if (m.key === key) found = m.value;
+  return found;
+}
+
+/** The plain JavaScript value of a node (numbers beyond 2^53 lose precision; see rawText). */
+export function nodeValue(node: JsonNode): unknown {
+  return getNodeValue(node);
+}
+
+/** The exact source text of a node, e.g. to keep 64-bit integers exact. */
+export function rawText(file: SourceFile, node: JsonNode): string {
+  return file.text.slice(node.offset, node.offset + node.length);
+}
+
+/** The 1-based position where a node starts. */
+export function nodeLoc(file: SourceFile, node: JsonNode): Loc {
+  return locAt(file, node.offset);
+}
+
+/** The JSON type of a node as a reader would name it in a message. */
+export function jsonTypeName(node: JsonNode): string {
+  if (node.type === "number") return Number.isInteger(node.value) && !/[.eE]/.test(String(node.value)) ? "integer" : "number";
+  return node.type;
+}

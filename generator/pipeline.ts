@@ -1,0 +1,24 @@
+import { checkModel } from "./check/check-model.ts";
+import { DiagnosticSink, sortDiagnostics, type Diagnostic } from "./check/diagnostic.ts";
+import { loadInputs, type LoadOptions } from "./load/load-inputs.ts";
+import { buildModel } from "./model/build-model.ts";
+import type { ApsModel } from "./model/model.ts";
+
+/** The model of the inputs and every finding about them, sorted by place. */
+export interface CompileResult {
+  readonly model: ApsModel;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * load -> model -> check: the front half of the pipeline shared by `check`, `build` and the
+ * controller's package import. Throws InputError only when an input cannot be read at all.
+ */
+export function compile(inputs: readonly string[], options: LoadOptions = {}): CompileResult {
+  const loaded = loadInputs(inputs, options);
+  const sink = new DiagnosticSink();
+  sink.addAll(loaded.diagnostics);
+  const model = buildModel(loaded, sink);
+  checkModel(model, sink);
+  return { model, diagnostics: sortDiagnostics(sink.items) };
+}
