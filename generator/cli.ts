@@ -1,0 +1,167 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import yargs from "yargs";
+import { emitAll } from "./build.ts";
+import { allCodes } from "./check/codes.ts";
+import { formatDiagnostic, hasErrors, type Diagnostic } from "./check/diagnostic.ts";
+import { compareHost, diskHost, isUpToDate, type OutputReport } from "./host.ts";
+import { InputError } from "./load/package-source.ts";
+import { compile, type CompileResult } from "./pipeline.ts";
+
+/** Exit codes: 0 clean, 1 findings (errors, stale output), 2 unusable input or usage. */
+export const ExitCode = { ok: 0, findings: 1, unusable: 2 } as const;
+
+interface CommonOptions {
+  types?: string[];
+  format: "text" | "json";
+  "warn-as-error": boolean;
+  core: boolean;
+}
+
+/** Where console output goes; tests pass their own. */
+export interface Console {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const processConsole: Console = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** Runs the aps-gen CLI with the given arguments and returns the exit code. */
+export async function main(argv: readonly string[], io: Console = processConsole, cwd = process.cwd()): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const parser = yargs()
+    .scriptName("aps-gen")
+    .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into TypeScript types (and, soon, validators, a controller, connectors and clients).")
+    .option("types", { type: "string", array: true, describe: "Package folders, .app.zip files or folders to search. Default: ./types if it exists, else the current folder." })
+    .option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "Diagnostics as text lines or one JSON document." })
+    .option("warn-as-error", { type: "boolean", default: false, describe: "Treat warnings as errors." })
+    .option("core", { type: "boolean", default: true, describe: "Load the bundled APS core types (use --no-core to leave them out)." })
+    .command(
+      "check",
+      "Check every declaration rule and print diagnostics as file:line:col.",
+      (y) => y,
+      (args) => {
+        exitCode = runCheck(args as unknown as CommonOptions, io, cwd);
+      },
+    )
+    .command(
+      "build",
+      "Check, then generate code into the output folder.",
+      (y) =>
+        y
+          .option("out", { type: "string", default: "generated", describe: "Output folder." })
+          .option("check", { type: "boolean", default: false, describe: "Write nothing; exit 1 and list the files that differ when the output is stale." })
+          .option("dry-run", { type: "boolean", default: false, describe: "Write nothing; list what a build would write and delete." }),
+      (args) => {
+        exitCode = runBuild(args as unknown as CommonOptions & { out: string; check: boolean; "dry-run": boolean }, io, cwd);
+      },
+    )
+    .command("rules", "List every declaration rule with its code.", (y) => y, () => {
+      for (const c of allCodes) io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
+    })
+    .demandCommand(1, "Name a command: check, build or rules.")
+    .strict()
+    .help()
+    .version(false)
+    .fail((message, error) => {
+      if (error) throw error;
+      io.err(`aps-gen: ${message}\nRun "aps-gen --help" for usage.`);
+      exitCode = ExitCode.unusable;
+    })
+    .exitProcess(false)
+    .wrap(Math.min(110, process.stdout.columns ?? 100));
+  await parser.parseAsync([...argv], {}, (err, _argv, output) => {
+    if (output && !err) io.out(output);
+  });
+  return exitCode;
+}
+
+function compileOrReport(options: CommonOptions, io: Console, cwd: string): CompileResult | number {
+  const inputs = options.types?.length ? options.types : [existsSync(resolve(cwd, "types")) ? "types" : "."];
+  try {
+    return compile(inputs, { cwd, includeCore: options.core });
+  } catch (error) {
+    if (error instanceof InputError) {
+      io.err(`aps-gen: ${error.message}`);
+      return ExitCode.unusable;
+    }
+    throw error;
+  }
+}
+
+function printDiagnostics(diagnostics: readonly Diagnostic[], options: CommonOptions, io: Console, extra: object = {}): void {
+  if (options.format === "json") {
+    io.out(JSON.stringify({ diagnostics, ...extra }, null, 2));
+    return;
+  }
+  for (const d of diagnostics) io.out(formatDiagnostic(d));
+}
+
+function counts(diagnostics: readonly Diagnostic[]): string {
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = diagnostics.length - errors;
+  return `${errors} error${errors === 1 ? "" : "s"} · ${warnings} warning${warnings === 1 ? "" : "s"}`;
+}
+
+function seconds(start: number): string {
+  return `${((performance.now() - start) / 1000).toFixed(1)} s`;
+}
+
+function runCheck(options: CommonOptions, io: Console, cwd: string): number {
+  const start = performance.now();
+  const result = compileOrReport(options, io, cwd);
+  if (typeof result === "number") return result;
+  printDiagnostics(result.diagnostics, options, io);
+  const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
+  const summary = `${failed ? "✗" : "✓"} ${result.model.types.size} types checked · ${counts(result.diagnostics)} · ${seconds(start)}`;
+  (options.format === "json" ? io.err : io.out)(summary);
+  return failed ? ExitCode.findings : ExitCode.ok;
+}
+
+function runBuild(options: CommonOptions & { out: string; check: boolean; "dry-run": boolean }, io: Console, cwd: string): number {
+  const start = performance.now();
+  const result = compileOrReport(options, io, cwd);
+  if (typeof result === "number") return result;
+  const say = options.format === "json" ? io.err : io.out;
+  const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
+  if (failed) {
+    printDiagnostics(result.diagnostics, options, io);
+    say(`✗ build stopped: ${counts(result.diagnostics)}; nothing was written · ${seconds(start)}`);
+    return ExitCode.findings;
+  }
+  const files = emitAll(result.model);
+  const outDir = resolve(cwd, options.out);
+  const compareOnly = options.check || options["dry-run"];
+  const report = (compareOnly ? compareHost(outDir) : diskHost(outDir)).apply(files);
+  printDiagnostics(result.diagnostics, options, io, { files: files.map((f) => f.path), report });
+  const outName = `${options.out.replace(/\/$/, "")}/`;
+
+  if (report.conflicts.length > 0) {
+    for (const p of report.conflicts) say(`  conflict  ${outName}${p} has no aps-gen banner; it was not overwritten (move it away or delete it)`);
+    say(`✗ build stopped: ${report.conflicts.length} hand-written file(s) in the way; nothing was written · ${seconds(start)}`);
+    return ExitCode.findings;
+  }
+  if (options.check) {
+    if (isUpToDate(report)) {
+      say(`✓ ${outName} is up to date · ${files.length} files · ${seconds(start)}`);
+      return ExitCode.ok;
+    }
+    listChanges(report, outName, say);
+    say(`✗ ${outName} is stale: run "aps-gen build" and commit the result · ${seconds(start)}`);
+    return ExitCode.findings;
+  }
+  if (options["dry-run"]) listChanges(report, outName, say);
+  const written = report.added.length + report.changed.length;
+  const verb = options["dry-run"] ? "would write" : "written";
+  say(`✓ ${result.model.types.size} types → ${outName} · ${files.length} files (${written} ${verb}, ${report.stale.length} stale ${options["dry-run"] ? "to delete" : "deleted"}) · ${seconds(start)}`);
+  return ExitCode.ok;
+}
+
+function listChanges(report: OutputReport, outName: string, say: (line: string) => void): void {
+  for (const p of report.added) say(`  missing   ${outName}${p}`);
+  for (const p of report.changed) say(`  differs   ${outName}${p}`);
+  for (const p of report.stale) say(`  stale     ${outName}${p}`);
+}

@@ -1,0 +1,78 @@
+import type { ResolvedType, Structure, TypeDeclaration } from "../model/model.ts";
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `subscriptionService` -> `SubscriptionService`, `isitup_domain` -> `IsitupDomain` (callers guard a leading digit). */
+export function pascalCase(text: string): string {
+  const words = text.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
+  return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+}
+
+/** `subscriptionService` -> `subscription-service`: the file name of a type's modules. */
+export function kebabCase(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase())
+    .join("-");
+}
+
+/** A property key as written in TypeScript: bare when it is an identifier, quoted otherwise. */
+export function propertyKey(name: string): string {
+  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+}
+
+/** The TypeScript name of a type's read shape (`Mailbox`); Create/Update add a suffix. */
+export function typeTsName(decl: TypeDeclaration | ResolvedType): string {
+  return pascalCase(decl.name);
+}
+
+/**
+ * File names of every type, per package: the kebab-cased type name, plus the version when
+ * two types of one package share a name (two versions side by side).
+ */
+export function moduleFileNames(types: readonly TypeDeclaration[]): Map<string, string> {
+  const byBase = new Map<string, TypeDeclaration[]>();
+  for (const t of types) {
+    const base = kebabCase(t.name) || "type";
+    byBase.set(base, [...(byBase.get(base) ?? []), t]);
+  }
+  const out = new Map<string, string>();
+  for (const [base, group] of byBase) {
+    for (const t of group) {
+      const version = t.id.slice(t.id.lastIndexOf("/") + 1).replace(/\./g, "-");
+      out.set(t.id, group.length === 1 ? base : `${base}-v${version}`);
+    }
+  }
+  return out;
+}
+
+/** The exported name of a structure in its owner's module; prefixed only if it would clash. */
+export function structureTsName(owner: TypeDeclaration, structure: Structure): string {
+  const plain = pascalCase(structure.name);
+  const typeName = pascalCase(owner.name);
+  const taken = [typeName, `${typeName}Create`, `${typeName}Update`, `${typeName}TypeId`];
+  return taken.includes(plain) ? `${typeName}${plain}` : plain;
+}
+
+/** The exported name of the enum of a property (`MailboxPlan`, `AddressCountry`). */
+export function enumTsName(ownerTsName: string, propertyName: string): string {
+  return `${ownerTsName}${pascalCase(propertyName)}`;
+}
+
+/** Keys for an `as const` enum object: readable, unique, valid identifiers. */
+export function enumMemberKeys(values: readonly unknown[]): string[] {
+  const used = new Set<string>();
+  return values.map((v) => {
+    let key: string;
+    if (typeof v === "string") key = v === "" ? "Empty" : pascalCase(v.replace(/[^A-Za-z0-9]+/g, " "));
+    else if (typeof v === "number" || typeof v === "bigint") key = `V${String(v).replace("-", "Minus").replace(".", "_")}`;
+    else if (typeof v === "boolean") key = v ? "True" : "False";
+    else key = "Value";
+    if (key === "" || /^[0-9]/.test(key)) key = `V${key}`;
+    let unique = key;
+    for (let n = 2; used.has(unique); n++) unique = `${key}_${n}`;
+    used.add(unique);
+    return unique;
+  });
+}

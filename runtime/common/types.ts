@@ -1,0 +1,55 @@
+/**
+ * Shapes shared by every generated module: the `aps` meta-section, links, and the 64-bit
+ * integer type. Generated code imports these as `aps-gen/runtime/common/types`.
+ */
+
+/**
+ * An APS `integer` (SPEC 8: the full signed 64-bit range). Values within ±(2^53 − 1) are plain
+ * numbers; values beyond that arrive as `bigint`, because a JavaScript number would silently
+ * round them.
+ */
+export type Int64 = number | bigint;
+
+/** Reference to a package, as it appears in `aps.package`. */
+export interface ApsPackageRef {
+  readonly id: string;
+  readonly href: string;
+}
+
+/** The `aps` meta-section of a resource as the controller returns it (SPEC 2.1, aps-facts 2). */
+export interface ApsMeta {
+  readonly id: string;
+  readonly type: string;
+  /** `aps:ready`, `aps:provisioning`, `aps:disabled`, ... (or an application's own namespace). */
+  readonly status?: string;
+  readonly revision?: number;
+  /** ISO 8601 UTC time of the last change. */
+  readonly modified?: string;
+  readonly subscription?: string;
+  readonly schema?: string;
+  readonly package?: ApsPackageRef;
+}
+
+/** The `aps` section a client may send when it provisions a resource. */
+export interface ApsCreateMeta {
+  /** Type id of the new resource; generated clients fill it in. */
+  type?: string;
+  /** Set only by applications registering a resource they created themselves. */
+  id?: string;
+  status?: string;
+}
+
+/** A singular link as shown in a resource: strong (required relation) or weak. */
+export interface ApsLink {
+  readonly aps: { readonly link: "strong" | "weak"; readonly id: string; readonly href: string };
+}
+
+/** A collection link as shown in a resource: `href` lists the linked resources. */
+export interface ApsCollectionLink {
+  readonly aps: { readonly link: "collection"; readonly href: string };
+}
+
+/** How a client names the resource to link to, or a resource-typed value. */
+export interface ApsLinkRef {
+  aps: { id: string };
+}
