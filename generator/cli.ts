@@ -32,6 +32,8 @@ const processConsole: Console = {
 /** Runs the aps-gen CLI with the given arguments and returns the exit code. */
 export async function main(argv: readonly string[], io: Console = processConsole, cwd = process.cwd()): Promise<number> {
   let exitCode: number = ExitCode.ok;
+  // yargs may still run a command after reporting a usage error; the usage error wins.
+  let usageError = false;
   const parser = yargs()
     .scriptName("aps-gen")
     .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into TypeScript types (and, soon, validators, a controller, connectors and clients).")
@@ -44,6 +46,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
       "Check every declaration rule and print diagnostics as file:line:col.",
       (y) => y,
       (args) => {
+        if (usageError) return;
         exitCode = runCheck(args as unknown as CommonOptions, io, cwd);
       },
     )
@@ -56,6 +59,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
           .option("check", { type: "boolean", default: false, describe: "Write nothing; exit 1 and list the files that differ when the output is stale." })
           .option("dry-run", { type: "boolean", default: false, describe: "Write nothing; list what a build would write and delete." }),
       (args) => {
+        if (usageError) return;
         exitCode = runBuild(args as unknown as CommonOptions & { out: string; check: boolean; "dry-run": boolean }, io, cwd);
       },
     )
@@ -69,14 +73,14 @@ export async function main(argv: readonly string[], io: Console = processConsole
     .fail((message, error) => {
       if (error) throw error;
       io.err(`aps-gen: ${message}\nRun "aps-gen --help" for usage.`);
-      exitCode = ExitCode.unusable;
+      usageError = true;
     })
     .exitProcess(false)
     .wrap(Math.min(110, process.stdout.columns ?? 100));
   await parser.parseAsync([...argv], {}, (err, _argv, output) => {
     if (output && !err) io.out(output);
   });
-  return exitCode;
+  return usageError ? ExitCode.unusable : exitCode;
 }
 
 function compileOrReport(options: CommonOptions, io: Console, cwd: string): CompileResult | number {

@@ -1,0 +1,27 @@
+import { join } from "node:path";
+import ts from "typescript";
+import { repoRoot } from "./paths.ts";
+
+/**
+ * Type-checks TypeScript files written outside the repository with the project's strict
+ * settings, resolving `aps-gen/runtime/...` to this checkout. Returns formatted errors.
+ */
+export function typecheck(files: readonly string[]): string[] {
+  const program = ts.createProgram(files, {
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2023.d.ts"],
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    noEmit: true,
+    skipLibCheck: true,
+    allowImportingTsExtensions: true,
+    types: [],
+    paths: { "aps-gen/runtime/*": [join(repoRoot, "runtime/*.ts")] },
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file && d.start !== undefined ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : "";
+    return where + ts.flattenDiagnosticMessageText(d.messageText, "\n");
+  });
+}
