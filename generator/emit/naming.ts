@@ -61,13 +61,14 @@ export function enumTsName(ownerTsName: string, propertyName: string): string {
 }
 
 /** Keys for an `as const` enum object: readable, unique, valid identifiers. */
-export function enumMemberKeys(values: readonly unknown[]): string[] {
+export function enumMemberKeys(values: readonly { readonly value: unknown; readonly raw: string }[]): string[] {
   const used = new Set<string>();
-  return values.map((v) => {
+  return values.map(({ value, raw }) => {
     let key: string;
-    if (typeof v === "string") key = v === "" ? "Empty" : pascalCase(v.replace(/[^A-Za-z0-9]+/g, " "));
-    else if (typeof v === "number" || typeof v === "bigint") key = `V${String(v).replace("-", "Minus").replace(".", "_")}`;
-    else if (typeof v === "boolean") key = v ? "True" : "False";
+    if (typeof value === "string") key = value === "" ? "Empty" : pascalCase(value.replace(/[^A-Za-z0-9]+/g, " "));
+    // The raw text keeps 64-bit integers exact: 9223372036854775807, not ...6000.
+    else if (typeof value === "number") key = `V${raw.replace("-", "Minus").replace(/[.+]/g, "_")}`;
+    else if (typeof value === "boolean") key = value ? "True" : "False";
     else key = "Value";
     if (key === "" || /^[0-9]/.test(key)) key = `V${key}`;
     let unique = key;

@@ -1,6 +1,6 @@
 import type { ApsModel } from "../../model/model.ts";
 import type { GeneratedFile } from "../../host.ts";
-import { render, banner } from "../render.ts";
+import { banner, render } from "../render.ts";
 import { buildNameTable, type TypeNames } from "./name-table.ts";
 import { typeModuleView } from "./type-module.ts";
 
@@ -12,20 +12,24 @@ export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames>
   const files: GeneratedFile[] = [];
   for (const pkg of model.packages) {
     if (pkg.typeIds.length === 0) continue;
-    const exports: { module: string; types: string; values: string }[] = [];
+    const modules: { own: TypeNames; types: string[]; values: string[] }[] = [];
     for (const id of pkg.typeIds) {
-      const type = model.types.get(id)!;
-      const view = typeModuleView(type, model, names);
+      const view = typeModuleView(model.types.get(id)!, model, names);
       const own = names.get(id)!;
       files.push({ path: own.modulePath, content: render("types/type-module", view) });
       // Enums are values and types at once, so they go in the value export only.
-      const typeNames = view.interfaces.map((i) => i.name);
-      exports.push({
-        module: `./${own.modulePath.slice(own.modulePath.lastIndexOf("/") + 1).replace(/\.ts$/, ".js")}`,
-        types: [...new Set(typeNames)].join(", "),
-        values: [`${own.tsName}TypeId`, ...view.enums.map((e) => e.name)].join(", "),
-      });
+      modules.push({ own, types: view.interfaces.map((i) => i.name), values: [`${own.tsName}TypeId`, ...view.enums.map((e) => e.name)] });
     }
+    // Two types of a package may both declare e.g. an `Address` structure: the index then
+    // exports each under its type's name (`CustomerAddress`, `OrderAddress`).
+    const seen = new Map<string, number>();
+    for (const m of modules) for (const n of [...m.types, ...m.values]) seen.set(n, (seen.get(n) ?? 0) + 1);
+    const exported = (own: TypeNames, n: string) => ((seen.get(n) ?? 0) > 1 ? `${n} as ${own.tsName}${n}` : n);
+    const exports = modules.map((m) => ({
+      module: `./${m.own.modulePath.slice(m.own.modulePath.lastIndexOf("/") + 1).replace(/\.ts$/, ".js")}`,
+      types: m.types.map((n) => exported(m.own, n)).join(", "),
+      values: m.values.map((n) => exported(m.own, n)).join(", "),
+    }));
     files.push({ path: `types/${pkg.name}/index.gen.ts`, content: render("types/package-index", { banner: banner(pkg.descriptor ?? pkg.root), exports }) });
   }
   return files;

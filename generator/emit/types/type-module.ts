@@ -54,7 +54,7 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
     if (!p.enum?.length || enumNames.has(p)) return;
     const name = enumTsName(ownerName, p.name);
     enumNames.set(p, name);
-    const keys = enumMemberKeys(p.enum.map((l) => l.value));
+    const keys = enumMemberKeys(p.enum);
     enums.push({
       doc: tsdoc([`Values of \`${p.name}\`${p.title ? ` (${p.title})` : ""}.`, p.enumTitles?.map((t, i) => `- \`${keys[i]}\`: ${t || "(no title)"}`).join("\n")]),
       typeDoc: `/** One of the values of {@link ${name}}. */`,
@@ -100,7 +100,7 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
     return fields;
   };
 
-  interfaces.push({ doc: tsdoc([description ?? `${withArticle(type.name)} resource as read from the controller.`, `Type id: \`${type.id}\`.`]), name: self.tsName, fields: shapeFields("read") });
+  interfaces.push({ doc: tsdoc([description ?? `${withArticle(type.name, true)} resource as read from the controller.`, `Type id: \`${type.id}\`.`]), name: self.tsName, fields: shapeFields("read") });
   if (type.isResource) {
     interfaces.push({ doc: tsdoc([`What a client sends to provision ${withArticle(type.name)} (no read-only properties).`]), name: `${self.tsName}Create`, fields: shapeFields("create") });
     interfaces.push({ doc: tsdoc([`What a client sends to configure ${withArticle(type.name)}: every property optional, no read-only or final ones.`]), name: `${self.tsName}Update`, fields: shapeFields("update") });
@@ -117,8 +117,9 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
   };
 }
 
-function withArticle(name: string): string {
-  return `${/^[aeiou]/i.test(name) ? "An" : "A"} \`${name}\``;
+function withArticle(name: string, capital = false): string {
+  const article = /^[aeiou]/i.test(name) ? "an" : "a";
+  return `${capital ? article[0]!.toUpperCase() + article.slice(1) : article} \`${name}\``;
 }
 
 /** A property is always present when read only if it is required and every reader may see it. */
