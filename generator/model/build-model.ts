@@ -74,7 +74,7 @@ class TypeResolver {
       const parentDecl = this.decls.get(parent.id);
       pushUnique(ancestors, parent.id);
       if (!parentDecl) {
-        this.sink.report(Codes.externalReference, parent.loc, `"${decl.name}" implements "${parent.id}", which is not among the inputs; nothing is inherited from it. Add its package with --types to check against it.`);
+        if (this.firstExternal(parent.loc, parent.id)) this.sink.report(Codes.externalReference, parent.loc, `"${decl.name}" implements "${parent.id}", which is not among the inputs; nothing is inherited from it. Add its package with --types to check against it.`);
         continue;
       }
       const resolvedParent = this.resolve(parent.id);
