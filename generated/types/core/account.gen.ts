@@ -6,18 +6,18 @@ import type { Address } from "./contact.gen.js";
 export const AccountTypeId = "http://aps-standard.org/types/core/account/1.0";
 
 /**
- * An organization with users; some of them are its administrators.
+ * An organization with its users; it refers to its administrators by weak links.
  *
  * Type id: `http://aps-standard.org/types/core/account/1.0`.
  */
 export interface Account {
   /** The meta-section: id, type, status, revision. */
   readonly aps: ApsMeta;
-  /** Name of the organization. */
+  /** Company name */
   companyName: string;
-  /** Postal address. */
+  /** Postal address */
   addressPostal: Address;
-  /** All users, administrators and service users included. Relation: collection link to `User` (http://aps-standard.org/types/core/user/1.0). */
+  /** Relation: collection link to `User` (http://aps-standard.org/types/core/user/1.0). */
   users?: ApsCollectionLink;
   /** Relation: weak link to `Brand` (http://aps-standard.org/types/core/brand/1.0). */
   brand?: ApsLink;
@@ -27,11 +27,11 @@ export interface Account {
 export interface AccountCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
-  /** Name of the organization. */
+  /** Company name */
   companyName: string;
-  /** Postal address. */
+  /** Postal address */
   addressPostal: Address;
-  /** All users, administrators and service users included. Relation: collection link to `User` (http://aps-standard.org/types/core/user/1.0). */
+  /** Relation: collection link to `User` (http://aps-standard.org/types/core/user/1.0). */
   users?: ApsLinkRef[];
   /** Relation: weak link to `Brand` (http://aps-standard.org/types/core/brand/1.0). */
   brand?: ApsLinkRef;
@@ -39,8 +39,8 @@ export interface AccountCreate {
 
 /** What a client sends to configure an `Account`: every property optional, no read-only or final ones. */
 export interface AccountUpdate {
-  /** Name of the organization. */
+  /** Company name */
   companyName?: string;
-  /** Postal address. */
+  /** Postal address */
   addressPostal?: Address;
 }

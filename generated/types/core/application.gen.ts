@@ -5,7 +5,7 @@ import type { ApsCreateMeta, ApsMeta } from "aps-gen/runtime/common/types";
 export const ApplicationTypeId = "http://aps-standard.org/types/core/application/1.0";
 
 /**
- * Root service of a package. Its resource is created when an application instance is installed.
+ * Root service of a package; one resource of it exists per installed application instance.
  *
  * Type id: `http://aps-standard.org/types/core/application/1.0`.
  */

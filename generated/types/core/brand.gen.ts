@@ -5,15 +5,16 @@ import type { ApsCreateMeta, ApsMeta } from "aps-gen/runtime/common/types";
 export const BrandTypeId = "http://aps-standard.org/types/core/brand/1.0";
 
 /**
- * A brand under which services are sold.
+ * A brand of a provider or reseller. Only the id is confirmed; the members are inferred.
  *
  * Type id: `http://aps-standard.org/types/core/brand/1.0`.
  */
 export interface Brand {
   /** The meta-section: id, type, status, revision. */
   readonly aps: ApsMeta;
+  /** Brand name */
   name: string;
-  /** Format: domain-name. */
+  /** Brand domain */
   domain: string;
 }
 
@@ -21,14 +22,16 @@ export interface Brand {
 export interface BrandCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
+  /** Brand name */
   name: string;
-  /** Format: domain-name. */
+  /** Brand domain */
   domain: string;
 }
 
 /** What a client sends to configure a `Brand`: every property optional, no read-only or final ones. */
 export interface BrandUpdate {
+  /** Brand name */
   name?: string;
-  /** Format: domain-name. */
+  /** Brand domain */
   domain?: string;
 }

@@ -4,50 +4,108 @@ import type { ApsMeta } from "aps-gen/runtime/common/types";
 /** Type id of {@link Contact}. */
 export const ContactTypeId = "http://aps-standard.org/types/core/contact/1.2";
 
-/** Postal address of a person or organization. */
+/** Postal address of a person or an organization. */
 export interface Address {
+  /** P.O. box. */
   postOfficeBox?: string;
+  /** Second address line (suite, floor). */
   extendedAddress?: string;
+  /** Street and number. */
   streetAddress?: string;
+  /** City or town. */
   locality?: string;
+  /** State, province or county. */
   region?: string;
+  /** ZIP or postal code. */
   postalCode?: string;
+  /** Country, often as a two-letter code. */
   countryName?: string;
 }
 
 /**
- * Contact details of a person or organization (a subset of vCard).
+ * Contact details of a person or an organization, modelled on a subset of vCard.
  *
  * Type id: `http://aps-standard.org/types/core/contact/1.2`.
  */
 export interface Contact {
   /** The meta-section: id, type, status, revision. */
   readonly aps: ApsMeta;
-  /** Format: email. */
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
   email?: string;
-  /** Format: email. */
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
   notificationEmail?: string;
+  /** Given name */
   givenName?: string;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
   additionalName?: string;
+  /** Family name */
   familyName?: string;
+  /** Full name */
   fullName?: string;
-  /** @defaultValue `""` */
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
   displayName?: string;
+  /** Organization */
   organizationName?: string;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
   organizationUnit?: string[];
+  /** Job title */
   title?: string;
+  /** Postal address */
   addressPostal?: Address;
+  /** Phone */
   telVoice?: string;
+  /** Home phone */
   telHome?: string;
+  /** Work phone */
   telWork?: string;
+  /** Mobile phone */
   telCell?: string;
+  /** Fax */
   telFax?: string;
+  /** Pager */
   telPager?: string;
+  /** Time zone */
   tz?: string;
+  /** Note */
   note?: string;
+  /** Web page */
   url?: string;
-  /** Read-only: only the application sets it. */
+  /**
+   * Avatar.
+   *
+   * Picture of the contact; set by the platform.
+   *
+   * Read-only: only the application sets it.
+   */
   avatarUrl?: string;
-  /** @defaultValue `"en_US"` */
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
   locale?: string;
 }

@@ -4,42 +4,42 @@ import type { ApsCreateMeta, ApsMeta, Int64 } from "aps-gen/runtime/common/types
 /** Type id of {@link Resource}. */
 export const ResourceTypeId = "http://aps-standard.org/types/core/resource/1.0";
 
-/** A consumed amount together with its limit. */
+/** An amount in use together with the amount allowed. */
 export interface Counter {
-  /** Amount consumed. */
+  /** Amount currently in use. */
   usage?: Int64;
-  /** Amount allowed; absent means unlimited. */
+  /** Amount allowed; missing means no limit. */
   limit?: Int64;
 }
 
-/** A limit on its own. */
+/** An allowed amount without a usage figure. */
 export interface Limit {
-  /** Amount allowed; absent means unlimited. */
+  /** Amount allowed; missing means no limit. */
   limit?: Int64;
 }
 
-/** A consumed amount on its own. */
+/** An amount in use without a limit. */
 export interface Usage {
-  /** Amount consumed. */
+  /** Amount currently in use. */
   usage?: Int64;
 }
 
-/** The resource an event comes from. */
+/** Where an event came from. */
 export interface NotificationSource {
   /**
-   * APS type of the source resources.
+   * APS type id of the source resources.
    *
    * Format: uri.
    */
   type?: string;
-  /** Id of the resource the event came from. */
+  /** Id of the single resource that raised the event. */
   id?: string;
 }
 
-/** An event notification as delivered to a handler operation. */
+/** An event as delivered to a handler operation. */
 export interface Notification {
   /**
-   * Event type URI.
+   * URI of the event type.
    *
    * Format: uri.
    */
@@ -50,14 +50,14 @@ export interface Notification {
    * Format: date-time.
    */
   time?: string;
-  /** Serial number of the event; grows with every event. */
+  /** Serial number; larger means later. */
   serial?: Int64;
-  /** Resource that originated the event. */
+  /** The resource that raised the event. */
   source?: NotificationSource;
 }
 
 /**
- * Base type of every APS resource: the four base operations and the shared structures.
+ * Base of every type that can have instances. Declares the base operations and structures other types reuse.
  *
  * Type id: `http://aps-standard.org/types/core/resource/1.0`.
  */

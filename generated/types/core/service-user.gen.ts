@@ -6,45 +6,104 @@ import type { Address } from "./contact.gen.js";
 export const ServiceUserTypeId = "http://aps-standard.org/types/core/service-user/1.0";
 
 /**
- * A user who consumes services as an end user.
+ * A user to whom services are assigned for personal use.
  *
  * Type id: `http://aps-standard.org/types/core/service-user/1.0`.
  */
 export interface ServiceUser {
   /** The meta-section: id, type, status, revision. */
   readonly aps: ApsMeta;
-  /** Format: email. */
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
   email?: string;
-  /** Format: email. */
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
   notificationEmail?: string;
+  /** Given name */
   givenName?: string;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
   additionalName?: string;
+  /** Family name */
   familyName?: string;
+  /** Full name */
   fullName?: string;
-  /** @defaultValue `""` */
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
   displayName?: string;
+  /** Organization */
   organizationName?: string;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
   organizationUnit?: string[];
+  /** Job title */
   title?: string;
+  /** Postal address */
   addressPostal?: Address;
+  /** Phone */
   telVoice?: string;
+  /** Home phone */
   telHome?: string;
+  /** Work phone */
   telWork?: string;
+  /** Mobile phone */
   telCell?: string;
+  /** Fax */
   telFax?: string;
+  /** Pager */
   telPager?: string;
+  /** Time zone */
   tz?: string;
+  /** Note */
   note?: string;
+  /** Web page */
   url?: string;
-  /** Read-only: only the application sets it. */
+  /**
+   * Avatar.
+   *
+   * Picture of the contact; set by the platform.
+   *
+   * Read-only: only the application sets it.
+   */
   avatarUrl?: string;
-  /** @defaultValue `"en_US"` */
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
   locale?: string;
-  /** Control panel login. */
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
   login: string;
-  /** Encrypted: stored encrypted and returned only to applications. */
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
   password?: string;
-  /** Services assigned to the user. Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
   services?: ApsCollectionLink;
 }
 
@@ -52,68 +111,174 @@ export interface ServiceUser {
 export interface ServiceUserCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
-  /** Format: email. */
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
   email?: string | null;
-  /** Format: email. */
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
   notificationEmail?: string | null;
+  /** Given name */
   givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
   additionalName?: string | null;
+  /** Family name */
   familyName?: string | null;
+  /** Full name */
   fullName?: string | null;
-  /** @defaultValue `""` */
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
   displayName?: string | null;
+  /** Organization */
   organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
   organizationUnit?: string[] | null;
+  /** Job title */
   title?: string | null;
+  /** Postal address */
   addressPostal?: Address | null;
+  /** Phone */
   telVoice?: string | null;
+  /** Home phone */
   telHome?: string | null;
+  /** Work phone */
   telWork?: string | null;
+  /** Mobile phone */
   telCell?: string | null;
+  /** Fax */
   telFax?: string | null;
+  /** Pager */
   telPager?: string | null;
+  /** Time zone */
   tz?: string | null;
+  /** Note */
   note?: string | null;
+  /** Web page */
   url?: string | null;
-  /** @defaultValue `"en_US"` */
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
   locale?: string | null;
-  /** Control panel login. */
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
   login: string;
-  /** Encrypted: stored encrypted and returned only to applications. */
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
   password?: string | null;
-  /** Services assigned to the user. Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
   services?: ApsLinkRef[];
 }
 
 /** What a client sends to configure a `ServiceUser`: every property optional, no read-only or final ones. */
 export interface ServiceUserUpdate {
-  /** Format: email. */
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
   email?: string | null;
-  /** Format: email. */
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
   notificationEmail?: string | null;
+  /** Given name */
   givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
   additionalName?: string | null;
+  /** Family name */
   familyName?: string | null;
+  /** Full name */
   fullName?: string | null;
-  /** @defaultValue `""` */
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
   displayName?: string | null;
+  /** Organization */
   organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
   organizationUnit?: string[] | null;
+  /** Job title */
   title?: string | null;
+  /** Postal address */
   addressPostal?: Address | null;
+  /** Phone */
   telVoice?: string | null;
+  /** Home phone */
   telHome?: string | null;
+  /** Work phone */
   telWork?: string | null;
+  /** Mobile phone */
   telCell?: string | null;
+  /** Fax */
   telFax?: string | null;
+  /** Pager */
   telPager?: string | null;
+  /** Time zone */
   tz?: string | null;
+  /** Note */
   note?: string | null;
+  /** Web page */
   url?: string | null;
-  /** @defaultValue `"en_US"` */
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
   locale?: string | null;
-  /** Control panel login. */
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
   login?: string;
-  /** Encrypted: stored encrypted and returned only to applications. */
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
   password?: string | null;
 }

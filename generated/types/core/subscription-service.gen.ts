@@ -5,7 +5,7 @@ import type { ApsCreateMeta, ApsLink, ApsLinkRef, ApsMeta } from "aps-gen/runtim
 export const SubscriptionServiceTypeId = "http://aps-standard.org/types/core/subscription/service/1.0";
 
 /**
- * The one resource of an application per subscription (its context or tenant).
+ * The single resource an application keeps per subscription (often called context or tenant).
  *
  * Type id: `http://aps-standard.org/types/core/subscription/service/1.0`.
  */

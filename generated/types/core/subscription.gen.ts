@@ -4,23 +4,31 @@ import type { ApsCollectionLink, ApsCreateMeta, ApsLinkRef, ApsMeta, Int64 } fro
 /** Type id of {@link Subscription}. */
 export const SubscriptionTypeId = "http://aps-standard.org/types/core/subscription/1.0";
 
-/** One resource line of a subscription: what is counted and its limit. */
+/** One resource line of the subscription: what is counted, its usage and limit. */
 export interface SubscriptionResource {
   /** Platform id of the resource line. */
   id: string;
+  /** Name of the resource line. */
   title?: string;
-  /** APS id of the referenced resource, when there is one. */
+  /** APS id of the referenced resource, for service-reference lines. */
   apsId?: string;
-  /** APS type the line counts. */
+  /** APS type whose resources the line counts. */
   apsType?: string;
+  /** Application instance the line belongs to. */
   applicationId?: string;
   /** Counter property the line counts, when it counts one. */
   property?: string;
+  /** Amount in use. */
   usage?: Int64;
-  /** Absent means unlimited. */
+  /** Amount allowed; missing means no limit. */
   limit?: Int64;
+  /** The resource is created together with the subscription. */
   autoprovisioning?: boolean;
-  /** Pattern: `unit|b|kb|mb|gb|.*`. */
+  /**
+   * Measurement unit of usage and limit.
+   *
+   * Pattern: `unit|b|kb|mb|gb|.*`.
+   */
   unit: string;
 }
 
@@ -32,11 +40,13 @@ export interface SubscriptionResource {
 export interface Subscription {
   /** The meta-section: id, type, status, revision. */
   readonly aps: ApsMeta;
-  /** The subscription is a trial. */
+  /** True while the subscription is a trial. */
   trial?: boolean;
-  /** The subscription is disabled. */
+  /** True while the subscription is switched off. */
   disabled?: boolean;
+  /** Name shown for the subscription. */
   name?: string;
+  /** Longer text about the subscription. */
   description?: string;
   /** Relation: collection link to `SubscriptionService` (http://aps-standard.org/types/core/subscription/service/1.0). */
   services?: ApsCollectionLink;
@@ -46,11 +56,13 @@ export interface Subscription {
 export interface SubscriptionCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
-  /** The subscription is a trial. */
+  /** True while the subscription is a trial. */
   trial?: boolean | null;
-  /** The subscription is disabled. */
+  /** True while the subscription is switched off. */
   disabled?: boolean | null;
+  /** Name shown for the subscription. */
   name?: string | null;
+  /** Longer text about the subscription. */
   description?: string | null;
   /** Relation: collection link to `SubscriptionService` (http://aps-standard.org/types/core/subscription/service/1.0). */
   services?: ApsLinkRef[];
@@ -58,10 +70,12 @@ export interface SubscriptionCreate {
 
 /** What a client sends to configure a `Subscription`: every property optional, no read-only or final ones. */
 export interface SubscriptionUpdate {
-  /** The subscription is a trial. */
+  /** True while the subscription is a trial. */
   trial?: boolean | null;
-  /** The subscription is disabled. */
+  /** True while the subscription is switched off. */
   disabled?: boolean | null;
+  /** Name shown for the subscription. */
   name?: string | null;
+  /** Longer text about the subscription. */
   description?: string | null;
 }

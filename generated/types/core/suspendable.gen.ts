@@ -5,7 +5,7 @@ import type { ApsMeta } from "aps-gen/runtime/common/types";
 export const SuspendableTypeId = "http://aps-standard.org/types/core/suspendable/1.0";
 
 /**
- * Mixin for resources whose service can be stopped (keeping all data) and restored.
+ * Mixin for resources whose service can be stopped while their data is kept, and started again.
  *
  * Type id: `http://aps-standard.org/types/core/suspendable/1.0`.
  */

@@ -5,7 +5,7 @@ import type { ApsCreateMeta, ApsLink, ApsLinkRef, ApsMeta } from "aps-gen/runtim
 export const UserServiceTypeId = "http://aps-standard.org/types/core/user/service/1.0";
 
 /**
- * A per-user service; the assigned user gets the referrer role on it.
+ * A service given to one user; by default the user becomes a referrer of it.
  *
  * Type id: `http://aps-standard.org/types/core/user/service/1.0`.
  */

@@ -5,11 +5,11 @@ import type { ApsCreateMeta, ApsLink, ApsLinkRef, ApsMeta, Int64 } from "aps-gen
 export const MailboxTypeId = "http://cloudmail.example.com/types/mailbox/1.0";
 
 /**
- * Values of `plan`.
+ * Values of `plan` (Plan).
  *
- * - `Basic`: Basic (5 GB)
- * - `Business`: Business (50 GB)
- * - `Enterprise`: Enterprise (unlimited)
+ * - `Basic`: Basic
+ * - `Business`: Business
+ * - `Enterprise`: Enterprise
  */
 export const MailboxPlan = {
   Basic: "basic",
@@ -19,50 +19,69 @@ export const MailboxPlan = {
 /** One of the values of {@link MailboxPlan}. */
 export type MailboxPlan = (typeof MailboxPlan)[keyof typeof MailboxPlan];
 
-/** Structure `ForwardingRule` of mailbox. */
+/** One forwarding target. */
 export interface ForwardingRule {
   /** Format: email. */
   target: string;
-  /** @defaultValue `true` */
+  /**
+   * Also keep the message in this mailbox.
+   *
+   * @defaultValue `true`
+   */
   keepCopy?: boolean;
 }
 
-/** Structure `AutoReply` of mailbox. */
+/** Out-of-office answer. */
 export interface AutoReply {
   enabled: boolean;
-  /** Length: 0 to 2000 characters. */
-  text?: string;
-  window?: Window;
+  /** Length: 0 to 200 characters. */
+  subject?: string;
+  /** Length: 0 to 4000 characters. */
+  body?: string;
+  /** Days on which the reply is sent; open-ended when missing. */
+  period?: DateRange;
 }
 
-/** Structure `Window` of mailbox. */
-export interface Window {
+/** A range of calendar days. */
+export interface DateRange {
   /** Format: date. */
   from?: string;
   /** Format: date. */
   to?: string;
 }
 
-/** Structure `PasswordReset` of mailbox. */
-export interface PasswordReset {
-  /** Length: 8 to 4000 characters. Encrypted: stored encrypted and returned only to applications. */
+/** Request to set a new password. */
+export interface PasswordChange {
+  /** Length: 10 to 128 characters. */
   newPassword: string;
-  notify?: boolean;
+  /** @defaultValue `true` */
+  signOutEverywhere?: boolean;
 }
 
-/** Structure `MessageSummary` of mailbox. */
-export interface MessageSummary {
-  id: string;
-  from?: string;
-  subject?: string;
-  /** Format: date-time. */
-  received?: string;
+/** An address to test before creating a mailbox. */
+export interface AvailabilityQuery {
+  /** Length: 0 to 64 characters. */
+  localPart: string;
+  /** Format: domain-name. */
+  domain: string;
+}
+
+/** Whether an address is free, with alternatives. */
+export interface AvailabilityResult {
+  available: boolean;
+  /** Items: 0 to 5. */
+  suggestions?: string[];
+}
+
+/** What a purge removed (or would remove, on a dry run). */
+export interface PurgeResult {
+  messages?: Int64;
   /** Unit: kb. */
-  size?: Int64;
+  freed?: Int64;
 }
 
 /**
- * A mailbox. Disabling it stops mail delivery and log-in but keeps all mail.
+ * A mailbox. Disabling it stops delivery and sign-in; all stored mail is kept.
  *
  * Type id: `http://cloudmail.example.com/types/mailbox/1.0`.
  */
@@ -70,25 +89,41 @@ export interface Mailbox {
   /** The meta-section: id, type, status, revision. */
   readonly aps: ApsMeta;
   /**
+   * User name.
+   *
+   * Part of the address before the @; it cannot change later.
+   *
+   * Pattern: `^[a-z0-9][a-z0-9._-]*$`. Length: 1 to 64 characters. Final: can be set only when the resource is created.
+   */
+  localPart: string;
+  /**
    * Address.
    *
-   * The e-mail address; it cannot change after creation.
+   * Full address, built by the application from the user name and the domain.
    *
-   * Format: email. Pattern: `^[a-z0-9._%+-]+@[a-z0-9.-]+$`. Length: 0 to 254 characters. Final: can be set only when the resource is created.
+   * Format: email. Read-only: only the application sets it.
    */
-  address: string;
+  address?: string;
   /**
    * Display name
    *
-   * Length: 1 to 64 characters.
+   * Length: 1 to 128 characters.
    */
   displayName?: string;
-  /** Length: 8 to 4000 characters. Encrypted: stored encrypted and returned only to applications. */
+  /**
+   * Password
+   *
+   * Length: 10 to 128 characters. Encrypted: stored encrypted and returned only to applications.
+   */
   password?: string;
-  /** @defaultValue `"basic"` */
+  /**
+   * Plan
+   *
+   * @defaultValue `"basic"`
+   */
   plan?: MailboxPlan;
   /**
-   * Storage limit of the mailbox.
+   * Mailbox size
    *
    * Unit: mb.
    *
@@ -96,56 +131,91 @@ export interface Mailbox {
    */
   quota?: Int64;
   /**
-   * Archive limit; the default is beyond 2^53 on purpose, so it must stay exact.
+   * Space used
    *
-   * Unit: mb.
+   * Unit: mb. Read-only: only the application sets it.
+   */
+  used?: Int64;
+  /**
+   * Archive size.
+   *
+   * Archive limit. The default is above 2^53 and must survive parsing exactly.
+   *
+   * Unit: kb.
    *
    * @defaultValue `9007199254740993`
    */
   archiveQuota?: Int64;
   /**
+   * Largest message
+   *
    * Unit: kb.
    *
    * @defaultValue `25600`
    */
   maxMessageSize?: Int64;
-  /** Unit: mb. Read-only: only the application sets it. */
-  used?: Int64;
-  /** @defaultValue `5.5` */
+  /**
+   * Spam score threshold.
+   *
+   * Messages scoring above it go to the junk folder.
+   *
+   * @defaultValue `5.5`
+   */
   spamThreshold?: number;
-  /** @defaultValue `false` */
-  archived?: boolean;
-  /** Items: 0 to 20, unique. */
+  /**
+   * Subject filter.
+   *
+   * Messages whose subject matches this expression are always treated as spam.
+   *
+   * Format: regex.
+   */
+  spamSubjectFilter?: string;
+  /**
+   * Aliases.
+   *
+   * Further user names that deliver into this mailbox.
+   *
+   * Items: 0 to 25, unique.
+   */
   aliases?: string[];
   /**
-   * Where copies of incoming mail go.
+   * Forwarding.
+   *
+   * Where copies of incoming mail are sent.
    *
    * Items: 0 to 10.
    */
   forwarding?: ForwardingRule[];
+  /** Automatic reply */
   autoReply?: AutoReply;
-  /** Format: date-time. Read-only: only the application sets it. */
-  lastLogin?: string;
-  /** Format: host-name. Read-only: only the application sets it. */
-  imapServer?: string;
-  /** Format: ip-address. Read-only: only the application sets it. */
-  clientIp?: string;
+  /** Free-form settings of the webmail client, stored as given. */
+  clientSettings?: Record<string, unknown>;
   /**
-   * Expression a message subject must match to be filed.
+   * Last sign-in
    *
-   * Format: regex.
+   * Format: date-time. Read-only: only the application sets it.
    */
-  filterScript?: string;
-  /** Written by the provider's support staff; customers do not see it. */
-  supportNotes?: string;
+  lastLogin?: string;
   /**
-   * Id of the mailbox at CloudMail, seen only by the application.
+   * Last sign-in from
+   *
+   * Format: ip-address. Read-only: only the application sets it.
+   */
+  lastLoginIp?: string;
+  /**
+   * Support note.
+   *
+   * Written by the provider's support staff; the customer does not see it.
+   *
+   * Length: 0 to 4000 characters.
+   */
+  supportNote?: string;
+  /**
+   * Id of the mailbox on the CloudMail side; only the application reads it.
    *
    * Read-only: only the application sets it.
    */
   backendId?: string;
-  /** Client settings kept as given. */
-  settings?: Record<string, unknown>;
   /** Relation: strong link to `Tenant` (http://cloudmail.example.com/types/tenant/1.0). */
   tenant?: ApsLink;
   /** Relation: strong link to `Domain` (http://cloudmail.example.com/types/domain/1.0). */
@@ -154,30 +224,38 @@ export interface Mailbox {
   user?: ApsLink;
 }
 
-/** What a client sends to provision a `mailbox` (no read-only properties). */
+/** What a client sends to provision a `Mailbox` (no read-only properties). */
 export interface MailboxCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
   /**
-   * Address.
+   * User name.
    *
-   * The e-mail address; it cannot change after creation.
+   * Part of the address before the @; it cannot change later.
    *
-   * Format: email. Pattern: `^[a-z0-9._%+-]+@[a-z0-9.-]+$`. Length: 0 to 254 characters. Final: can be set only when the resource is created.
+   * Pattern: `^[a-z0-9][a-z0-9._-]*$`. Length: 1 to 64 characters. Final: can be set only when the resource is created.
    */
-  address: string;
+  localPart: string;
   /**
    * Display name
    *
-   * Length: 1 to 64 characters.
+   * Length: 1 to 128 characters.
    */
   displayName?: string | null;
-  /** Length: 8 to 4000 characters. Encrypted: stored encrypted and returned only to applications. */
+  /**
+   * Password
+   *
+   * Length: 10 to 128 characters. Encrypted: stored encrypted and returned only to applications.
+   */
   password: string;
-  /** @defaultValue `"basic"` */
+  /**
+   * Plan
+   *
+   * @defaultValue `"basic"`
+   */
   plan?: MailboxPlan | null;
   /**
-   * Storage limit of the mailbox.
+   * Mailbox size
    *
    * Unit: mb.
    *
@@ -185,42 +263,67 @@ export interface MailboxCreate {
    */
   quota?: Int64 | null;
   /**
-   * Archive limit; the default is beyond 2^53 on purpose, so it must stay exact.
+   * Archive size.
    *
-   * Unit: mb.
+   * Archive limit. The default is above 2^53 and must survive parsing exactly.
+   *
+   * Unit: kb.
    *
    * @defaultValue `9007199254740993`
    */
   archiveQuota?: Int64 | null;
   /**
+   * Largest message
+   *
    * Unit: kb.
    *
    * @defaultValue `25600`
    */
   maxMessageSize?: Int64 | null;
-  /** @defaultValue `5.5` */
+  /**
+   * Spam score threshold.
+   *
+   * Messages scoring above it go to the junk folder.
+   *
+   * @defaultValue `5.5`
+   */
   spamThreshold?: number | null;
-  /** @defaultValue `false` */
-  archived?: boolean | null;
-  /** Items: 0 to 20, unique. */
+  /**
+   * Subject filter.
+   *
+   * Messages whose subject matches this expression are always treated as spam.
+   *
+   * Format: regex.
+   */
+  spamSubjectFilter?: string | null;
+  /**
+   * Aliases.
+   *
+   * Further user names that deliver into this mailbox.
+   *
+   * Items: 0 to 25, unique.
+   */
   aliases?: string[] | null;
   /**
-   * Where copies of incoming mail go.
+   * Forwarding.
+   *
+   * Where copies of incoming mail are sent.
    *
    * Items: 0 to 10.
    */
   forwarding?: ForwardingRule[] | null;
+  /** Automatic reply */
   autoReply?: AutoReply | null;
+  /** Free-form settings of the webmail client, stored as given. */
+  clientSettings?: Record<string, unknown> | null;
   /**
-   * Expression a message subject must match to be filed.
+   * Support note.
    *
-   * Format: regex.
+   * Written by the provider's support staff; the customer does not see it.
+   *
+   * Length: 0 to 4000 characters.
    */
-  filterScript?: string | null;
-  /** Written by the provider's support staff; customers do not see it. */
-  supportNotes?: string | null;
-  /** Client settings kept as given. */
-  settings?: Record<string, unknown> | null;
+  supportNote?: string | null;
   /** Relation: strong link to `Tenant` (http://cloudmail.example.com/types/tenant/1.0). */
   tenant?: ApsLinkRef;
   /** Relation: strong link to `Domain` (http://cloudmail.example.com/types/domain/1.0). */
@@ -229,20 +332,28 @@ export interface MailboxCreate {
   user?: ApsLinkRef;
 }
 
-/** What a client sends to configure a `mailbox`: every property optional, no read-only or final ones. */
+/** What a client sends to configure a `Mailbox`: every property optional, no read-only or final ones. */
 export interface MailboxUpdate {
   /**
    * Display name
    *
-   * Length: 1 to 64 characters.
+   * Length: 1 to 128 characters.
    */
   displayName?: string | null;
-  /** Length: 8 to 4000 characters. Encrypted: stored encrypted and returned only to applications. */
+  /**
+   * Password
+   *
+   * Length: 10 to 128 characters. Encrypted: stored encrypted and returned only to applications.
+   */
   password?: string;
-  /** @defaultValue `"basic"` */
+  /**
+   * Plan
+   *
+   * @defaultValue `"basic"`
+   */
   plan?: MailboxPlan | null;
   /**
-   * Storage limit of the mailbox.
+   * Mailbox size
    *
    * Unit: mb.
    *
@@ -250,40 +361,65 @@ export interface MailboxUpdate {
    */
   quota?: Int64 | null;
   /**
-   * Archive limit; the default is beyond 2^53 on purpose, so it must stay exact.
+   * Archive size.
    *
-   * Unit: mb.
+   * Archive limit. The default is above 2^53 and must survive parsing exactly.
+   *
+   * Unit: kb.
    *
    * @defaultValue `9007199254740993`
    */
   archiveQuota?: Int64 | null;
   /**
+   * Largest message
+   *
    * Unit: kb.
    *
    * @defaultValue `25600`
    */
   maxMessageSize?: Int64 | null;
-  /** @defaultValue `5.5` */
+  /**
+   * Spam score threshold.
+   *
+   * Messages scoring above it go to the junk folder.
+   *
+   * @defaultValue `5.5`
+   */
   spamThreshold?: number | null;
-  /** @defaultValue `false` */
-  archived?: boolean | null;
-  /** Items: 0 to 20, unique. */
+  /**
+   * Subject filter.
+   *
+   * Messages whose subject matches this expression are always treated as spam.
+   *
+   * Format: regex.
+   */
+  spamSubjectFilter?: string | null;
+  /**
+   * Aliases.
+   *
+   * Further user names that deliver into this mailbox.
+   *
+   * Items: 0 to 25, unique.
+   */
   aliases?: string[] | null;
   /**
-   * Where copies of incoming mail go.
+   * Forwarding.
+   *
+   * Where copies of incoming mail are sent.
    *
    * Items: 0 to 10.
    */
   forwarding?: ForwardingRule[] | null;
+  /** Automatic reply */
   autoReply?: AutoReply | null;
+  /** Free-form settings of the webmail client, stored as given. */
+  clientSettings?: Record<string, unknown> | null;
   /**
-   * Expression a message subject must match to be filed.
+   * Support note.
    *
-   * Format: regex.
+   * Written by the provider's support staff; the customer does not see it.
+   *
+   * Length: 0 to 4000 characters.
    */
-  filterScript?: string | null;
-  /** Written by the provider's support staff; customers do not see it. */
-  supportNotes?: string | null;
-  /** Client settings kept as given. */
-  settings?: Record<string, unknown> | null;
+  supportNote?: string | null;
 }

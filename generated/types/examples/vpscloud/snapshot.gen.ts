@@ -2,38 +2,105 @@
 import type { ApsCreateMeta, ApsLink, ApsLinkRef, ApsMeta } from "aps-gen/runtime/common/types";
 
 /** Type id of {@link Snapshot}. */
-export const SnapshotTypeId = "http://vpscloud.example.net/types/snapshot/2.1";
+export const SnapshotTypeId = "http://vpscloud.example.net/types/snapshot/1.1";
 
 /**
- * A `snapshot` resource as read from the controller.
+ * Values of `kind` (Kind).
  *
- * Type id: `http://vpscloud.example.net/types/snapshot/2.1`.
+ * - `Manual`: Taken by hand
+ * - `Scheduled`: Taken by the schedule
+ */
+export const SnapshotKind = {
+  Manual: "manual",
+  Scheduled: "scheduled",
+} as const;
+/** One of the values of {@link SnapshotKind}. */
+export type SnapshotKind = (typeof SnapshotKind)[keyof typeof SnapshotKind];
+
+/**
+ * A copy of a server's disks; it is removed together with the server.
+ *
+ * Type id: `http://vpscloud.example.net/types/snapshot/1.1`.
  */
 export interface Snapshot {
   /** The meta-section: id, type, status, revision. */
   readonly aps: ApsMeta;
-  /** Length: 0 to 80 characters. */
+  /**
+   * Label
+   *
+   * Length: 1 to 80 characters.
+   */
   label: string;
-  /** Unit: gb. Read-only: only the application sets it. */
+  /**
+   * Kind
+   *
+   * Final: can be set only when the resource is created.
+   *
+   * @defaultValue `"manual"`
+   */
+  kind?: SnapshotKind;
+  /**
+   * Size
+   *
+   * Unit: gb. Read-only: only the application sets it.
+   */
   size?: number;
-  /** Format: date-time. Read-only: only the application sets it. */
-  taken?: string;
-  /** Relation: weak link to `Vps` (http://vpscloud.example.net/types/vps/2.1). */
+  /**
+   * Taken at
+   *
+   * Format: date-time. Read-only: only the application sets it.
+   */
+  takenAt?: string;
+  /**
+   * Keep until
+   *
+   * Format: date.
+   */
+  expiresOn?: string;
+  /** Relation: strong link to `Vps` (http://vpscloud.example.net/types/vps/1.1). */
   vps?: ApsLink;
 }
 
-/** What a client sends to provision a `snapshot` (no read-only properties). */
+/** What a client sends to provision a `Snapshot` (no read-only properties). */
 export interface SnapshotCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
-  /** Length: 0 to 80 characters. */
+  /**
+   * Label
+   *
+   * Length: 1 to 80 characters.
+   */
   label: string;
-  /** Relation: weak link to `Vps` (http://vpscloud.example.net/types/vps/2.1). */
+  /**
+   * Kind
+   *
+   * Final: can be set only when the resource is created.
+   *
+   * @defaultValue `"manual"`
+   */
+  kind?: SnapshotKind | null;
+  /**
+   * Keep until
+   *
+   * Format: date.
+   */
+  expiresOn?: string | null;
+  /** Relation: strong link to `Vps` (http://vpscloud.example.net/types/vps/1.1). */
   vps?: ApsLinkRef;
 }
 
-/** What a client sends to configure a `snapshot`: every property optional, no read-only or final ones. */
+/** What a client sends to configure a `Snapshot`: every property optional, no read-only or final ones. */
 export interface SnapshotUpdate {
-  /** Length: 0 to 80 characters. */
+  /**
+   * Label
+   *
+   * Length: 1 to 80 characters.
+   */
   label?: string;
+  /**
+   * Keep until
+   *
+   * Format: date.
+   */
+  expiresOn?: string | null;
 }
