@@ -56,6 +56,16 @@ export interface Notification {
   source?: NotificationSource;
 }
 
+/** The body of a failed call, as SPEC section 7 shows it: a numeric code, a short error name and a message for people. */
+export interface ErrorInfo {
+  /** HTTP status code of the failure. */
+  code: Int64;
+  /** Short machine-readable name of the error. */
+  error: string;
+  /** What went wrong and how to fix it. */
+  message: string;
+}
+
 /**
  * Base of every type that can have instances. Declares the base operations and structures other types reuse.
  *
