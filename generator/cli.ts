@@ -120,7 +120,7 @@ function runCheck(options: CommonOptions, io: Console, cwd: string): number {
   if (typeof result === "number") return result;
   printDiagnostics(result.diagnostics, options, io);
   const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
-  const summary = `${failed ? "✗" : "✓"} ${result.model.types.size} types checked · ${counts(result.diagnostics)} · ${seconds(start)}`;
+  const summary = `${failed ? "✗" : "✓"} ${plural(result.model.types.size, "type")} checked · ${counts(result.diagnostics)} · ${seconds(start)}`;
   (options.format === "json" ? io.err : io.out)(summary);
   return failed ? ExitCode.findings : ExitCode.ok;
 }
@@ -160,7 +160,7 @@ function runBuild(options: CommonOptions & { out: string; check: boolean; "dry-r
   if (options["dry-run"]) listChanges(report, outName, say);
   const written = report.added.length + report.changed.length;
   const verb = options["dry-run"] ? "would write" : "written";
-  say(`✓ ${result.model.types.size} types → ${outName} · ${files.length} files (${written} ${verb}, ${report.stale.length} stale ${options["dry-run"] ? "to delete" : "deleted"}) · ${seconds(start)}`);
+  say(`✓ ${plural(result.model.types.size, "type")} → ${outName} · ${plural(files.length, "file")} (${written} ${verb}, ${report.stale.length} stale ${options["dry-run"] ? "to delete" : "deleted"}) · ${seconds(start)}`);
   return ExitCode.ok;
 }
 
@@ -168,4 +168,9 @@ function listChanges(report: OutputReport, outName: string, say: (line: string) 
   for (const p of report.added) say(`  missing   ${outName}${p}`);
   for (const p of report.changed) say(`  differs   ${outName}${p}`);
   for (const p of report.stale) say(`  stale     ${outName}${p}`);
+}
+
+/** `1 type`, `2 types`. */
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -1,12 +1,11 @@
-import { CoreTypeIds, type ApsModel, type Operation, type Parameter, type ResolvedType, type TypeRef } from "../model/model.ts";
+import { type ApsModel, type Operation, type Parameter, type ResolvedType, type TypeRef } from "../model/model.ts";
+import { isBaseOperation } from "../model/base-operations.ts";
 import { Codes } from "./codes.ts";
 import type { DiagnosticSink } from "./diagnostic.ts";
 
 const SEGMENT = /^[a-zA-Z][0-9a-zA-Z_]*$/;
 const PARAM_SEGMENT = /^\{([a-zA-Z_][a-zA-Z0-9_]*)\}$/;
 const PARAMETER_PRIMITIVES = new Set(["string", "integer", "long", "number", "boolean"]);
-/** Core types whose operations are the platform's base operations rather than custom ones. */
-const BASE_TYPES: readonly string[] = [CoreTypeIds.resource, CoreTypeIds.suspendable, CoreTypeIds.application];
 
 /**
  * Rules on each operation a declaration writes (SPEC 4.4): path syntax and path parameters,
@@ -117,11 +116,3 @@ function checkDocumented(op: Operation, what: string, sink: DiagnosticSink): voi
   }
 }
 
-/**
- * Base operations come from core/resource, core/suspendable and core/application; a type that
- * redefines one (to add optional parameters, say) still declares a base operation.
- */
-function isBaseOperation(op: Operation, type: ResolvedType, model: ApsModel): boolean {
-  if (BASE_TYPES.includes(op.declaredIn)) return true;
-  return BASE_TYPES.some((id) => type.ancestors.includes(id) && model.types.get(id)?.operations.has(op.name));
-}

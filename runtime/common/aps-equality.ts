@@ -39,14 +39,39 @@ export function apsEqual(a: unknown, b: unknown): boolean {
 
 /**
  * The index of the first value that equals an earlier one (SPEC 2.6), or -1 when all values are
- * distinct. Quadratic, which is fine for enum lists and the short arrays `uniqueItems` guards.
+ * distinct. Strings, numbers, booleans and null are compared through a map in one pass (a
+ * number and a bigint holding the same integer share a key, as they are equal); arrays and
+ * objects pairwise, among themselves only, since they never equal a scalar.
  */
 export function firstDuplicate(values: readonly unknown[]): number {
-  for (let i = 1; i < values.length; i++) {
-    for (let j = 0; j < i; j++) if (apsEqual(values[i], values[j])) return i;
+  if (values.length < 2) return -1;
+  let scalars: Set<unknown> | undefined;
+  let composites: unknown[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v !== null && typeof v === "object") {
+      composites ??= [];
+      for (const c of composites) if (apsEqual(c, v)) return i;
+      composites.push(v);
+      continue;
+    }
+    const key = scalarKey(v);
+    scalars ??= new Set();
+    if (scalars.has(key)) return i;
+    scalars.add(key);
   }
   return -1;
 }
+
+/** Strings stay themselves; other scalars get a key no string can collide with. */
+function scalarKey(v: unknown): unknown {
+  // One representation per integer: numbers while safe, bigints beyond.
+  if (typeof v === "bigint") return v >= -MAX_SAFE && v <= MAX_SAFE ? Number(v) : v;
+  if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) return BigInt(v);
+  return v;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function isNumeric(v: unknown): v is number | bigint {
   return typeof v === "number" || typeof v === "bigint";

@@ -52,3 +52,18 @@ describe("firstDuplicate", () => {
     expect(firstDuplicate([1, "1", 1])).toBe(2);
   });
 });
+
+describe("firstDuplicate on scalars and mixed integers", () => {
+  it("treats a number and a bigint holding the same integer as duplicates, at any size", () => {
+    expect(firstDuplicate([5, 6, 5n])).toBe(2);
+    expect(firstDuplicate([9223372036854775807n, 1, 9223372036854775807n])).toBe(2);
+    expect(firstDuplicate([2 ** 60, 2n ** 60n])).toBe(1);
+    expect(firstDuplicate([9007199254740993n, 9007199254740992])).toBe(-1);
+  });
+
+  it("keeps types apart and finds composites equal regardless of key order", () => {
+    expect(firstDuplicate([true, "true", 1, "1", null, "null"])).toBe(-1);
+    expect(firstDuplicate([[1, 2], [2, 1], [1, 2]])).toBe(2);
+    expect(firstDuplicate([null, null])).toBe(1);
+  });
+});

@@ -1,0 +1,174 @@
+import type { Literal, Property, TypeRef } from "../../model/model.ts";
+import { Limits } from "../../../runtime/common/limits.ts";
+import type { ModuleScope } from "./module-scope.ts";
+
+/** The attributes of SPEC 2.2 that constrain a value (a property's, or a parameter's type alone). */
+export interface ValueSpec {
+  readonly type: TypeRef;
+  readonly pattern?: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly uniqueItems?: boolean;
+  readonly enum?: readonly Literal[];
+}
+
+/** The value spec of a property. */
+export function propertySpec(p: Property): ValueSpec {
+  return p;
+}
+
+/**
+ * Statements that check the value held in `v` (a non-null, defined JS expression that is a plain
+ * identifier) and push every problem onto `errors`. `path` is a JS expression for the value's
+ * JSON pointer; it is evaluated only when an error is pushed, so valid input builds no strings.
+ */
+export function valueCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, indent: string): string[] {
+  const out: string[] = [];
+  const push = (code: string) => out.push(`${indent}${code}`);
+  const t = spec.type;
+  const err = (code: string, message: string) => `errors.push({ path: ${path}, code: "${code}", message: ${message} });`;
+  switch (t.kind) {
+    case "primitive":
+      switch (t.name) {
+        case "string": {
+          push(`if (typeof ${v} !== "string") ${typeErr(scope, path, "a string", v)}`);
+          push(`else {`);
+          for (const line of stringChecks(spec, v, path, scope, err)) push(`  ${line}`);
+          push(`}`);
+          break;
+        }
+        case "integer":
+        case "long": {
+          push(`if (typeof ${v} !== "number" && typeof ${v} !== "bigint") ${typeErr(scope, path, "an integer", v)}`);
+          push(`else if (typeof ${v} === "number" && !Number.isInteger(${v})) ${typeErr(scope, path, "an integer", v)}`);
+          push(`else if (${v} < ${Limits.minInt64}n || ${v} > ${Limits.maxInt64}n) ${err("range", `${v} + " is outside the signed 64-bit range (${Limits.minInt64} to ${Limits.maxInt64})"`)}`);
+          const e = enumCheck(spec, v, path, scope, err, "numeric");
+          if (e) push(`else ${e}`);
+          break;
+        }
+        case "number": {
+          push(`if (typeof ${v} !== "number" && typeof ${v} !== "bigint") ${typeErr(scope, path, "a number", v)}`);
+          const e = enumCheck(spec, v, path, scope, err, "numeric");
+          if (e) push(`else ${e}`);
+          break;
+        }
+        case "boolean": {
+          push(`if (typeof ${v} !== "boolean") ${typeErr(scope, path, "true or false", v)}`);
+          const e = enumCheck(spec, v, path, scope, err, "scalar");
+          if (e) push(`else ${e}`);
+          break;
+        }
+        case "object": {
+          push(`if (typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})) ${typeErr(scope, path, "an object", v)}`);
+          const e = enumCheck(spec, v, path, scope, err, "deep");
+          if (e) push(`else ${e}`);
+          break;
+        }
+      }
+      break;
+    case "array": {
+      push(`if (!Array.isArray(${v})) ${typeErr(scope, path, "an array", v)}`);
+      push(`else {`);
+      if (spec.minItems !== undefined && spec.minItems > 0) {
+        push(`  if (${v}.length < ${spec.minItems}) ${err("minItems", `"has " + ${v}.length + " items; at least ${spec.minItems} ${spec.minItems === 1 ? "is" : "are"} required"`)}`);
+      }
+      if (spec.maxItems !== undefined) {
+        push(`  if (${v}.length > ${spec.maxItems}) ${err("maxItems", `"has " + ${v}.length + " items; at most ${spec.maxItems} are allowed"`)}`);
+      }
+      if (spec.uniqueItems) {
+        const dup = scope.runtime("aps-equality", "firstDuplicate");
+        push(`  const dup = ${dup}(${v});`);
+        push(`  if (dup >= 0) ${err("uniqueItems", `"item " + dup + " repeats an earlier item; items must be unique"`)}`);
+      }
+      const item = `${v}Item`;
+      const index = `${v}Index`;
+      push(`  for (let ${index} = 0; ${index} < ${v}.length; ${index}++) {`);
+      push(`    const ${item} = ${v}[${index}];`);
+      const itemPath = `${path} + "/" + ${index}`;
+      if (t.items.kind === "opaque" || t.items.kind === "unresolved") push(`    if (${item} === null) ${typeErr(scope, itemPath, "a value", item)}`);
+      else for (const line of valueCheck({ type: t.items }, item, itemPath, scope, "    ")) push(line);
+      push(`  }`);
+      if (t.items.kind === "structure") {
+        const length = scope.runtime("validation-error", "jsonTextLength");
+        push(`  if (${v}.length > 0 && ${length}(${v}) > ${Limits.maxStructureArrayJson}) ${err("limit", `"is longer than ${Limits.maxStructureArrayJson} characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation"`)}`);
+      }
+      const e = enumCheck(spec, v, path, scope, err, "deep");
+      if (e) push(`  ${e}`);
+      push(`}`);
+      break;
+    }
+    case "structure": {
+      push(`${scope.structureChecker(t.typeId, t.name)}(${v}, ${path}, errors);`);
+      break;
+    }
+    case "resource":
+    case "self": {
+      push(`${scope.runtime("link-ref", "checkLinkRef")}(${v}, ${path}, errors);`);
+      break;
+    }
+    case "opaque":
+    case "unresolved":
+      // A type outside the inputs: nothing is known about its values.
+      break;
+  }
+  return out;
+}
+
+/** `typeError(path, "a string", v)` pushed; the message names what was found. */
+function typeErr(scope: ModuleScope, path: string, expected: string, v: string): string {
+  return `errors.push(${scope.runtime("validation-error", "typeError")}(${path}, ${JSON.stringify(expected)}, ${v}));`;
+}
+
+/**
+ * Length checks count code points, as JSON Schema does. A string's UTF-16 length is an upper
+ * bound of its code points and at most twice their number, so the count runs only near a bound.
+ */
+function stringChecks(spec: ValueSpec, v: string, path: string, scope: ModuleScope, err: (c: string, m: string) => string): string[] {
+  const out: string[] = [];
+  const cp = () => scope.runtime("validation-error", "codePointLength");
+  const limit = Limits.maxStringLength;
+  const max = spec.maxLength !== undefined && spec.maxLength < limit ? spec.maxLength : limit;
+  const maxCode = max < limit ? "maxLength" : "limit";
+  const maxWhy = max < limit ? `at most ${max} are allowed` : `the most a string property can hold is ${limit} (SPEC 8)`;
+  out.push(`if (${v}.length > ${max} && ${cp()}(${v}) > ${max}) ${err(maxCode, `"has " + ${cp()}(${v}) + " characters; ${maxWhy}"`)}`);
+  if (spec.minLength !== undefined && spec.minLength > 0) {
+    out.push(`if (${v}.length < ${2 * spec.minLength} && ${cp()}(${v}) < ${spec.minLength}) ${err("minLength", `"has " + ${cp()}(${v}) + " characters; at least ${spec.minLength} ${spec.minLength === 1 ? "is" : "are"} required"`)}`);
+  }
+  if (spec.pattern !== undefined) {
+    const re = scope.pattern(spec.pattern);
+    out.push(`if (!${re}.test(${v})) ${err("pattern", `${JSON.stringify(`does not match the pattern ${spec.pattern}: `)} + ${scope.runtime("validation-error", "showValue")}(${v})`)}`);
+  }
+  const e = enumCheck(spec, v, path, scope, err, "scalar");
+  if (e) out.push(e);
+  return out;
+}
+
+/**
+ * The enum check of SPEC 2.6 for a value whose JSON type already matched. Strings and booleans
+ * are looked up in a set; numbers by their exact decimal text (so 1 and 1n are the same value);
+ * arrays and objects by APS equality.
+ */
+function enumCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, err: (c: string, m: string) => string, how: "scalar" | "numeric" | "deep"): string | undefined {
+  if (!spec.enum?.length) return undefined;
+  const listed = spec.enum.map((l) => l.raw).join(", ");
+  const message = `${scope.runtime("validation-error", "showValue")}(${v}) + ${JSON.stringify(` is not one of the allowed values: ${listed.length > 200 ? `${listed.slice(0, 197)}...` : listed}`)}`;
+  if (how === "scalar") {
+    const set = scope.constant("ENUM", `new Set<unknown>([${spec.enum.map((l) => JSON.stringify(l.value)).join(", ")}])`);
+    return `if (!${set}.has(${v})) ${err("enum", message)}`;
+  }
+  if (how === "numeric") {
+    const set = scope.constant("ENUM", `new Set<string>([${spec.enum.map((l) => JSON.stringify(numberKey(l))).join(", ")}])`);
+    return `if (!${set}.has(String(${v}))) ${err("enum", message)}`;
+  }
+  const list = scope.constant("ENUM", `[${spec.enum.map((l) => JSON.stringify(l.value)).join(", ")}] as const`);
+  const equal = scope.runtime("aps-equality", "apsEqual");
+  return `if (!${list}.some((allowed) => ${equal}(allowed, ${v}))) ${err("enum", message)}`;
+}
+
+/** The decimal text `String(value)` gives for a literal's number, exact for 64-bit integers. */
+function numberKey(l: Literal): string {
+  if (/^-?\d+$/.test(l.raw)) return BigInt(l.raw).toString();
+  return String(l.value);
+}
