@@ -7,6 +7,8 @@ import { formatDiagnostic, hasErrors, type Diagnostic } from "./check/diagnostic
 import { compareHost, diskHost, isUpToDate, type OutputReport } from "./host.ts";
 import { InputError } from "./load/package-source.ts";
 import { compile, type CompileResult } from "./pipeline.ts";
+import { ACTOR_NAMES } from "../runtime/common/actor.ts";
+import { validateBody, type ValidateOptions } from "./validate-command.ts";
 
 /** Exit codes: 0 clean, 1 findings (errors, stale output), 2 unusable input or usage. */
 export const ExitCode = { ok: 0, findings: 1, unusable: 2 } as const;
@@ -30,7 +32,7 @@ const processConsole: Console = {
 };
 
 /** Runs the aps-gen CLI with the given arguments and returns the exit code. */
-export async function main(argv: readonly string[], io: Console = processConsole, cwd = process.cwd()): Promise<number> {
+export async function main(argv: readonly string[], io: Console = processConsole, cwd = process.cwd(), stdin: () => Promise<string> = readProcessStdin): Promise<number> {
   let exitCode: number = ExitCode.ok;
   // yargs may still run a command after reporting a usage error; the usage error wins.
   let usageError = false;
@@ -63,10 +65,26 @@ export async function main(argv: readonly string[], io: Console = processConsole
         exitCode = runBuild(args as unknown as CommonOptions & { out: string; check: boolean; "dry-run": boolean }, io, cwd);
       },
     )
+    .command(
+      "validate <file>",
+      "Validate a resource body (a JSON file, or - for standard input) with the generated validators of its type.",
+      (y) =>
+        y
+          .positional("file", { type: "string", demandOption: true, describe: "JSON file with the body, or - for standard input." })
+          .option("type", { type: "string", demandOption: true, describe: "Type id (or a type name that is unique in the inputs)." })
+          .option("mode", { choices: ["create", "update"] as const, default: "create" as const, describe: "Provision (create) or configure (update) body." })
+          .option("actor", { choices: ACTOR_NAMES, default: "owner" as const, describe: "Who writes: a user holding that role, or the application." }),
+      async (args) => {
+        if (usageError) return;
+        // yargs hands the positional "-" over as "".
+        const file = args.file === "" ? "-" : String(args.file);
+        exitCode = await runValidate({ ...(args as unknown as CommonOptions & ValidateOptions), file }, io, cwd, stdin);
+      },
+    )
     .command("rules", "List every declaration rule with its code.", (y) => y, () => {
       for (const c of allCodes) io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
     })
-    .demandCommand(1, "Name a command: check, build or rules.")
+    .demandCommand(1, "Name a command: check, build, validate or rules.")
     .strict()
     .help()
     .version(false)
@@ -81,6 +99,26 @@ export async function main(argv: readonly string[], io: Console = processConsole
     if (output && !err) io.out(output);
   });
   return usageError ? ExitCode.unusable : exitCode;
+}
+
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function runValidate(options: CommonOptions & ValidateOptions, io: Console, cwd: string, stdin: () => Promise<string>): Promise<number> {
+  const result = compileOrReport(options, io, cwd);
+  if (typeof result === "number") return result;
+  if (hasErrors(result.diagnostics, false)) {
+    for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
+    io.err("aps-gen validate: the declarations have errors (see above); fix them first.");
+    return ExitCode.unusable;
+  }
+  const outcome = await validateBody(result.model, options, cwd, stdin);
+  for (const line of outcome.out) io.out(line);
+  for (const line of outcome.err) io.err(line);
+  return outcome.exitCode;
 }
 
 function compileOrReport(options: CommonOptions, io: Console, cwd: string): CompileResult | number {

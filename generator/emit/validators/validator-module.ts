@@ -237,7 +237,8 @@ function operationParser(op: Operation, type: ResolvedType, fn: string, scope: M
     `  const params: Record<string, unknown> = {};`,
   ];
   for (const p of op.parameters) {
-    const path = JSON.stringify(`/${p.kind}/${pointer(p.name)}`);
+    // Pointers into the call: /path/<name>, /query/<name>, and /body for the (single) body.
+    const path = JSON.stringify(p.kind === "body" ? "/body" : `/${p.kind}/${pointer(p.name)}`);
     const key = JSON.stringify(p.name);
     const missing = p.required ? ` else errors.push({ path: ${path}, code: "required", message: "is required" });` : "";
     if (p.kind === "body") {

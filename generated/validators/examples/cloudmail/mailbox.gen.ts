@@ -866,9 +866,9 @@ export function parseMailboxChangePassword(input: OperationInput): OperationPara
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkMailboxPasswordChange(v, "/body/request", errors);
+      checkMailboxPasswordChange(v, "/body", errors);
       params["request"] = v;
-    } else errors.push({ path: "/body/request", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
@@ -880,9 +880,9 @@ export function parseMailboxCheckAvailability(input: OperationInput): OperationP
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkMailboxAvailabilityQuery(v, "/body/query", errors);
+      checkMailboxAvailabilityQuery(v, "/body", errors);
       params["query"] = v;
-    } else errors.push({ path: "/body/query", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }

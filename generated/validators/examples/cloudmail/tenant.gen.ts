@@ -476,7 +476,7 @@ export function parseTenantImportMailboxes(input: OperationInput): OperationPara
   const params: Record<string, unknown> = {};
   {
     const v = input.body;
-    if (v !== undefined) params["file"] = v; else errors.push({ path: "/body/file", code: "required", message: "is required" });
+    if (v !== undefined) params["file"] = v; else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
@@ -488,9 +488,9 @@ export function parseTenantOnSubscriptionLimitsChanged(input: OperationInput): O
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkResourceNotification(v, "/body/event", errors);
+      checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body/event", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
@@ -502,9 +502,9 @@ export function parseTenantOnDomainLinked(input: OperationInput): OperationParam
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkResourceNotification(v, "/body/event", errors);
+      checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body/event", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
@@ -516,9 +516,9 @@ export function parseTenantOnMailboxChanged(input: OperationInput): OperationPar
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkResourceNotification(v, "/body/event", errors);
+      checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body/event", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }

@@ -294,9 +294,9 @@ export function parseManagementOnSubscriptionLimitsChanged(input: OperationInput
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkResourceNotification(v, "/body/event", errors);
+      checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body/event", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
@@ -308,9 +308,9 @@ export function parseManagementOnVpsLinked(input: OperationInput): OperationPara
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkResourceNotification(v, "/body/event", errors);
+      checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body/event", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }

@@ -1062,9 +1062,9 @@ export function parseVpsResize(input: OperationInput): OperationParams {
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkVpsResizeRequest(v, "/body/size", errors);
+      checkVpsResizeRequest(v, "/body", errors);
       params["size"] = v;
-    } else errors.push({ path: "/body/size", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
@@ -1099,9 +1099,9 @@ export function parseVpsTakeSnapshot(input: OperationInput): OperationParams {
   {
     const v = input.body;
     if (v !== undefined && v !== null) {
-      checkVpsSnapshotRequest(v, "/body/request", errors);
+      checkVpsSnapshotRequest(v, "/body", errors);
       params["request"] = v;
-    } else errors.push({ path: "/body/request", code: "required", message: "is required" });
+    } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
