@@ -1,4 +1,5 @@
 import { emitTypes } from "./emit/types/emit-types.ts";
+import { emitRegistry } from "./emit/controller/emit-registry.ts";
 import { emitValidators } from "./emit/validators/emit-validators.ts";
 import { buildNameTable } from "./emit/types/name-table.ts";
 import type { GeneratedFile } from "./host.ts";
@@ -7,6 +8,6 @@ import type { ApsModel } from "./model/model.ts";
 /** Runs every emitter over the model and returns all files of one build, sorted by path. */
 export function emitAll(model: ApsModel): GeneratedFile[] {
   const names = buildNameTable(model);
-  const files = [...emitTypes(model, names), ...emitValidators(model, names)];
+  const files = [...emitTypes(model, names), ...emitValidators(model, names), ...emitRegistry(model)];
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

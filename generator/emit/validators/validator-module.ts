@@ -1,5 +1,5 @@
-import { defaultPropertyAccess, type Access, type ApsModel, type Operation, type Property, type Relation, type ResolvedType, type Structure } from "../../model/model.ts";
-import { RoleBit, type Role } from "../../../runtime/common/actor.ts";
+import { defaultPropertyAccess, type ApsModel, type Operation, type Property, type Relation, type ResolvedType, type Structure } from "../../model/model.ts";
+import { accessBits, RoleBit, type Role } from "../../../runtime/common/actor.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import { banner } from "../render.ts";
 import type { TypeNames } from "../types/name-table.ts";
@@ -178,7 +178,7 @@ function resourceValidator(type: ResolvedType, mode: Mode, fn: string, scope: Mo
 /** Who may write a property: everyone, only the application (readonly), or users holding these role bits. */
 function writableGate(p: Property): "always" | "application" | number {
   if (p.readonly) return "application";
-  const bits = accessBits(p.access);
+  const bits = accessBits(p.access, defaultPropertyAccess);
   return bits === ALL_ROLES ? "always" : bits;
 }
 
@@ -270,12 +270,6 @@ function operationParser(op: Operation, type: ResolvedType, fn: string, scope: M
   }
   lines.push(`  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };`, `}`);
   return lines.join("\n");
-}
-
-function accessBits(access: Access | undefined): number {
-  let bits = 0;
-  for (const role of Object.keys(RoleBit) as Role[]) if (access?.[role] ?? defaultPropertyAccess[role]) bits |= RoleBit[role];
-  return bits;
 }
 
 function allowedRoles(bits: number): string {

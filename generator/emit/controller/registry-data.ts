@@ -1,0 +1,54 @@
+import { accessBits, type Role } from "../../../runtime/common/actor.ts";
+import type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType } from "../../../runtime/controller/registry.ts";
+import { isBaseOperation } from "../../model/base-operations.ts";
+import { defaultPropertyAccess, type ApsModel, type Operation, type Property, type TypeRef } from "../../model/model.ts";
+
+/** Default access of operations (aps-facts 6): retrieve also for referrers, the rest admin and owner. */
+const READ_ACCESS: Readonly<Record<Role, boolean>> = { admin: true, owner: true, referrer: true, public: false };
+
+/**
+ * The controller's view of every type of the model, in model order: plain data, so it can be
+ * emitted as a module or used in memory when a package arrives at run time.
+ */
+export function buildRegistry(model: ApsModel): RegistryType[] {
+  const bundled = new Set(model.packages.filter((p) => p.bundled).flatMap((p) => p.typeIds));
+  const packageOf = new Map(model.packages.flatMap((p) => p.typeIds.map((id) => [id, p.name] as const)));
+  return [...model.types.values()].map((t) => ({
+    id: t.id,
+    name: t.name,
+    packageName: packageOf.get(t.id) ?? "",
+    ancestors: [...t.ancestors],
+    isResource: t.isResource,
+    isApplication: t.isApplication,
+    isSuspendable: t.isSuspendable,
+    servedBy: bundled.has(t.id) ? "platform" : "application",
+    properties: Object.fromEntries([...t.properties.values()].map((p) => [p.name, registryProperty(p)])),
+    relations: Object.fromEntries([...t.relations.values()].map((r): [string, RegistryRelation] => [r.name, { typeId: r.typeId, collection: r.collection, required: r.required }])),
+    operations: Object.fromEntries([...t.operations.values()].map((op) => [op.name, registryOperation(op, isBaseOperation(op, t, model))])),
+  }));
+}
+
+function registryProperty(p: Property): RegistryProperty {
+  return { kind: kindOf(p.type), required: p.required, readonly: p.readonly, final: p.final, encrypted: p.encrypted, access: accessBits(p.access, defaultPropertyAccess) };
+}
+
+function registryOperation(op: Operation, base: boolean): RegistryOperation {
+  const defaults = op.verb === "GET" && op.path === "/" ? READ_ACCESS : defaultPropertyAccess;
+  return { verb: op.verb, path: op.path, static: op.static, base, access: accessBits(op.access, defaults) };
+}
+
+function kindOf(ref: TypeRef): PropertyKind {
+  switch (ref.kind) {
+    case "primitive":
+      return ref.name === "long" ? "integer" : ref.name;
+    case "array":
+      return "array";
+    case "structure":
+      return "structure";
+    case "resource":
+    case "self":
+      return "link";
+    default:
+      return "unknown";
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The compiled type registry: what the controller needs to know about each type, computed once
+ * by the generator (`generated/controller/registry.gen.ts`, or in memory for packages loaded
+ * at run time), never derived from declarations per request.
+ */
+
+/** How the controller treats a property's value (RQL casts, read filtering). */
+export type PropertyKind = "string" | "integer" | "number" | "boolean" | "object" | "array" | "structure" | "link" | "unknown";
+
+/** A property as the controller sees it. Role bits are those of runtime/common/actor.ts. */
+export interface RegistryProperty {
+  readonly kind: PropertyKind;
+  readonly required: boolean;
+  readonly readonly: boolean;
+  readonly final: boolean;
+  readonly encrypted: boolean;
+  /** Roles that may read and write the property (SPEC 2.7; defaults admin and owner). */
+  readonly access: number;
+}
+
+/** A relation: a link from a resource of this type to one (or, for a collection, many) of `typeId`. */
+export interface RegistryRelation {
+  readonly typeId: string;
+  readonly collection: boolean;
+  /** A strong link (SPEC 2.9): it must exist, and its target cannot go while it does. */
+  readonly required: boolean;
+}
+
+/** An operation: base (handled by the controller) or custom (forwarded to the application). */
+export interface RegistryOperation {
+  readonly verb: "GET" | "POST" | "PUT" | "DELETE";
+  readonly path: string;
+  readonly static: boolean;
+  readonly base: boolean;
+  /** Roles that may call it. */
+  readonly access: number;
+}
+
+/** One type. */
+export interface RegistryType {
+  readonly id: string;
+  readonly name: string;
+  /** Package slug the type was declared in (`core`, `examples/cloudmail`). */
+  readonly packageName: string;
+  /** Every type it implements, transitively. */
+  readonly ancestors: readonly string[];
+  readonly isResource: boolean;
+  readonly isApplication: boolean;
+  readonly isSuspendable: boolean;
+  /** The platform's own types (core) live in the controller alone; others belong to an application. */
+  readonly servedBy: "platform" | "application";
+  readonly properties: Readonly<Record<string, RegistryProperty>>;
+  readonly relations: Readonly<Record<string, RegistryRelation>>;
+  readonly operations: Readonly<Record<string, RegistryOperation>>;
+}
+
+/** Every type the controller knows, by id. */
+export type TypeRegistry = ReadonlyMap<string, RegistryType>;
+
+/** Builds the lookup map from the generated list. */
+export function typeRegistry(types: readonly RegistryType[]): TypeRegistry {
+  return new Map(types.map((t) => [t.id, t]));
+}
+
+/** Whether `typeId` is `base` or implements it (RQL `implementing` includes the base itself). */
+export function implementsType(registry: TypeRegistry, typeId: string, base: string): boolean {
+  return typeId === base || (registry.get(typeId)?.ancestors.includes(base) ?? false);
+}

@@ -1,0 +1,47 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+
+/** The Drizzle database both drivers give, as the store uses it. */
+export type Db = PgDatabase<PgQueryResultHKT>;
+
+/** An open, migrated database. */
+export interface Database {
+  readonly db: Db;
+  /** `pglite` (embedded, under the data directory) or `postgres` (a server, by URL). */
+  readonly kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = fileURLToPath(new URL("./migrations", import.meta.url));
+const asText = (value: string) => value;
+
+/**
+ * Opens PostgreSQL at `url` when given, else PGlite in `<dataDir>/pgdata`, and applies the
+ * migrations (idempotent). JSON columns come back as text so exact-json.ts can keep 64-bit
+ * integers exact.
+ */
+export async function openDatabase(options: { readonly dataDir: string; readonly url?: string }): Promise<Database> {
+  if (options.url) {
+    const client = postgres(options.url, { onnotice: () => {}, max: 10 });
+    client.options.parsers[114] = asText;
+    client.options.parsers[3802] = asText;
+    const db = drizzlePostgres({ client });
+    await migratePostgres(db, { migrationsFolder: MIGRATIONS });
+    return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  }
+  const dir = join(options.dataDir, "pgdata");
+  // PGlite does not create parent folders itself.
+  mkdirSync(dir, { recursive: true });
+  const client = new PGlite(dir, { parsers: { [pgliteTypes.JSON]: asText, [pgliteTypes.JSONB]: asText } });
+  const db = drizzlePglite({ client });
+  await migratePglite(db, { migrationsFolder: MIGRATIONS });
+  return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
+}

@@ -1,0 +1,68 @@
+/**
+ * The controller's tables (Drizzle). One schema for PGlite and PostgreSQL; migrations are
+ * generated from it with drizzle-kit into ./migrations and applied on start.
+ */
+import { sql } from "drizzle-orm";
+import { bigint, customType, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { exactJsonb } from "./exact-json.ts";
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
+
+/**
+ * Every resource: the meta columns of its `aps` section and its properties as jsonb. Encrypted
+ * properties never enter `body`: they live sealed in `secrets` (AES-256-GCM, see encryption.ts).
+ */
+export const resources = pgTable(
+  "resources",
+  {
+    id: uuid("id").primaryKey(),
+    typeId: text("type_id").notNull(),
+    status: text("status").notNull(),
+    revision: integer("revision").notNull(),
+    created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+    modified: timestamp("modified", { withTimezone: true, mode: "string" }).notNull(),
+    /** The account whose resource this is (for an account: its parent account). */
+    ownerAccount: uuid("owner_account"),
+    subscription: uuid("subscription"),
+    packageId: uuid("package_id"),
+    body: exactJsonb("body").notNull(),
+    /** Sealed JSON object of the encrypted properties, or null when there are none. */
+    secrets: bytea("secrets"),
+    /** Position in creation order: the stable default sort of lists. */
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+  },
+  (t) => [index("resources_type_idx").on(t.typeId), index("resources_owner_idx").on(t.ownerAccount), index("resources_seq_idx").on(t.seq), index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`)],
+);
+
+/** Links of relations: `source.relation -> target`. */
+export const links = pgTable(
+  "links",
+  {
+    sourceId: uuid("source_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    relation: text("relation").notNull(),
+    targetId: uuid("target_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.sourceId, t.relation, t.targetId] }), index("links_target_idx").on(t.targetId)],
+);
+
+/** Packages imported into the controller: the archive as received, and what it declares. */
+export const packages = pgTable("packages", {
+  id: uuid("id").primaryKey(),
+  appId: text("app_id").notNull(),
+  name: text("name").notNull(),
+  version: text("version").notNull(),
+  release: text("release").notNull(),
+  archive: bytea("archive").notNull(),
+  imported: timestamp("imported", { withTimezone: true, mode: "string" }).notNull(),
+});
+
+/** Navigation trees posted by control panels (SPEC 4.1). */
+export const navigation = pgTable("navigation", {
+  id: uuid("id").primaryKey(),
+  body: exactJsonb("body").notNull(),
+  created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+});
