@@ -9,6 +9,9 @@ import { InputError } from "./load/package-source.ts";
 import { compile, type CompileResult } from "./pipeline.ts";
 import { ACTOR_NAMES } from "../runtime/common/actor.ts";
 import { validateBody, type ValidateOptions } from "./validate-command.ts";
+import { serveModel, type ServeOptions } from "./serve-command.ts";
+import { loadKeys } from "../runtime/controller/data-directory.ts";
+import { TokenService } from "../runtime/controller/auth/tokens.ts";
 
 /** Exit codes: 0 clean, 1 findings (errors, stale output), 2 unusable input or usage. */
 export const ExitCode = { ok: 0, findings: 1, unusable: 2 } as const;
@@ -81,10 +84,42 @@ export async function main(argv: readonly string[], io: Console = processConsole
         exitCode = await runValidate({ ...(args as unknown as CommonOptions & ValidateOptions), file }, io, cwd, stdin);
       },
     )
+    .command(
+      "serve",
+      "Run the controller over HTTPS for the declarations (PGlite in the data folder unless a database URL is given).",
+      (y) =>
+        y
+          .option("host", { type: "string", default: "127.0.0.1", describe: "Address to listen on." })
+          .option("port", { type: "number", default: 8443, describe: "Port to listen on (0 picks a free one)." })
+          .option("data", { type: "string", default: ".aps-data", describe: "Data folder: keys, TLS files, admin token, embedded database." })
+          .option("database-url", { type: "string", describe: "PostgreSQL URL (default: $DATABASE_URL, else embedded PGlite)." })
+          .option("jwks-url", { type: "string", describe: "Also accept APS tokens signed by this external issuer's JWKS." })
+          .option("jwks-issuer", { type: "string", describe: "The external issuer's iss claim (default: the JWKS URL's origin)." }),
+      async (args) => {
+        if (usageError) return;
+        exitCode = await runServe(args as unknown as CommonOptions & ServeOptions, io, cwd);
+      },
+    )
+    .command(
+      "token",
+      "Mint an APS-Token for an account (and user) of the controller whose data folder is given.",
+      (y) =>
+        y
+          .option("account", { type: "string", describe: "Account id the token acts for (none: the anonymous token)." })
+          .option("user", { type: "string", describe: "User id within that account." })
+          .option("data", { type: "string", default: ".aps-data", describe: "The controller's data folder (its token key is there)." })
+          .option("expires", { type: "string", describe: 'Lifetime such as "12h" or "30d" (default: none).' }),
+      async (args) => {
+        if (usageError) return;
+        const keys = loadKeys(resolve(cwd, String(args.data)));
+        const token = await new TokenService(keys.token).mint({ ...(args.account ? { accountId: String(args.account) } : {}), ...(args.user ? { userId: String(args.user) } : {}) }, args.expires ? String(args.expires) : undefined);
+        io.out(token);
+      },
+    )
     .command("rules", "List every declaration rule with its code.", (y) => y, () => {
       for (const c of allCodes) io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
     })
-    .demandCommand(1, "Name a command: check, build, validate or rules.")
+    .demandCommand(1, "Name a command: check, build, validate, serve, token or rules.")
     .strict()
     .help()
     .version(false)
@@ -99,6 +134,32 @@ export async function main(argv: readonly string[], io: Console = processConsole
     if (output && !err) io.out(output);
   });
   return usageError ? ExitCode.unusable : exitCode;
+}
+
+async function runServe(options: CommonOptions & ServeOptions, io: Console, cwd: string): Promise<number> {
+  const result = compileOrReport(options, io, cwd);
+  if (typeof result === "number") return result;
+  if (hasErrors(result.diagnostics, false)) {
+    for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
+    io.err("aps-gen serve: the declarations have errors (see above); fix them first.");
+    return ExitCode.findings;
+  }
+  const controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) });
+  io.err(`✓ controller on ${controller.url} · ${plural(result.model.types.size, "type")} · database ${controller.database}`);
+  io.err(`  CA certificate: ${controller.caCertPath} (curl --cacert ${controller.caCertPath} ...)`);
+  io.err(`  provider account ${controller.provider.accountId}; admin token in ${controller.provider.adminTokenPath}`);
+  await new Promise<void>((stop) => {
+    const onSignal = () => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      stop();
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  });
+  io.err("stopping: finishing running requests");
+  await controller.close();
+  return ExitCode.ok;
 }
 
 async function readProcessStdin(): Promise<string> {

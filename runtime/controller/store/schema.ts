@@ -21,8 +21,13 @@ export const resources = pgTable(
     revision: integer("revision").notNull(),
     created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
     modified: timestamp("modified", { withTimezone: true, mode: "string" }).notNull(),
-    /** The account whose resource this is (for an account: its parent account). */
+    /** The account whose resource this is; an account owns itself. */
     ownerAccount: uuid("owner_account"),
+    /**
+     * Materialised path of the owning account in the account tree (`/<root>/<reseller>/<own>/`):
+     * the caller is admin of a resource when its own account's path is a proper prefix of this.
+     */
+    ownerPath: text("owner_path").notNull(),
     subscription: uuid("subscription"),
     packageId: uuid("package_id"),
     body: exactJsonb("body").notNull(),
@@ -31,7 +36,7 @@ export const resources = pgTable(
     /** Position in creation order: the stable default sort of lists. */
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
   },
-  (t) => [index("resources_type_idx").on(t.typeId), index("resources_owner_idx").on(t.ownerAccount), index("resources_seq_idx").on(t.seq), index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`)],
+  (t) => [index("resources_type_idx").on(t.typeId), index("resources_owner_idx").on(t.ownerAccount), index("resources_owner_path_idx").using("btree", sql`${t.ownerPath} text_pattern_ops`), index("resources_seq_idx").on(t.seq), index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`)],
 );
 
 /** Links of relations: `source.relation -> target`. */

@@ -29,6 +29,7 @@ CREATE TABLE "resources" (
 	"created" timestamp with time zone NOT NULL,
 	"modified" timestamp with time zone NOT NULL,
 	"owner_account" uuid,
+	"owner_path" text NOT NULL,
 	"subscription" uuid,
 	"package_id" uuid,
 	"body" jsonb NOT NULL,
@@ -41,5 +42,6 @@ ALTER TABLE "links" ADD CONSTRAINT "links_target_id_resources_id_fk" FOREIGN KEY
 CREATE INDEX "links_target_idx" ON "links" USING btree ("target_id");--> statement-breakpoint
 CREATE INDEX "resources_type_idx" ON "resources" USING btree ("type_id");--> statement-breakpoint
 CREATE INDEX "resources_owner_idx" ON "resources" USING btree ("owner_account");--> statement-breakpoint
+CREATE INDEX "resources_owner_path_idx" ON "resources" USING btree ("owner_path" text_pattern_ops);--> statement-breakpoint
 CREATE INDEX "resources_seq_idx" ON "resources" USING btree ("seq");--> statement-breakpoint
 CREATE INDEX "resources_body_idx" ON "resources" USING gin ("body" jsonb_path_ops);

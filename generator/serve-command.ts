@@ -1,0 +1,33 @@
+import { typeRegistry } from "../runtime/controller/registry.ts";
+import { startController, type RunningController } from "../runtime/controller/serve.ts";
+import { buildRegistry } from "./emit/controller/registry-data.ts";
+import { loadValidators } from "./load-validators.ts";
+import type { ApsModel } from "./model/model.ts";
+
+/** Options of `aps-gen serve`. */
+export interface ServeOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly data: string;
+  readonly "database-url"?: string;
+  readonly "jwks-url"?: string;
+  readonly "jwks-issuer"?: string;
+}
+
+/**
+ * Starts the controller for a compiled model: the registry and validators are built from the
+ * declarations once, here, and the controller runs on them.
+ */
+export async function serveModel(model: ApsModel, options: ServeOptions): Promise<RunningController> {
+  const validators = await loadValidators(model);
+  const databaseUrl = options["database-url"] ?? process.env.DATABASE_URL;
+  return startController({
+    registry: typeRegistry(buildRegistry(model)),
+    validators,
+    host: options.host,
+    port: options.port,
+    dataDir: options.data,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    ...(options["jwks-url"] ? { externalIssuer: { jwksUrl: options["jwks-url"], issuer: options["jwks-issuer"] ?? new URL(options["jwks-url"]).origin } } : {}),
+  });
+}

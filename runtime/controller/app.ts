@@ -1,0 +1,64 @@
+/**
+ * The controller as a Hono app (DESIGN 3): authenticate -> route -> roles and access ->
+ * validation -> store -> shape the response. Built from a type registry and its validators.
+ */
+import { Hono } from "hono";
+import type { Logger } from "pino";
+import type { TypeValidator } from "../common/type-validator.ts";
+import { CallerResolver } from "./auth/caller.ts";
+import type { TokenService } from "./auth/tokens.ts";
+import type { ControllerEnv } from "./context.ts";
+import type { PropertySealer } from "./encryption.ts";
+import { ApsError } from "./errors.ts";
+import { sendJson } from "./http-json.ts";
+import type { TypeRegistry } from "./registry.ts";
+import { ResourceService } from "./resource-service.ts";
+import { resourceRoutes } from "./routes/resources.ts";
+import { typeRoutes } from "./routes/types.ts";
+import { navigationRoutes, uiRuntimeRoutes } from "./routes/ui.ts";
+import type { Db } from "./store/open-database.ts";
+import { ResourceStore } from "./store/resource-store.ts";
+
+/** What the controller app is made of. */
+export interface ControllerParts {
+  readonly registry: TypeRegistry;
+  readonly validators: ReadonlyMap<string, TypeValidator>;
+  readonly db: Db;
+  readonly tokens: TokenService;
+  readonly sealer: PropertySealer;
+  readonly logger: Logger;
+}
+
+/** Creates the controller's HTTP app. */
+export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv> {
+  const store = new ResourceStore(parts.db);
+  const callers = new CallerResolver(parts.tokens, store);
+  const resources = new ResourceService(parts.registry, parts.validators, store, parts.sealer);
+  const app = new Hono<ControllerEnv>();
+
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    // Bodies are never logged (encrypted values travel in them); the token is not either.
+    parts.logger.info({ method: c.req.method, path: new URL(c.req.url).pathname, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
+  });
+  app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
+  app.use("/aps/2/*", async (c, next) => {
+    c.set("caller", await callers.resolve(c.req.header("aps-token")));
+    await next();
+  });
+  app.route("/aps/2/resources", resourceRoutes(resources));
+  app.route("/aps/2/types", typeRoutes(() => parts.registry));
+  app.route("/aps/2/navigation", navigationRoutes(parts.db));
+  app.all("/aps/2/resources/*", (c) => {
+    throw new ApsError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);
+  });
+
+  app.notFound((c) => sendJson(c, new ApsError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404));
+  app.onError((error, c) => {
+    if (error instanceof ApsError) return sendJson(c, error.toBody(), error.status);
+    parts.logger.error({ err: { name: error.name, message: error.message, stack: error.stack } }, "unexpected error");
+    return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
+  });
+  return app;
+}

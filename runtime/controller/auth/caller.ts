@@ -1,0 +1,54 @@
+/**
+ * Who is calling: a user or account (APS-Token), the vendor's anonymous token, or, from the
+ * application issue on, an application instance (client certificate).
+ */
+import { ApsError } from "../errors.ts";
+import type { ResourceStore } from "../store/resource-store.ts";
+import type { TokenService } from "./tokens.ts";
+
+/** The caller of one request. */
+export interface Caller {
+  readonly kind: "user";
+  /** Absent for the anonymous token: such a caller holds only the public role. */
+  readonly accountId?: string;
+  readonly userId?: string;
+  /** The account's path in the account tree (see schema.ts `owner_path`). */
+  readonly accountPath?: string;
+}
+
+/**
+ * Resolves `APS-Token` into a caller. Account paths never change, so they are cached; an
+ * account created on another controller instance is read from the database on first use.
+ */
+export class CallerResolver {
+  private readonly paths = new Map<string, string>();
+
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly store: ResourceStore,
+  ) {}
+
+  async resolve(token: string | undefined): Promise<Caller> {
+    if (!token) throw new ApsError(401, "The APS-Token header is missing; every call needs one (mint one with: aps-gen token --account <id>).");
+    let identity;
+    try {
+      identity = await this.tokens.verify(token);
+    } catch {
+      throw new ApsError(401, "The APS-Token is not valid: its signature, issuer or expiry does not check out.");
+    }
+    if (!identity.accountId) return { kind: "user", ...(identity.userId ? { userId: identity.userId } : {}) };
+    const accountPath = await this.accountPath(identity.accountId);
+    if (!accountPath) throw new ApsError(401, `The APS-Token names account ${identity.accountId}, which does not exist.`);
+    return { kind: "user", accountId: identity.accountId, accountPath, ...(identity.userId ? { userId: identity.userId } : {}) };
+  }
+
+  private async accountPath(accountId: string): Promise<string | undefined> {
+    const known = this.paths.get(accountId);
+    if (known) return known;
+    if (!/^[0-9a-f-]{36}$/i.test(accountId)) return undefined;
+    const row = await this.store.get(accountId);
+    if (!row || row.ownerAccount !== row.id) return undefined;
+    this.paths.set(accountId, row.ownerPath);
+    return row.ownerPath;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * First start: the provider account (root of the account tree) and its admin user, plus an
+ * admin token in `<data>/admin.token`. Later starts find them in the database, also when
+ * another controller instance created them.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { and, eq, sql } from "drizzle-orm";
+import type { TokenService } from "./auth/tokens.ts";
+import type { Db } from "./store/open-database.ts";
+import { resources } from "./store/schema.ts";
+
+export const ACCOUNT_TYPE_ID = "http://aps-standard.org/types/core/account/1.0";
+export const USER_TYPE_ID = "http://aps-standard.org/types/core/user/1.0";
+
+/** The provider's identity. */
+export interface ProviderIdentity {
+  readonly accountId: string;
+  readonly adminUserId: string;
+  readonly adminTokenPath: string;
+  /** True when this start created them. */
+  readonly created: boolean;
+}
+
+export async function ensureProvider(db: Db, tokens: TokenService, dataDir: string): Promise<ProviderIdentity> {
+  const adminTokenPath = join(dataDir, "admin.token");
+  const [root] = await db
+    .select({ id: resources.id })
+    .from(resources)
+    .where(and(eq(resources.typeId, ACCOUNT_TYPE_ID), sql`${resources.ownerPath} = '/' || ${resources.id}::text || '/'`))
+    .limit(1);
+  let accountId = root?.id;
+  let adminUserId: string | undefined;
+  let created = false;
+  if (!accountId) {
+    accountId = randomUUID();
+    adminUserId = randomUUID();
+    const now = new Date().toISOString();
+    const path = `/${accountId}/`;
+    const base = { status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: accountId, ownerPath: path };
+    await db.transaction(async (tx) => {
+      await tx.insert(resources).values({ ...base, id: accountId!, typeId: ACCOUNT_TYPE_ID, body: { companyName: "Provider", addressPostal: {} } });
+      await tx.insert(resources).values({ ...base, id: adminUserId!, typeId: USER_TYPE_ID, body: { login: "admin", displayName: "Provider administrator" } });
+    });
+    created = true;
+  } else {
+    const [admin] = await db
+      .select({ id: resources.id })
+      .from(resources)
+      .where(and(eq(resources.typeId, USER_TYPE_ID), eq(resources.ownerAccount, accountId)))
+      .orderBy(resources.seq)
+      .limit(1);
+    adminUserId = admin?.id;
+  }
+  if (created || !existsSync(adminTokenPath)) writeFileSync(adminTokenPath, `${await tokens.mint({ accountId, ...(adminUserId ? { userId: adminUserId } : {}) })}\n`, { mode: 0o600 });
+  return { accountId, adminUserId: adminUserId ?? "", adminTokenPath, created };
+}

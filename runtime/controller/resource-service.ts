@@ -1,0 +1,246 @@
+/**
+ * The base operations of SPEC 4.3 on the controller side: provision, retrieve, configure,
+ * unprovision and list, with validation, roles and property access (SPEC 2.2, 2.3, 2.7),
+ * encryption and optimistic concurrency. HTTP lives in routes/resources.ts.
+ */
+import { randomUUID } from "node:crypto";
+import { sql, type SQL } from "drizzle-orm";
+import { RoleBit } from "../common/actor.ts";
+import { parseRql, RqlError } from "../common/rql.ts";
+import type { TypeValidator } from "../common/type-validator.ts";
+import type { Caller } from "./auth/caller.ts";
+import { rolesOn } from "./auth/roles.ts";
+import type { PropertySealer } from "./encryption.ts";
+import { ApsError, invalidBody } from "./errors.ts";
+import { implementsType, type RegistryType, type TypeRegistry } from "./registry.ts";
+import { resourceView } from "./resource-view.ts";
+import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
+import { filterSql, sortSql } from "./store/rql-sql.ts";
+import { resources } from "./store/schema.ts";
+
+const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
+const ADMIN_OR_OWNER = RoleBit.admin | RoleBit.owner;
+/** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
+export const DEFAULT_PAGE = 1000;
+
+/** A page of a list, with what Content-Range needs. */
+export interface ResourcePage {
+  readonly items: Record<string, unknown>[];
+  readonly start: number;
+  readonly total: number;
+}
+
+/** Resource operations for token callers. */
+export class ResourceService {
+  constructor(
+    private readonly registry: TypeRegistry,
+    private readonly validators: ReadonlyMap<string, TypeValidator>,
+    private readonly store: ResourceStore,
+    private readonly sealer: PropertySealer,
+  ) {}
+
+  async provision(caller: Caller, body: unknown): Promise<Record<string, unknown>> {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "The body must be a JSON object: the properties of the new resource and aps.type.");
+    const input = body as Record<string, unknown>;
+    const typeId = (input.aps as { type?: unknown } | undefined)?.type;
+    if (typeof typeId !== "string") throw new ApsError(400, 'Name the type of the new resource in aps.type, e.g. {"aps": {"type": "http://.../1.0"}, ...}.');
+    const type = this.registry.get(typeId);
+    if (!type) throw new ApsError(400, `aps.type ${typeId} is not a type this controller knows; list them at /aps/2/types.`);
+    if (!type.isResource) throw new ApsError(400, `${type.name} (${typeId}) does not implement core/resource, so it cannot have resources.`);
+    if (!caller.accountId || !caller.accountPath) throw new ApsError(403, "An anonymous token cannot create resources; use a token that names an account.");
+    const roles = RoleBit.owner | RoleBit.public;
+    this.requireOperation(type, "provision", roles);
+    this.requireServedHere(type);
+    const validator = this.validatorOf(type);
+    const errors = validator.validateCreate(input, { application: false, roles });
+    if (errors.length) throw invalidBody(errors);
+
+    const id = randomUUID();
+    const values: Record<string, unknown> = { ...validator.defaults };
+    for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
+    const { body: stored, secrets } = this.split(type, values);
+    const newLinks = await this.linksOf(type, input, caller);
+    const now = new Date().toISOString();
+    const isAccount = implementsType(this.registry, typeId, ACCOUNT_TYPE);
+    const row = {
+      id,
+      typeId,
+      status: "aps:ready",
+      revision: 1,
+      created: now,
+      modified: now,
+      ownerAccount: isAccount ? id : caller.accountId,
+      ownerPath: isAccount ? `${caller.accountPath}${id}/` : caller.accountPath,
+      body: stored,
+      secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
+    };
+    await this.store.insert(row, newLinks);
+    return this.view(await this.mustGet(id), type, roles, newLinks, true);
+  }
+
+  async retrieve(caller: Caller, id: string): Promise<Record<string, unknown>> {
+    const { row, type, roles } = await this.visible(caller, id, "retrieve");
+    return this.view(row, type, roles, await this.store.linksFrom(id), true);
+  }
+
+  async configure(caller: Caller, id: string, body: unknown): Promise<Record<string, unknown>> {
+    const { row, type, roles } = await this.visible(caller, id, "configure");
+    this.requireServedHere(type);
+    const errors = this.validatorOf(type).validateUpdate(body, { application: false, roles });
+    if (errors.length) throw invalidBody(errors);
+    const input = body as Record<string, unknown>;
+    const wanted = (input.aps as { revision?: unknown } | undefined)?.revision;
+    if (wanted !== undefined && wanted !== row.revision) {
+      throw new ApsError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
+    }
+    const current: Record<string, unknown> = { ...row.body, ...(row.secrets ? this.sealer.open(id, row.secrets) : {}) };
+    for (const [k, v] of Object.entries(input)) {
+      if (k === "aps" || v === undefined) continue;
+      if (v === null) delete current[k];
+      else current[k] = v;
+    }
+    const { body: stored, secrets } = this.split(type, current);
+    const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString() });
+    if (!updated) throw new ApsError(409, "The resource changed while this configure ran; read it again and repeat your change.");
+    return this.view(updated, type, roles, await this.store.linksFrom(id), true);
+  }
+
+  async unprovision(caller: Caller, id: string): Promise<void> {
+    const { type } = await this.visible(caller, id, "unprovision");
+    this.requireServedHere(type);
+    const strong = (await this.store.linksTo(id)).filter((l) => this.registry.get(l.sourceType)?.relations[l.relation]?.required);
+    if (strong.length) {
+      const first = strong[0]!;
+      throw new ApsError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
+    }
+    if (!(await this.store.delete(id))) throw new ApsError(404, `Resource ${id} does not exist.`);
+  }
+
+  async list(caller: Caller, queryString: string): Promise<ResourcePage> {
+    let query;
+    try {
+      query = parseRql(queryString);
+    } catch (error) {
+      if (error instanceof RqlError) throw new ApsError(400, `The query is not valid RQL: ${error.message}.`);
+      throw error;
+    }
+    const where: SQL[] = [this.visibility(caller)];
+    if (query.filter) where.push(filterSql(query.filter, this.registry));
+    const order = query.sort.map((s) => sortSql(s.prop, s.descending));
+    const start = query.limit?.start ?? 0;
+    const count = Math.min(query.limit?.count ?? DEFAULT_PAGE, DEFAULT_PAGE);
+    const page = await this.store.list(sql.join(where, sql` and `), order, start, count);
+    const select = query.select ? new Set(query.select) : undefined;
+    const items: Record<string, unknown>[] = [];
+    for (const row of page.rows) {
+      const type = this.registry.get(row.typeId);
+      const roles = await rolesOn(row, caller, this.store, type?.operations.retrieve?.access ?? ADMIN_OR_OWNER);
+      // Lists show links only when select names them (aps-facts 1).
+      const links = select && type && Object.keys(type.relations).some((r) => select.has(r)) ? await this.store.linksFrom(row.id) : undefined;
+      items.push(resourceView(row, type, { roles, application: false }, { ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
+    }
+    return { items, start, total: page.total };
+  }
+
+  /**
+   * Which rows a caller may list: per type, the roles its retrieve operation allows, tested in
+   * SQL (owner by account, admin by account-tree prefix, referrer by a link from a resource the
+   * caller's account owns, public for anyone).
+   */
+  private visibility(caller: Caller): SQL {
+    const byRole = { owner: [] as string[], admin: [] as string[], referrer: [] as string[], public: [] as string[] };
+    for (const t of this.registry.values()) {
+      const access = t.operations.retrieve?.access ?? ADMIN_OR_OWNER | RoleBit.referrer;
+      if (access & RoleBit.public) byRole.public.push(t.id);
+      else {
+        if (access & RoleBit.owner) byRole.owner.push(t.id);
+        if (access & RoleBit.admin) byRole.admin.push(t.id);
+        if (access & RoleBit.referrer) byRole.referrer.push(t.id);
+      }
+    }
+    const inTypes = (ids: string[]) => (ids.length ? sql`${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`);
+    const parts: SQL[] = [inTypes(byRole.public)];
+    if (caller.accountId && caller.accountPath) {
+      const prefix = `${caller.accountPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      parts.push(sql`(${inTypes(byRole.owner)} and ${resources.ownerAccount} = ${caller.accountId})`);
+      parts.push(sql`(${inTypes(byRole.admin)} and ${resources.ownerPath} like ${prefix} and ${resources.ownerAccount} <> ${caller.accountId})`);
+      parts.push(
+        sql`(${inTypes(byRole.referrer)} and exists (select 1 from links l join resources s on s.id = l.source_id where l.target_id = ${resources.id} and s.owner_account = ${caller.accountId}))`,
+      );
+    }
+    return sql`(${sql.join(parts, sql` or `)})`;
+  }
+
+  /** The resource, its type and the caller's roles; 404 when the caller may not see it, 403 when the operation is denied. */
+  private async visible(caller: Caller, id: string, operation: string): Promise<{ row: StoredResource; type: RegistryType; roles: number }> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new ApsError(404, `Resource ${id} does not exist.`);
+    const row = await this.store.get(id);
+    const type = row && this.registry.get(row.typeId);
+    if (!row || !type) throw new ApsError(404, `Resource ${id} does not exist.`);
+    const retrieve = type.operations.retrieve?.access ?? ADMIN_OR_OWNER | RoleBit.referrer;
+    const access = type.operations[operation]?.access ?? ADMIN_OR_OWNER;
+    const roles = await rolesOn(row, caller, this.store, retrieve | access);
+    if ((roles & retrieve) === 0) throw new ApsError(404, `Resource ${id} does not exist.`);
+    this.requireOperation(type, operation, roles);
+    return { row, type, roles };
+  }
+
+  private requireOperation(type: RegistryType, operation: string, roles: number): void {
+    const access = type.operations[operation]?.access ?? ADMIN_OR_OWNER;
+    if ((access & roles) === 0) throw new ApsError(403, `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`);
+  }
+
+  private requireServedHere(type: RegistryType): void {
+    if (type.servedBy === "application") {
+      throw new ApsError(502, `${type.name} is served by an application, and this controller cannot call applications yet; resources of platform types (accounts, users, subscriptions) work now.`);
+    }
+  }
+
+  private validatorOf(type: RegistryType): TypeValidator {
+    const v = this.validators.get(type.id);
+    if (!v) throw new ApsError(500, `No validators were compiled for ${type.id}.`);
+    return v;
+  }
+
+  /** Encrypted properties go to the sealed column, everything else to the jsonb body. */
+  private split(type: RegistryType, values: Record<string, unknown>): { body: Record<string, unknown>; secrets: Record<string, unknown> } {
+    const body: Record<string, unknown> = {};
+    const secrets: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(values)) (type.properties[k]?.encrypted ? secrets : body)[k] = v;
+    return { body, secrets };
+  }
+
+  /** Links named in a provision body: targets must exist, be visible and have the relation's type. */
+  private async linksOf(type: RegistryType, input: Record<string, unknown>, caller: Caller): Promise<StoredLink[]> {
+    const out: StoredLink[] = [];
+    for (const [name, rel] of Object.entries(type.relations)) {
+      const value = input[name];
+      const refs = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+      if (rel.required && refs.length === 0) throw new ApsError(400, `"${name}" is a required relation: link it on creation with "${name}": {"aps": {"id": "<resource id>"}}.`);
+      for (const ref of refs) {
+        const targetId = (ref as { aps: { id: string } }).aps.id;
+        const target = /^[0-9a-f-]{36}$/i.test(targetId) ? await this.store.get(targetId) : undefined;
+        const roles = target ? await rolesOn(target, caller, this.store) : 0;
+        if (!target || (roles & ~RoleBit.public) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
+        if (!implementsType(this.registry, target.typeId, rel.typeId)) throw new ApsError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
+        out.push({ relation: name, targetId });
+      }
+    }
+    return out;
+  }
+
+  private async mustGet(id: string): Promise<StoredResource> {
+    const row = await this.store.get(id);
+    if (!row) throw new ApsError(404, `Resource ${id} does not exist.`);
+    return row;
+  }
+
+  private view(row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], full: boolean): Record<string, unknown> {
+    return resourceView(row, type, { roles, application: false }, { links, sealer: this.sealer, full });
+  }
+}
+
+function roleNames(bits: number): string {
+  const names = (Object.keys(RoleBit) as (keyof typeof RoleBit)[]).filter((r) => (bits & RoleBit[r]) !== 0);
+  return names.length ? names.join(", ") : "no role";
+}

@@ -1,0 +1,60 @@
+/**
+ * A stored resource as a caller sees it (SPEC 2.1, 2.3, 2.7, aps-facts 2): the `aps` section,
+ * the properties the caller may read (encrypted ones only for applications), and links.
+ */
+import type { PropertySealer } from "./encryption.ts";
+import type { RegistryType } from "./registry.ts";
+import type { StoredLink, StoredResource } from "./store/resource-store.ts";
+
+/** What the view needs to know about the reader. */
+export interface Reader {
+  /** Role bits on this resource. */
+  readonly roles: number;
+  /** Applications may read encrypted properties; token callers never do. */
+  readonly application: boolean;
+}
+
+/** The JSON of a resource for one reader; `select` limits the properties (RQL `select`). */
+export function resourceView(
+  row: StoredResource,
+  type: RegistryType | undefined,
+  reader: Reader,
+  options: { links?: readonly StoredLink[]; sealer?: PropertySealer; select?: ReadonlySet<string>; full: boolean },
+): Record<string, unknown> {
+  const aps: Record<string, unknown> = { id: row.id, type: row.typeId, status: row.status, revision: row.revision, modified: isoTime(row.modified) };
+  if (options.full) {
+    if (row.subscription) aps.subscription = row.subscription;
+    aps.schema = `/aps/2/types/${encodeURIComponent(row.typeId)}`;
+    if (row.packageId) aps.package = { id: row.packageId, href: `/aps/2/packages/${row.packageId}` };
+  }
+  const out: Record<string, unknown> = { aps };
+  for (const [name, value] of Object.entries(row.body)) {
+    if (options.select && !options.select.has(name)) continue;
+    const p = type?.properties[name];
+    if (p && (p.access & reader.roles) === 0 && !reader.application) continue;
+    out[name] = value;
+  }
+  if (reader.application && row.secrets && options.sealer && type) {
+    for (const [name, value] of Object.entries(options.sealer.open(row.id, row.secrets))) {
+      if (!options.select || options.select.has(name)) out[name] = value;
+    }
+  }
+  if (options.links && type) {
+    for (const [name, rel] of Object.entries(type.relations)) {
+      if (options.select && !options.select.has(name)) continue;
+      const href = `/aps/2/resources/${row.id}/${name}`;
+      if (rel.collection) out[name] = { aps: { link: "collection", href } };
+      else {
+        const link = options.links.find((l) => l.relation === name);
+        if (link) out[name] = { aps: { link: rel.required ? "strong" : "weak", id: link.targetId, href: `/aps/2/resources/${link.targetId}` } };
+      }
+    }
+  }
+  return out;
+}
+
+/** `2015-10-28T12:35:34Z` from what the drivers return (`2015-10-28 12:35:34.123+00`). */
+export function isoTime(text: string): string {
+  const d = new Date(text.includes("T") ? text : text.replace(" ", "T").replace(/\+00$/, "Z"));
+  return Number.isNaN(d.getTime()) ? text : d.toISOString().replace(/\.\d{3}Z$/, "Z");
+}

@@ -1,0 +1,27 @@
+/** `/aps/2/resources` (SPEC 4.2, 4.3, 4.6). */
+import { Hono } from "hono";
+import type { ControllerEnv } from "../context.ts";
+import { readJsonBody, sendJson } from "../http-json.ts";
+import type { ResourceService } from "../resource-service.ts";
+
+/** The resource collection routes over a service. */
+export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
+  const app = new Hono<ControllerEnv>();
+  app.get("/", async (c) => {
+    const url = c.req.url;
+    const q = url.indexOf("?");
+    const page = await service.list(c.get("caller"), q < 0 ? "" : url.slice(q + 1));
+    const last = page.start + page.items.length - 1;
+    const range = page.items.length ? `items ${page.start}-${last}/${page.total}` : `items */${page.total}`;
+    const partial = page.items.length > 0 && (page.start > 0 || last < page.total - 1);
+    return sendJson(c, page.items, partial ? 206 : 200, { "Content-Range": range });
+  });
+  app.post("/", async (c) => sendJson(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));
+  app.get("/:id", async (c) => sendJson(c, await service.retrieve(c.get("caller"), c.req.param("id"))));
+  app.put("/:id", async (c) => sendJson(c, await service.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c))));
+  app.delete("/:id", async (c) => {
+    await service.unprovision(c.get("caller"), c.req.param("id"));
+    return c.body(null, 204);
+  });
+  return app;
+}

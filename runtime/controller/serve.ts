@@ -1,0 +1,84 @@
+/**
+ * Starts the controller: data directory, keys, TLS, database and migrations, the provider
+ * account, then HTTPS. `close()` stops accepting, finishes running requests and closes the
+ * database (used on SIGTERM/SIGINT).
+ */
+import { mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { serve } from "@hono/node-server";
+import pino, { type Logger } from "pino";
+import type { TypeValidator } from "../common/type-validator.ts";
+import { createControllerApp } from "./app.ts";
+import { TokenService, type ExternalIssuer } from "./auth/tokens.ts";
+import { ensureProvider, type ProviderIdentity } from "./bootstrap.ts";
+import { loadKeys } from "./data-directory.ts";
+import { PropertySealer } from "./encryption.ts";
+import type { TypeRegistry } from "./registry.ts";
+import { openDatabase } from "./store/open-database.ts";
+import { ensureControllerTls } from "./tls/certificate-authority.ts";
+
+/** Options of {@link startController}. */
+export interface ControllerOptions {
+  readonly registry: TypeRegistry;
+  readonly validators: ReadonlyMap<string, TypeValidator>;
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly dataDir: string;
+  /** PostgreSQL URL; PGlite in the data directory when absent. */
+  readonly databaseUrl?: string;
+  readonly externalIssuer?: ExternalIssuer;
+  readonly logger?: Logger;
+}
+
+/** A running controller. */
+export interface RunningController {
+  readonly url: string;
+  readonly port: number;
+  readonly caCertPath: string;
+  readonly caCert: string;
+  readonly provider: ProviderIdentity;
+  readonly database: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+export async function startController(options: ControllerOptions): Promise<RunningController> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const host = options.host ?? "127.0.0.1";
+  const logger =
+    options.logger ??
+    pino({ level: process.env.LOG_LEVEL ?? "info", redact: { paths: ["req.headers[\"aps-token\"]", "headers[\"aps-token\"]", "token", "body", "secrets"], censor: "[redacted]" } });
+  const keys = loadKeys(dataDir);
+  const tls = await ensureControllerTls(dataDir, [...new Set([host, "localhost", "127.0.0.1"])]);
+  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}) });
+  const tokens = new TokenService(keys.token, options.externalIssuer);
+  const provider = await ensureProvider(database.db, tokens, dataDir);
+  const app = createControllerApp({ registry: options.registry, validators: options.validators, db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger });
+
+  const server = await new Promise<Server>((ready) => {
+    const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert } }, () => ready(s as Server));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  logger.info({ url, database: database.kind }, "controller listening");
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    caCertPath: tls.caCertPath,
+    caCert: tls.ca.cert,
+    provider,
+    database: database.kind,
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeIdleConnections();
+        });
+        await database.close();
+      })()),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Reads and writes resources and links. The calls every request makes (one resource by id, its
+ * links, the referrer test) are prepared statements, planned once per connection.
+ */
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import type { Db } from "./open-database.ts";
+import { links, resources } from "./schema.ts";
+
+/** A resource row as stored. */
+export type StoredResource = typeof resources.$inferSelect;
+/** What a new resource row holds. */
+export type NewResource = typeof resources.$inferInsert;
+/** A link from the resource at hand. */
+export interface StoredLink {
+  readonly relation: string;
+  readonly targetId: string;
+}
+
+/** The resource store over one database. */
+export class ResourceStore {
+  private readonly byId;
+  private readonly linksFromId;
+  private readonly linksToId;
+  private readonly referrer;
+
+  constructor(private readonly db: Db) {
+    this.byId = db.select().from(resources).where(eq(resources.id, sql.placeholder("id"))).prepare("resource_by_id");
+    this.linksFromId = db.select({ relation: links.relation, targetId: links.targetId }).from(links).where(eq(links.sourceId, sql.placeholder("id"))).prepare("links_from");
+    this.linksToId = db
+      .select({ sourceId: links.sourceId, relation: links.relation, sourceType: resources.typeId })
+      .from(links)
+      .innerJoin(resources, eq(resources.id, links.sourceId))
+      .where(eq(links.targetId, sql.placeholder("id")))
+      .prepare("links_to");
+    this.referrer = db
+      .select({ one: sql<number>`1` })
+      .from(links)
+      .innerJoin(resources, eq(resources.id, links.sourceId))
+      .where(and(eq(links.targetId, sql.placeholder("id")), eq(resources.ownerAccount, sql.placeholder("account"))))
+      .limit(1)
+      .prepare("is_referrer");
+  }
+
+  async get(id: string): Promise<StoredResource | undefined> {
+    const rows = await this.byId.execute({ id });
+    return rows[0];
+  }
+
+  async linksFrom(id: string): Promise<StoredLink[]> {
+    return this.linksFromId.execute({ id });
+  }
+
+  /** Links pointing at a resource, with the source's type (to tell strong links from weak). */
+  async linksTo(id: string): Promise<{ sourceId: string; relation: string; sourceType: string }[]> {
+    return this.linksToId.execute({ id });
+  }
+
+  /** SPEC roles: the account owns a resource linked to `id`. */
+  async isReferrer(id: string, accountId: string): Promise<boolean> {
+    return (await this.referrer.execute({ id, account: accountId })).length > 0;
+  }
+
+  /** Inserts a resource and its links in one transaction. */
+  async insert(row: NewResource, newLinks: readonly StoredLink[]): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.insert(resources).values(row);
+      if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
+    });
+  }
+
+  /**
+   * Writes new properties when the stored revision is still `revision` (optimistic concurrency);
+   * returns the updated row, or undefined when someone else changed it first.
+   */
+  async update(id: string, revision: number, changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string }): Promise<StoredResource | undefined> {
+    const rows = await this.db
+      .update(resources)
+      .set({ body: changes.body, secrets: changes.secrets, modified: changes.modified, revision: revision + 1, ...(changes.status ? { status: changes.status } : {}) })
+      .where(and(eq(resources.id, id), eq(resources.revision, revision)))
+      .returning();
+    return rows[0];
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const rows = await this.db.delete(resources).where(eq(resources.id, id)).returning({ id: resources.id });
+    return rows.length > 0;
+  }
+
+  /**
+   * One page of resources matching `where`, in `order`, with the total number of matches (for
+   * Content-Range) from the same query.
+   */
+  async list(where: SQL, order: readonly SQL[], start: number, count: number): Promise<{ rows: StoredResource[]; total: number }> {
+    const rows = await this.db
+      .select({ row: resources, total: sql<string>`count(*) over ()` })
+      .from(resources)
+      .where(where)
+      .orderBy(...order, resources.seq)
+      .offset(start)
+      .limit(count);
+    if (rows.length > 0) return { rows: rows.map((r) => r.row), total: Number(rows[0]!.total) };
+    // An empty page (past the end, or count 0) still needs the total.
+    const [c] = await this.db.select({ n: sql<string>`count(*)` }).from(resources).where(where);
+    return { rows: [], total: Number(c?.n ?? 0) };
+  }
+}

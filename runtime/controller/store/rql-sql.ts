@@ -1,0 +1,125 @@
+/**
+ * RQL filters (runtime/common/rql.ts) as SQL over the resources table. Every value becomes a
+ * bound parameter; property names only ever select a jsonb path given as a parameter array, so
+ * nothing from the query string is spliced into SQL text.
+ *
+ * Values are typed the way RQL clients expect: `eq(quota,5)` matches the number 5 and the
+ * string "5", `true`/`false`/`null` match the JSON literals and the strings; `lt`/`gt`/`le`/`ge`
+ * compare numbers numerically and strings as text. Equality uses jsonb containment (`@>`), which
+ * the GIN index on `body` serves.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import { ApsError } from "../errors.ts";
+import type { LikePart, RqlFilter } from "../../common/rql.ts";
+import type { TypeRegistry } from "../registry.ts";
+import { resources } from "./schema.ts";
+
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;
+
+/** Meta fields of the `aps` section that filters and sorts may name. */
+const META: Readonly<Record<string, SQL>> = {
+  "aps.id": sql`${resources.id}::text`,
+  "aps.type": sql`${resources.typeId}`,
+  "aps.status": sql`${resources.status}`,
+  "aps.revision": sql`${resources.revision}`,
+  "aps.modified": sql`${resources.modified}`,
+  "aps.subscription": sql`${resources.subscription}::text`,
+};
+
+/** Translates a filter; `registry` resolves `implementing(...)`. Throws ApsError(400) for what lists cannot do. */
+export function filterSql(filter: RqlFilter, registry: TypeRegistry): SQL {
+  switch (filter.op) {
+    case "and":
+    case "or":
+      return sql`(${sql.join(
+        filter.args.map((a) => filterSql(a, registry)),
+        filter.op === "and" ? sql` and ` : sql` or `,
+      )})`;
+    case "not":
+      return sql`(not ${filterSql(filter.arg, registry)})`;
+    case "eq":
+      return equals(filter.prop, filter.value);
+    case "ne":
+      return sql`(not ${equals(filter.prop, filter.value)})`;
+    case "in":
+      return filter.values.length ? sql`(${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)})` : sql`false`;
+    case "out":
+      return filter.values.length ? sql`(not (${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)}))` : sql`true`;
+    case "lt":
+    case "gt":
+    case "le":
+    case "ge":
+      return ordering(filter.op, filter.prop, filter.value);
+    case "like":
+      return sql`coalesce(${textOf(filter.prop)} like ${likeText(filter.pattern)} escape '\\', false)`;
+    case "implementing": {
+      const ids = [...registry.values()].filter((t) => t.id === filter.typeId || t.ancestors.includes(filter.typeId)).map((t) => t.id);
+      return ids.length ? sql`${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
+    }
+    case "composing":
+      throw new ApsError(400, "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.");
+    case "linkedWith":
+      return sql`(${resources.id}::text in (select target_id::text from links where source_id::text = ${filter.id}) or ${resources.id}::text in (select source_id::text from links where target_id::text = ${filter.id}))`;
+  }
+}
+
+/** An ORDER BY term for `sort(+prop)` / `sort(-prop)`. */
+export function sortSql(prop: string, descending: boolean): SQL {
+  const meta = META[prop];
+  const expr = meta ?? sql`${resources.body} #> ${pathOf(prop)}::text[]`;
+  return descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
+}
+
+function equals(prop: string, value: string): SQL {
+  const meta = META[prop];
+  if (meta) return sql`coalesce(${meta}::text = ${value}, false)`;
+  const candidates: unknown[] = [value];
+  if (NUMBER.test(value)) candidates.push(new RawNumber(value));
+  if (value === "true" || value === "false") candidates.push(value === "true");
+  if (value === "null") candidates.push(null);
+  const tests = candidates.map((c) => sql`${resources.body} @> ${containment(prop, c)}::jsonb`);
+  return tests.length === 1 ? tests[0]! : sql`(${sql.join(tests, sql` or `)})`;
+}
+
+function ordering(op: "lt" | "gt" | "le" | "ge", prop: string, value: string): SQL {
+  const cmp = sql.raw({ lt: "<", gt: ">", le: "<=", ge: ">=" }[op]);
+  const meta = META[prop];
+  if (meta) {
+    if (prop === "aps.revision") {
+      if (!/^-?\d{1,9}$/.test(value)) throw new ApsError(400, `aps.revision compares with whole numbers; "${value}" is not one.`);
+      return sql`coalesce(${meta} ${cmp} ${Number(value)}, false)`;
+    }
+    return sql`coalesce(${meta}::text ${cmp} ${value}, false)`;
+  }
+  const node = sql`(${resources.body} #> ${pathOf(prop)}::text[])`;
+  if (NUMBER.test(value)) {
+    return sql`coalesce(case when jsonb_typeof(${node}) = 'number' then (${node})::text::numeric ${cmp} ${value}::numeric else false end, false)`;
+  }
+  return sql`coalesce(case when jsonb_typeof(${node}) = 'string' then (${node} #>> '{}') ${cmp} ${value} else false end, false)`;
+}
+
+function textOf(prop: string): SQL {
+  const meta = META[prop];
+  return meta ? sql`${meta}::text` : sql`(${resources.body} #>> ${pathOf(prop)}::text[])`;
+}
+
+function pathOf(prop: string): string {
+  // A Postgres text[] literal; names are [A-Za-z0-9_] only (checked by the parser), so no quoting is needed.
+  return `{${prop.split(".").join(",")}}`;
+}
+
+/** `{"a": {"b": value}}` for `a.b`, as JSON text (exact for long integers). */
+function containment(prop: string, value: unknown): string {
+  let text = value instanceof RawNumber ? value.text : JSON.stringify(value);
+  for (const key of prop.split(".").reverse()) text = `{${JSON.stringify(key)}:${text}}`;
+  return text;
+}
+
+/** A number written as in the query, so 9223372036854775807 stays exact inside the JSON text. */
+class RawNumber {
+  constructor(readonly text: string) {}
+}
+
+function likeText(pattern: readonly LikePart[]): string {
+  return pattern.map((p) => ("text" in p ? p.text.replace(/[\\%_]/g, (c) => `\\${c}`) : p.any === "many" ? "%" : "_")).join("");
+}
