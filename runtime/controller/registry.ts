@@ -47,7 +47,10 @@ export interface RegistryType {
   readonly isResource: boolean;
   readonly isApplication: boolean;
   readonly isSuspendable: boolean;
-  /** The platform's own types (core) live in the controller alone; others belong to an application. */
+  /**
+   * Types of a package with APP-META.xml belong to its application; types of plain declaration
+   * folders (the core types among them) live in the controller alone.
+   */
   readonly servedBy: "platform" | "application";
   readonly properties: Readonly<Record<string, RegistryProperty>>;
   readonly relations: Readonly<Record<string, RegistryRelation>>;

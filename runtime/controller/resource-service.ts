@@ -50,10 +50,10 @@ export class ResourceService {
     if (!caller.accountId || !caller.accountPath) throw new ApsError(403, "An anonymous token cannot create resources; use a token that names an account.");
     const roles = RoleBit.owner | RoleBit.public;
     this.requireOperation(type, "provision", roles);
-    this.requireServedHere(type);
     const validator = this.validatorOf(type);
     const errors = validator.validateCreate(input, { application: false, roles });
     if (errors.length) throw invalidBody(errors);
+    this.requireServedHere(type);
 
     const id = randomUUID();
     const values: Record<string, unknown> = { ...validator.defaults };
@@ -85,9 +85,9 @@ export class ResourceService {
 
   async configure(caller: Caller, id: string, body: unknown): Promise<Record<string, unknown>> {
     const { row, type, roles } = await this.visible(caller, id, "configure");
-    this.requireServedHere(type);
     const errors = this.validatorOf(type).validateUpdate(body, { application: false, roles });
     if (errors.length) throw invalidBody(errors);
+    this.requireServedHere(type);
     const input = body as Record<string, unknown>;
     const wanted = (input.aps as { revision?: unknown } | undefined)?.revision;
     if (wanted !== undefined && wanted !== row.revision) {

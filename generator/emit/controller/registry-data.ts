@@ -11,7 +11,9 @@ const READ_ACCESS: Readonly<Record<Role, boolean>> = { admin: true, owner: true,
  * emitted as a module or used in memory when a package arrives at run time.
  */
 export function buildRegistry(model: ApsModel): RegistryType[] {
-  const bundled = new Set(model.packages.filter((p) => p.bundled).flatMap((p) => p.typeIds));
+  // A package with an APP-META.xml is an application; types of plain folders (the core types
+  // among them) have none, so the controller serves them alone.
+  const served = new Set(model.packages.filter((p) => p.descriptor !== undefined).flatMap((p) => p.typeIds));
   const packageOf = new Map(model.packages.flatMap((p) => p.typeIds.map((id) => [id, p.name] as const)));
   return [...model.types.values()].map((t) => ({
     id: t.id,
@@ -21,7 +23,7 @@ export function buildRegistry(model: ApsModel): RegistryType[] {
     isResource: t.isResource,
     isApplication: t.isApplication,
     isSuspendable: t.isSuspendable,
-    servedBy: bundled.has(t.id) ? "platform" : "application",
+    servedBy: served.has(t.id) ? "application" : "platform",
     properties: Object.fromEntries([...t.properties.values()].map((p) => [p.name, registryProperty(p)])),
     relations: Object.fromEntries([...t.relations.values()].map((r): [string, RegistryRelation] => [r.name, { typeId: r.typeId, collection: r.collection, required: r.required }])),
     operations: Object.fromEntries([...t.operations.values()].map((op) => [op.name, registryOperation(op, isBaseOperation(op, t, model))])),

@@ -1,0 +1,101 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import postgres from "postgres";
+import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
+import { loadValidators } from "../../generator/load-validators.ts";
+import { compile } from "../../generator/pipeline.ts";
+import { typeRegistry } from "../../runtime/controller/registry.ts";
+import { startController, type RunningController } from "../../runtime/controller/serve.ts";
+import { httpsClient } from "../helpers/https-client.ts";
+import { repoRoot } from "../helpers/paths.ts";
+
+/** The databases the e2e suites run on: always PGlite; PostgreSQL too when DATABASE_URL is set. */
+export const databases: readonly ("pglite" | "postgres")[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+
+/** A controller started like `aps-gen serve` does, on an ephemeral port, with its own data folder and database. */
+export interface ControllerUnderTest {
+  controller: RunningController;
+  call: ReturnType<typeof httpsClient>;
+  adminToken: string;
+  dataDir: string;
+  logFile: string;
+  /** Stops it, keeping the data (for restart tests). */
+  stop(): Promise<void>;
+  /** Starts it again on the same data and database. */
+  restart(): Promise<void>;
+  /** Stops it and removes its data and database. */
+  dispose(): Promise<void>;
+  /** Runs SQL against the controller's database (to look at raw rows). */
+  sql(query: string): Promise<Record<string, unknown>[]>;
+}
+
+export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[]): Promise<ControllerUnderTest> {
+  const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
+  const registry = typeRegistry(buildRegistry(model));
+  const validators = await loadValidators(model);
+  const dataDir = mkdtempSync(join(tmpdir(), "aps-e2e-"));
+  const logFile = join(dataDir, "controller.log");
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (kind === "postgres") {
+    dbName = `aps_e2e_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
+    await admin.unsafe(`create database ${dbName}`);
+    await admin.end();
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+  }
+  const start = () =>
+    startController({ registry, validators, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+  const self: ControllerUnderTest = {
+    controller: await start(),
+    call: undefined as never,
+    adminToken: "",
+    dataDir,
+    logFile,
+    async stop() {
+      await self.controller.close();
+    },
+    async restart() {
+      self.controller = await start();
+      self.call = httpsClient(self.controller.url, self.controller.caCert);
+    },
+    async dispose() {
+      await self.controller.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) {
+        const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
+        await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+        await admin.end();
+      }
+    },
+    async sql(query: string) {
+      if (databaseUrl) {
+        const client = postgres(databaseUrl, { onnotice: () => {} });
+        try {
+          return [...(await client.unsafe(query))] as Record<string, unknown>[];
+        } finally {
+          await client.end();
+        }
+      }
+      // PGlite allows one process at a time: read through a second instance only while stopped.
+      await self.controller.close();
+      const { PGlite } = await import("@electric-sql/pglite");
+      const db = new PGlite(join(dataDir, "pgdata"));
+      try {
+        return (await db.query<Record<string, unknown>>(query)).rows;
+      } finally {
+        await db.close();
+        await self.restart();
+      }
+    },
+  };
+  self.call = httpsClient(self.controller.url, self.controller.caCert);
+  self.adminToken = readFileSync(self.controller.provider.adminTokenPath, "utf8").trim();
+  return self;
+}
