@@ -134,7 +134,7 @@ export class ResourceService {
     const items: Record<string, unknown>[] = [];
     for (const row of page.rows) {
       const type = this.registry.get(row.typeId);
-      const roles = await rolesOn(row, caller, this.store, type?.operations.retrieve?.access ?? ADMIN_OR_OWNER);
+      const roles = await rolesOn(row, caller, this.store, type);
       // Lists show links only when select names them (aps-facts 1).
       const links = select && type && Object.keys(type.relations).some((r) => select.has(r)) ? await this.store.linksFrom(row.id) : undefined;
       items.push(resourceView(row, type, { roles, application: false }, { ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
@@ -178,8 +178,7 @@ export class ResourceService {
     const type = row && this.registry.get(row.typeId);
     if (!row || !type) throw new ApsError(404, `Resource ${id} does not exist.`);
     const retrieve = type.operations.retrieve?.access ?? ADMIN_OR_OWNER | RoleBit.referrer;
-    const access = type.operations[operation]?.access ?? ADMIN_OR_OWNER;
-    const roles = await rolesOn(row, caller, this.store, retrieve | access);
+    const roles = await rolesOn(row, caller, this.store, type);
     if ((roles & retrieve) === 0) throw new ApsError(404, `Resource ${id} does not exist.`);
     this.requireOperation(type, operation, roles);
     return { row, type, roles };
@@ -220,8 +219,9 @@ export class ResourceService {
       for (const ref of refs) {
         const targetId = (ref as { aps: { id: string } }).aps.id;
         const target = /^[0-9a-f-]{36}$/i.test(targetId) ? await this.store.get(targetId) : undefined;
-        const roles = target ? await rolesOn(target, caller, this.store) : 0;
-        if (!target || (roles & ~RoleBit.public) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
+        const targetType = target && this.registry.get(target.typeId);
+        const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
+        if (!target || (roles & (targetType?.operations.retrieve?.access ?? ADMIN_OR_OWNER)) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
         if (!implementsType(this.registry, target.typeId, rel.typeId)) throw new ApsError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
         out.push({ relation: name, targetId });
       }
