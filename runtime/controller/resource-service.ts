@@ -79,8 +79,8 @@ export class ResourceService {
   }
 
   async retrieve(caller: Caller, id: string): Promise<Record<string, unknown>> {
-    const { row, type, roles } = await this.visible(caller, id, "retrieve");
-    return this.view(row, type, roles, await this.store.linksFrom(id), true);
+    const { row, type, roles, links } = await this.visible(caller, id, "retrieve");
+    return this.view(row, type, roles, links, true);
   }
 
   async configure(caller: Caller, id: string, body: unknown): Promise<Record<string, unknown>> {
@@ -172,16 +172,17 @@ export class ResourceService {
   }
 
   /** The resource, its type and the caller's roles; 404 when the caller may not see it, 403 when the operation is denied. */
-  private async visible(caller: Caller, id: string, operation: string): Promise<{ row: StoredResource; type: RegistryType; roles: number }> {
+  private async visible(caller: Caller, id: string, operation: string): Promise<{ row: StoredResource; type: RegistryType; roles: number; links: StoredLink[] }> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new ApsError(404, `Resource ${id} does not exist.`);
-    const row = await this.store.get(id);
+    const found = await this.store.getWithLinks(id);
+    const row = found?.row;
     const type = row && this.registry.get(row.typeId);
     if (!row || !type) throw new ApsError(404, `Resource ${id} does not exist.`);
     const retrieve = type.operations.retrieve?.access ?? ADMIN_OR_OWNER | RoleBit.referrer;
     const roles = await rolesOn(row, caller, this.store, type);
     if ((roles & retrieve) === 0) throw new ApsError(404, `Resource ${id} does not exist.`);
     this.requireOperation(type, operation, roles);
-    return { row, type, roles };
+    return { row, type, roles, links: found.links };
   }
 
   private requireOperation(type: RegistryType, operation: string, roles: number): void {

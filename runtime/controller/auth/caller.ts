@@ -6,6 +6,8 @@ import { ApsError } from "../errors.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import type { TokenService } from "./tokens.ts";
 
+const MAX_CACHED_TOKENS = 10_000;
+
 /** The caller of one request. */
 export interface Caller {
   readonly kind: "user";
@@ -22,6 +24,8 @@ export interface Caller {
  */
 export class CallerResolver {
   private readonly paths = new Map<string, string>();
+  /** Verified tokens, for a minute at most: checking a signature costs more than the rest of a GET. */
+  private readonly verified = new Map<string, { caller: Caller; until: number }>();
 
   constructor(
     private readonly tokens: TokenService,
@@ -30,16 +34,27 @@ export class CallerResolver {
 
   async resolve(token: string | undefined): Promise<Caller> {
     if (!token) throw new ApsError(401, "The APS-Token header is missing; every call needs one (mint one with: aps-gen token --account <id>).");
+    const now = Date.now();
+    const cached = this.verified.get(token);
+    if (cached && cached.until > now) return cached.caller;
+    const caller = await this.verify(token);
+    if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
+    this.verified.set(token, { caller: caller.caller, until: Math.min(now + 60_000, caller.expires ? caller.expires * 1000 : Infinity) });
+    return caller.caller;
+  }
+
+  private async verify(token: string): Promise<{ caller: Caller; expires?: number }> {
     let identity;
     try {
       identity = await this.tokens.verify(token);
     } catch {
       throw new ApsError(401, "The APS-Token is not valid: its signature, issuer or expiry does not check out.");
     }
-    if (!identity.accountId) return { kind: "user", ...(identity.userId ? { userId: identity.userId } : {}) };
+    const expires = identity.expires ? { expires: identity.expires } : {};
+    if (!identity.accountId) return { caller: { kind: "user", ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
     const accountPath = await this.accountPath(identity.accountId);
     if (!accountPath) throw new ApsError(401, `The APS-Token names account ${identity.accountId}, which does not exist.`);
-    return { kind: "user", accountId: identity.accountId, accountPath, ...(identity.userId ? { userId: identity.userId } : {}) };
+    return { caller: { kind: "user", accountId: identity.accountId, accountPath, ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
   }
 
   private async accountPath(accountId: string): Promise<string | undefined> {

@@ -10,6 +10,8 @@ import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from "jose";
 export interface TokenIdentity {
   readonly accountId?: string;
   readonly userId?: string;
+  /** Expiry (seconds since the epoch) when the token has one. */
+  readonly expires?: number;
 }
 
 /** Claims of aps-gen tokens: `acc` is the account, `sub` the user. */
@@ -51,7 +53,7 @@ export class TokenService {
       return undefined;
     });
     const result = local ?? (await jwtVerify<ApsClaims>(token, this.remote!.keys, { issuer: this.remote!.issuer }));
-    const { acc, sub } = result.payload;
-    return { ...(typeof acc === "string" ? { accountId: acc } : {}), ...(typeof sub === "string" ? { userId: sub } : {}) };
+    const { acc, sub, exp } = result.payload;
+    return { ...(typeof acc === "string" ? { accountId: acc } : {}), ...(typeof sub === "string" ? { userId: sub } : {}), ...(typeof exp === "number" ? { expires: exp } : {}) };
   }
 }

@@ -19,12 +19,19 @@ export interface StoredLink {
 /** The resource store over one database. */
 export class ResourceStore {
   private readonly byId;
+  private readonly byIdWithLinks;
   private readonly linksFromId;
   private readonly linksToId;
   private readonly referrer;
 
   constructor(private readonly db: Db) {
     this.byId = db.select().from(resources).where(eq(resources.id, sql.placeholder("id"))).prepare("resource_by_id");
+    // One round trip for what a GET needs: the row and its outgoing links.
+    this.byIdWithLinks = db
+      .select({ row: resources, links: sql<string>`(select coalesce(json_agg(json_build_array(l.relation, l.target_id)), '[]'::json)::text from links l where l.source_id = ${resources.id})` })
+      .from(resources)
+      .where(eq(resources.id, sql.placeholder("id")))
+      .prepare("resource_with_links");
     this.linksFromId = db.select({ relation: links.relation, targetId: links.targetId }).from(links).where(eq(links.sourceId, sql.placeholder("id"))).prepare("links_from");
     this.linksToId = db
       .select({ sourceId: links.sourceId, relation: links.relation, sourceType: resources.typeId })
@@ -44,6 +51,14 @@ export class ResourceStore {
   async get(id: string): Promise<StoredResource | undefined> {
     const rows = await this.byId.execute({ id });
     return rows[0];
+  }
+
+  /** A resource and its outgoing links, in one query. */
+  async getWithLinks(id: string): Promise<{ row: StoredResource; links: StoredLink[] } | undefined> {
+    const [found] = await this.byIdWithLinks.execute({ id });
+    if (!found) return undefined;
+    const pairs = JSON.parse(found.links) as [string, string][];
+    return { row: found.row, links: pairs.map(([relation, targetId]) => ({ relation, targetId })) };
   }
 
   async linksFrom(id: string): Promise<StoredLink[]> {
