@@ -144,7 +144,7 @@ async function runServe(options: CommonOptions & ServeOptions, io: Console, cwd:
     io.err("aps-gen serve: the declarations have errors (see above); fix them first.");
     return ExitCode.findings;
   }
-  const controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) });
+  const controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) }, cwd);
   io.err(`✓ controller on ${controller.url} · ${plural(result.model.types.size, "type")} · database ${controller.database}`);
   io.err(`  CA certificate: ${controller.caCertPath} (curl --cacert ${controller.caCertPath} ...)`);
   io.err(`  provider account ${controller.provider.accountId}; admin token in ${controller.provider.adminTokenPath}`);

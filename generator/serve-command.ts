@@ -1,7 +1,7 @@
-import { typeRegistry } from "../runtime/controller/registry.ts";
 import { startController, type RunningController } from "../runtime/controller/serve.ts";
 import { buildRegistry } from "./emit/controller/registry-data.ts";
 import { loadValidators } from "./load-validators.ts";
+import { compileArchive, startPackages } from "./package-compiler.ts";
 import type { ApsModel } from "./model/model.ts";
 
 /** Options of `aps-gen serve`. */
@@ -18,12 +18,14 @@ export interface ServeOptions {
  * Starts the controller for a compiled model: the registry and validators are built from the
  * declarations once, here, and the controller runs on them.
  */
-export async function serveModel(model: ApsModel, options: ServeOptions): Promise<RunningController> {
+export async function serveModel(model: ApsModel, options: ServeOptions, cwd: string): Promise<RunningController> {
   const validators = await loadValidators(model);
   const databaseUrl = options["database-url"] ?? process.env.DATABASE_URL;
   return startController({
-    registry: typeRegistry(buildRegistry(model)),
+    types: buildRegistry(model),
     validators,
+    packages: startPackages(model, cwd),
+    compiler: compileArchive,
     host: options.host,
     port: options.port,
     dataDir: options.data,

@@ -4,16 +4,16 @@
  */
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import type { TypeValidator } from "../common/type-validator.ts";
 import { CallerResolver } from "./auth/caller.ts";
 import type { TokenService } from "./auth/tokens.ts";
 import type { ControllerEnv } from "./context.ts";
 import type { PropertySealer } from "./encryption.ts";
 import { ApsError } from "./errors.ts";
 import { sendJson } from "./http-json.ts";
-import type { TypeRegistry } from "./registry.ts";
+import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
 import { ResourceService } from "./resource-service.ts";
 import { resourceRoutes } from "./routes/resources.ts";
+import { packageRoutes } from "./routes/packages.ts";
 import { typeRoutes } from "./routes/types.ts";
 import { navigationRoutes, uiRuntimeRoutes } from "./routes/ui.ts";
 import type { Db } from "./store/open-database.ts";
@@ -21,8 +21,9 @@ import { ResourceStore } from "./store/resource-store.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
-  readonly registry: TypeRegistry;
-  readonly validators: ReadonlyMap<string, TypeValidator>;
+  readonly catalog: PackageCatalog;
+  /** Checks and compiles imported packages (the generator's); without it, imports answer 405. */
+  readonly compiler?: PackageCompiler;
   readonly db: Db;
   readonly tokens: TokenService;
   readonly sealer: PropertySealer;
@@ -33,7 +34,7 @@ export interface ControllerParts {
 export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv> {
   const store = new ResourceStore(parts.db);
   const callers = new CallerResolver(parts.tokens, store);
-  const resources = new ResourceService(parts.registry, parts.validators, store, parts.sealer);
+  const resources = new ResourceService(parts.catalog, store, parts.sealer);
   const app = new Hono<ControllerEnv>();
 
   app.use("*", async (c, next) => {
@@ -48,7 +49,8 @@ export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv>
     await next();
   });
   app.route("/aps/2/resources", resourceRoutes(resources));
-  app.route("/aps/2/types", typeRoutes(() => parts.registry));
+  app.route("/aps/2/types", typeRoutes(parts.catalog));
+  app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler));
   app.route("/aps/2/navigation", navigationRoutes(parts.db));
   app.all("/aps/2/resources/*", (c) => {
     throw new ApsError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);

@@ -23,6 +23,14 @@ const ADMIN_OR_OWNER = RoleBit.admin | RoleBit.owner;
 /** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
 export const DEFAULT_PAGE = 1000;
 
+/** Where the service finds types and their validators (see packages/catalog.ts). */
+export interface TypeCatalog {
+  readonly registry: TypeRegistry;
+  readonly validators: ReadonlyMap<string, TypeValidator>;
+  /** Looks for packages imported by other controller instances. */
+  refresh(): Promise<void>;
+}
+
 /** A page of a list, with what Content-Range needs. */
 export interface ResourcePage {
   readonly items: Record<string, unknown>[];
@@ -33,17 +41,22 @@ export interface ResourcePage {
 /** Resource operations for token callers. */
 export class ResourceService {
   constructor(
-    private readonly registry: TypeRegistry,
-    private readonly validators: ReadonlyMap<string, TypeValidator>,
+    private readonly catalog: TypeCatalog,
     private readonly store: ResourceStore,
     private readonly sealer: PropertySealer,
   ) {}
+
+  /** Read anew on each use: imported packages replace the registry. */
+  private get registry(): TypeRegistry {
+    return this.catalog.registry;
+  }
 
   async provision(caller: Caller, body: unknown): Promise<Record<string, unknown>> {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "The body must be a JSON object: the properties of the new resource and aps.type.");
     const input = body as Record<string, unknown>;
     const typeId = (input.aps as { type?: unknown } | undefined)?.type;
     if (typeof typeId !== "string") throw new ApsError(400, 'Name the type of the new resource in aps.type, e.g. {"aps": {"type": "http://.../1.0"}, ...}.');
+    if (!this.registry.has(typeId)) await this.catalog.refresh();
     const type = this.registry.get(typeId);
     if (!type) throw new ApsError(400, `aps.type ${typeId} is not a type this controller knows; list them at /aps/2/types.`);
     if (!type.isResource) throw new ApsError(400, `${type.name} (${typeId}) does not implement core/resource, so it cannot have resources.`);
@@ -176,6 +189,7 @@ export class ResourceService {
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new ApsError(404, `Resource ${id} does not exist.`);
     const found = await this.store.getWithLinks(id);
     const row = found?.row;
+    if (row && !this.registry.has(row.typeId)) await this.catalog.refresh();
     const type = row && this.registry.get(row.typeId);
     if (!row || !type) throw new ApsError(404, `Resource ${id} does not exist.`);
     const retrieve = type.operations.retrieve?.access ?? ADMIN_OR_OWNER | RoleBit.referrer;
@@ -197,7 +211,7 @@ export class ResourceService {
   }
 
   private validatorOf(type: RegistryType): TypeValidator {
-    const v = this.validators.get(type.id);
+    const v = this.catalog.validators.get(type.id);
     if (!v) throw new ApsError(500, `No validators were compiled for ${type.id}.`);
     return v;
   }

@@ -15,14 +15,20 @@ import { TokenService, type ExternalIssuer } from "./auth/tokens.ts";
 import { ensureProvider, type ProviderIdentity } from "./bootstrap.ts";
 import { loadKeys } from "./data-directory.ts";
 import { PropertySealer } from "./encryption.ts";
-import type { TypeRegistry } from "./registry.ts";
+import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
+import type { RegistryType } from "./registry.ts";
 import { openDatabase } from "./store/open-database.ts";
 import { ensureControllerTls } from "./tls/certificate-authority.ts";
 
 /** Options of {@link startController}. */
 export interface ControllerOptions {
-  readonly registry: TypeRegistry;
+  /** Types it starts with (the compiled registry) and their validators. */
+  readonly types: readonly RegistryType[];
   readonly validators: ReadonlyMap<string, TypeValidator>;
+  /** Packages it starts with, for /aps/2/packages. */
+  readonly packages?: readonly PackageRecord[];
+  /** Compiles packages imported while running; without it, imports are refused. */
+  readonly compiler?: PackageCompiler;
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
@@ -56,7 +62,9 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}) });
   const tokens = new TokenService(keys.token, options.externalIssuer);
   const provider = await ensureProvider(database.db, tokens, dataDir);
-  const app = createControllerApp({ registry: options.registry, validators: options.validators, db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger });
+  const catalog = new PackageCatalog(database.db, options.types, options.validators, options.packages ?? [], options.compiler);
+  await catalog.refresh();
+  const app = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger });
 
   const server = await new Promise<Server>((ready) => {
     const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert } }, () => ready(s as Server));

@@ -5,8 +5,8 @@ import pino from "pino";
 import postgres from "postgres";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
 import { loadValidators } from "../../generator/load-validators.ts";
+import { compileArchive, startPackages } from "../../generator/package-compiler.ts";
 import { compile } from "../../generator/pipeline.ts";
-import { typeRegistry } from "../../runtime/controller/registry.ts";
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
@@ -27,6 +27,8 @@ export interface ControllerUnderTest {
   restart(): Promise<void>;
   /** Stops it and removes its data and database. */
   dispose(): Promise<void>;
+  /** A second controller on the same database and keys (PostgreSQL only: PGlite has one process). */
+  second(): Promise<{ call: ReturnType<typeof httpsClient>; close(): Promise<void> }>;
   /** Runs SQL against the controller's database (to look at raw rows). */
   sql(query: string): Promise<Record<string, unknown>[]>;
 }
@@ -35,7 +37,8 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
   const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
-  const registry = typeRegistry(buildRegistry(model));
+  const types = buildRegistry(model);
+  const packages = startPackages(model, repoRoot);
   const validators = await loadValidators(model);
   const dataDir = mkdtempSync(join(tmpdir(), "aps-e2e-"));
   const logFile = join(dataDir, "controller.log");
@@ -51,7 +54,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
     databaseUrl = url.toString();
   }
   const start = () =>
-    startController({ registry, validators, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+    startController({ types, validators, packages, compiler: compileArchive, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
   const self: ControllerUnderTest = {
     controller: await start(),
     call: undefined as never,
@@ -73,6 +76,11 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
         await admin.unsafe(`drop database if exists ${dbName} with (force)`);
         await admin.end();
       }
+    },
+    async second() {
+      if (!databaseUrl) throw new Error("a second instance needs PostgreSQL");
+      const other = await start();
+      return { call: httpsClient(other.url, other.caCert), close: () => other.close() };
     },
     async sql(query: string) {
       if (databaseUrl) {

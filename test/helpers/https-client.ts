@@ -12,9 +12,10 @@ export interface HttpReply {
 
 /** A small HTTPS client that trusts one CA: real TLS, real HTTP, no mocks. */
 export function httpsClient(baseUrl: string, ca: string) {
-  return async function call(method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<HttpReply> {
+  return async function call(method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<HttpReply> {
     const url = new URL(path, baseUrl);
-    const payload = options.rawBody ?? (options.body === undefined ? undefined : stringifyJson(options.body));
+    const raw = options.rawBody ?? (options.body === undefined ? undefined : stringifyJson(options.body));
+    const payload = raw === undefined ? undefined : typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw);
     return new Promise((resolve, reject) => {
       const req = request(
         url,
@@ -22,7 +23,7 @@ export function httpsClient(baseUrl: string, ca: string) {
           method,
           ca,
           headers: {
-            ...(payload !== undefined ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+            ...(payload !== undefined ? { "content-type": "application/json", "content-length": payload.length } : {}),
             ...(options.token ? { "aps-token": options.token } : {}),
             ...options.headers,
           },

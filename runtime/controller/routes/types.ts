@@ -4,12 +4,14 @@ import { parseRql, RqlError, type RqlFilter } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
 import { sendJson } from "../http-json.ts";
+import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType, TypeRegistry } from "../registry.ts";
 
-/** The type routes over a registry (read at each request, so imported packages show at once). */
-export function typeRoutes(registry: () => TypeRegistry): Hono<ControllerEnv> {
+/** The type routes over the catalog (read at each request, so imported packages show at once). */
+export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
-  app.get("/", (c) => {
+  app.get("/", async (c) => {
+    await catalog.refresh();
     const url = c.req.url;
     const q = url.indexOf("?");
     let query;
@@ -19,16 +21,17 @@ export function typeRoutes(registry: () => TypeRegistry): Hono<ControllerEnv> {
       if (error instanceof RqlError) throw new ApsError(400, `The query is not valid RQL: ${error.message}.`);
       throw error;
     }
-    const types = registry();
+    const types = catalog.registry;
     const all = [...types.values()].filter((t) => !query.filter || matches(query.filter, t, types));
     const start = query.limit?.start ?? 0;
     const page = all.slice(start, start + (query.limit?.count ?? 1000));
     const range = page.length ? `items ${start}-${start + page.length - 1}/${all.length}` : `items */${all.length}`;
     return sendJson(c, page.map(typeView), 200, { "Content-Range": range });
   });
-  app.get("/*", (c) => {
+  app.get("/*", async (c) => {
     const rest = decodeURIComponent(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, ""));
-    const type = registry().get(rest);
+    if (!catalog.registry.has(rest)) await catalog.refresh();
+    const type = catalog.registry.get(rest);
     if (!type) throw new ApsError(404, `Type ${rest} is not known to this controller; list the known ones at /aps/2/types.`);
     return sendJson(c, typeView(type));
   });

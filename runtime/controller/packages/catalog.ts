@@ -1,0 +1,129 @@
+/**
+ * The packages and types a controller serves: those it started with (`--types`) and those
+ * imported while running (`POST /aps/2/packages`). Imported archives live in the database, so
+ * every controller instance sharing it picks them up: on a miss (an unknown type or package)
+ * and whenever packages or types are listed, a cheap query looks for archives it has not
+ * compiled yet.
+ */
+import { inArray, not } from "drizzle-orm";
+import type { TypeValidator } from "../../common/type-validator.ts";
+import { typeRegistry, type RegistryType, type TypeRegistry } from "../registry.ts";
+import type { Db } from "../store/open-database.ts";
+import { packages } from "../store/schema.ts";
+import type { PackageFiles } from "./package-files.ts";
+
+/** A package as the controller lists it. */
+export interface PackageRecord {
+  readonly id: string;
+  readonly appId: string;
+  readonly name: string;
+  readonly version: string;
+  readonly release: string;
+  readonly typeIds: readonly string[];
+  /** `types` when it came with `--types`, `imported` when posted while running. */
+  readonly origin: "types" | "imported";
+  readonly files: PackageFiles;
+}
+
+/** What compiling a package archive gives. */
+export interface CompiledPackage {
+  readonly appId: string;
+  readonly name: string;
+  readonly version: string;
+  readonly release: string;
+  /** The package's own types, not the core types it was compiled with. */
+  readonly types: readonly RegistryType[];
+  readonly validators: ReadonlyMap<string, TypeValidator>;
+  readonly files: PackageFiles;
+}
+
+/** Checks and compiles an archive; throws `PackageRejected` listing diagnostics when it has errors. */
+export type PackageCompiler = (archive: Uint8Array, label: string) => Promise<CompiledPackage>;
+
+/** A package archive whose declarations have errors. */
+export class PackageRejected extends Error {
+  constructor(readonly diagnostics: readonly string[]) {
+    super(`the package has ${diagnostics.length} error(s)`);
+    this.name = "PackageRejected";
+  }
+}
+
+export class PackageCatalog {
+  private types: TypeRegistry;
+  private validatorMap: Map<string, TypeValidator>;
+  private readonly records = new Map<string, PackageRecord>();
+  private refreshing?: Promise<void>;
+
+  constructor(
+    private readonly db: Db,
+    initialTypes: readonly RegistryType[],
+    initialValidators: ReadonlyMap<string, TypeValidator>,
+    initialPackages: readonly PackageRecord[],
+    private readonly compiler: PackageCompiler | undefined,
+  ) {
+    this.types = typeRegistry(initialTypes);
+    this.validatorMap = new Map(initialValidators);
+    for (const p of initialPackages) this.records.set(p.id, p);
+  }
+
+  get registry(): TypeRegistry {
+    return this.types;
+  }
+
+  get validators(): ReadonlyMap<string, TypeValidator> {
+    return this.validatorMap;
+  }
+
+  list(): PackageRecord[] {
+    return [...this.records.values()];
+  }
+
+  get(id: string): PackageRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** Compiles archives other instances imported since this one last looked. */
+  async refresh(): Promise<void> {
+    if (!this.compiler) return;
+    // One refresh at a time; callers arriving meanwhile wait for it.
+    this.refreshing ??= this.loadNew().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** Type ids of `compiled` that another package already serves (an import must not replace them). */
+  conflicts(compiled: CompiledPackage): string[] {
+    return compiled.types.filter((t) => this.types.has(t.id)).map((t) => t.id);
+  }
+
+  /** Makes a compiled package's types usable; the registry is replaced whole, never changed in place. */
+  add(id: string, compiled: CompiledPackage): PackageRecord {
+    const record: PackageRecord = { id, appId: compiled.appId, name: compiled.name, version: compiled.version, release: compiled.release, typeIds: compiled.types.map((t) => t.id), origin: "imported", files: compiled.files };
+    const types = new Map(this.types);
+    const validators = new Map(this.validatorMap);
+    for (const t of compiled.types) {
+      types.set(t.id, t);
+      const v = compiled.validators.get(t.id);
+      if (v) validators.set(t.id, v);
+    }
+    this.types = types;
+    this.validatorMap = validators;
+    this.records.set(id, record);
+    return record;
+  }
+
+  private async loadNew(): Promise<void> {
+    const known = [...this.records.keys()];
+    const rows = await this.db
+      .select()
+      .from(packages)
+      .where(known.length ? not(inArray(packages.id, known)) : undefined)
+      .orderBy(packages.imported);
+    for (const row of rows) {
+      try {
+        this.add(row.id, await this.compiler!(row.archive, row.name));
+      } catch {
+        // It was checked when imported; a package that no longer compiles here stays unknown.
+      }
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `/aps/2/packages` (SPEC 4.1, 4.2): list, details, `APP-META.xml` and files of each package,
+ * and `POST` (provider administrators only) to import an `.app.zip` while running: checked and
+ * compiled by the generator, stored in the database, usable at once here and, on their next
+ * miss, on every instance sharing the database.
+ */
+import { randomUUID } from "node:crypto";
+import { Hono } from "hono";
+import type { Caller } from "../auth/caller.ts";
+import type { ControllerEnv } from "../context.ts";
+import { ApsError } from "../errors.ts";
+import { sendJson } from "../http-json.ts";
+import { PackageRejected, type PackageCatalog, type PackageCompiler, type PackageRecord } from "../packages/catalog.ts";
+import type { Db } from "../store/open-database.ts";
+import { packages } from "../store/schema.ts";
+
+/** Largest package archive accepted (bytes). */
+export const MAX_PACKAGE_BYTES = 32 * 1024 * 1024;
+
+export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: PackageCompiler | undefined): Hono<ControllerEnv> {
+  const app = new Hono<ControllerEnv>();
+  app.get("/", async (c) => {
+    await catalog.refresh();
+    const list = catalog.list().map(packageView);
+    return sendJson(c, list, 200, { "Content-Range": list.length ? `items 0-${list.length - 1}/${list.length}` : "items */0" });
+  });
+  app.post("/", async (c) => {
+    requireProviderAdmin(c.get("caller"));
+    if (!compiler) throw new ApsError(405, "This controller was started without a package compiler, so it cannot import packages.");
+    const type = c.req.header("content-type") ?? "";
+    if (!/^application\/(zip|octet-stream|x-zip-compressed)\b/i.test(type)) throw new ApsError(415, "Send the package as the body, Content-Type: application/zip (an .app.zip archive).");
+    const length = Number(c.req.header("content-length") ?? 0);
+    if (length > MAX_PACKAGE_BYTES) throw new ApsError(413, `The archive has ${length} bytes; at most ${MAX_PACKAGE_BYTES} are accepted.`);
+    const archive = new Uint8Array(await c.req.arrayBuffer());
+    if (archive.length === 0) throw new ApsError(400, "The body is empty; send the .app.zip archive.");
+    if (archive.length > MAX_PACKAGE_BYTES) throw new ApsError(413, `The archive is larger than the ${MAX_PACKAGE_BYTES} bytes accepted.`);
+    const label = (c.req.header("x-package-name") ?? "upload").replace(/[^\w.-]/g, "_");
+    let compiled;
+    try {
+      compiled = await compiler(archive, label);
+    } catch (error) {
+      if (error instanceof PackageRejected) {
+        throw new ApsError(400, `The package was not imported: ${error.diagnostics.length} error(s) in its declarations; first: ${error.diagnostics[0] ?? ""}`, error.diagnostics.map((d) => ({ path: "", code: "type" as const, message: d })));
+      }
+      throw new ApsError(400, `The body is not a usable .app.zip: ${(error as Error).message}`);
+    }
+    await catalog.refresh();
+    const taken = catalog.conflicts(compiled);
+    if (taken.length) throw new ApsError(409, `The package declares types this controller already serves: ${taken.join(", ")}. Import a new version (a new type id version) instead.`);
+    const id = randomUUID();
+    await db.insert(packages).values({ id, appId: compiled.appId, name: compiled.name, version: compiled.version, release: compiled.release, archive, imported: new Date().toISOString() });
+    return sendJson(c, packageView(catalog.add(id, compiled)), 201);
+  });
+  app.get("/:id", async (c) => sendJson(c, packageView(await find(catalog, c.req.param("id")))));
+  app.get("/:id/*", async (c) => {
+    const pkg = await find(catalog, c.req.param("id"));
+    const path = decodeURIComponent(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/packages\/[^/]+\//, ""));
+    const bytes = pkg.files.read(path);
+    if (!bytes) throw new ApsError(404, `Package ${pkg.name} has no file ${path}.`);
+    // Package files are the vendor's, not the controller's: never let a browser run them in this origin.
+    return new Response(bytes, { headers: { "content-type": contentTypeOf(path), "x-content-type-options": "nosniff", "content-security-policy": "sandbox" } });
+  });
+  return app;
+}
+
+async function find(catalog: PackageCatalog, id: string): Promise<PackageRecord> {
+  let pkg = catalog.get(id);
+  if (!pkg) {
+    await catalog.refresh();
+    pkg = catalog.get(id);
+  }
+  if (!pkg) throw new ApsError(404, `Package ${id} is not known to this controller; list the known ones at /aps/2/packages.`);
+  return pkg;
+}
+
+function requireProviderAdmin(caller: Caller): void {
+  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ApsError(403, "Only the provider's administrators may import packages.");
+}
+
+function packageView(p: PackageRecord): Record<string, unknown> {
+  return { id: p.id, appId: p.appId, name: p.name, version: p.version, release: p.release, origin: p.origin, types: p.typeIds, href: `/aps/2/packages/${p.id}` };
+}
+
+function contentTypeOf(path: string): string {
+  if (/\.xml$/i.test(path)) return "application/xml";
+  if (/\.(json|schema|gen)$/i.test(path)) return "application/json";
+  if (/\.html?$/i.test(path)) return "text/html; charset=utf-8";
+  if (/\.js$/i.test(path)) return "text/javascript";
+  if (/\.png$/i.test(path)) return "image/png";
+  if (/\.svg$/i.test(path)) return "image/svg+xml";
+  return "application/octet-stream";
+}
