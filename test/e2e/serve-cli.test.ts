@@ -1,0 +1,63 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { httpsClient } from "../helpers/https-client.ts";
+import { repoRoot } from "../helpers/paths.ts";
+
+const dataDir = mkdtempSync(join(tmpdir(), "aps-serve-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Runs `aps-gen serve` as a real process until it prints its URL. */
+function serve() {
+  const child = spawn(process.execPath, ["bin/aps-gen.js", "serve", "--types", "test/fixtures/controller/notes", "--port", "0", "--data", dataDir], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  let out = "";
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (d: Buffer) => {
+      err += String(d);
+      const m = err.match(/controller on (https:\/\/\S+)/);
+      if (m) resolve(m[1]!);
+    });
+    child.stdout.on("data", (d: Buffer) => (out += String(d)));
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { child, ready, exited, output: () => ({ err, out }) };
+}
+
+describe("aps-gen serve as a process", () => {
+  it("starts on the embedded database, serves, stops on SIGTERM, and starts again on the same data", async () => {
+    const first = serve();
+    const url = await first.ready;
+    const ca = readFileSync(join(dataDir, "tls/ca.crt"), "utf8");
+    const token = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
+    expect(statSync(join(dataDir, "admin.token")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, "keys/encryption.key")).mode & 0o777).toBe(0o600);
+    const call = httpsClient(url, ca);
+    expect((await call("GET", "/aps/2/ui/runtime/version.html")).text).toContain("2.0");
+    const list = await call("GET", "/aps/2/resources", { token });
+    expect(list.status).toBe(200);
+    expect(list.headers["content-range"]).toBe("items 0-1/2");
+    const nav = await call("POST", "/aps/2/navigation", { token, body: { id: "ccp", items: [{ id: "home" }] } });
+    expect(nav.status).toBe(201);
+    expect((await call("GET", "/aps/2/types/http://notes.example/types/note/1.0", { token })).json.name).toBe("Note");
+    const providerLine = first.output().err.match(/provider account (\S+);/)![1];
+
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    expect(first.output().err).toContain("stopping");
+    // The log has requests but never the token.
+    expect(first.output().out).toContain('"path":"/aps/2/resources"');
+    expect(first.output().out).not.toContain(token);
+
+    const second = serve();
+    const url2 = await second.ready;
+    expect(second.output().err).toContain(`provider account ${providerLine};`);
+    const again = await httpsClient(url2, ca)("GET", "/aps/2/resources", { token });
+    expect(again.json).toEqual(list.json);
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(0);
+  }, 60_000);
+});
