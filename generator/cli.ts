@@ -137,13 +137,8 @@ export async function main(argv: readonly string[], io: Console = processConsole
 }
 
 async function runServe(options: CommonOptions & ServeOptions, io: Console, cwd: string): Promise<number> {
-  const result = compileOrReport(options, io, cwd);
+  const result = compileCleanOrReport("serve", ExitCode.findings, options, io, cwd);
   if (typeof result === "number") return result;
-  if (hasErrors(result.diagnostics, false)) {
-    for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
-    io.err("aps-gen serve: the declarations have errors (see above); fix them first.");
-    return ExitCode.findings;
-  }
   const controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) }, cwd);
   io.err(`✓ controller on ${controller.url} · ${plural(result.model.types.size, "type")} · database ${controller.database}`);
   io.err(`  CA certificate: ${controller.caCertPath} (curl --cacert ${controller.caCertPath} ...)`);
@@ -169,17 +164,21 @@ async function readProcessStdin(): Promise<string> {
 }
 
 async function runValidate(options: CommonOptions & ValidateOptions, io: Console, cwd: string, stdin: () => Promise<string>): Promise<number> {
-  const result = compileOrReport(options, io, cwd);
+  const result = compileCleanOrReport("validate", ExitCode.unusable, options, io, cwd);
   if (typeof result === "number") return result;
-  if (hasErrors(result.diagnostics, false)) {
-    for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
-    io.err("aps-gen validate: the declarations have errors (see above); fix them first.");
-    return ExitCode.unusable;
-  }
   const outcome = await validateBody(result.model, options, cwd, stdin);
   for (const line of outcome.out) io.out(line);
   for (const line of outcome.err) io.err(line);
   return outcome.exitCode;
+}
+
+/** Compiles for a command that needs error-free declarations; prints the errors and returns `onErrors` otherwise. */
+function compileCleanOrReport(command: string, onErrors: number, options: CommonOptions, io: Console, cwd: string): CompileResult | number {
+  const result = compileOrReport(options, io, cwd);
+  if (typeof result === "number" || !hasErrors(result.diagnostics, false)) return result;
+  for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
+  io.err(`aps-gen ${command}: the declarations have errors (see above); fix them first.`);
+  return onErrors;
 }
 
 function compileOrReport(options: CommonOptions, io: Console, cwd: string): CompileResult | number {
