@@ -15,8 +15,8 @@ import { ApsError, invalidBody } from "./errors.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "./registry.ts";
 import { resourceView } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
+import { readableProperty, visibleRows } from "./store/role-sql.ts";
 import { filterSql, sortSql } from "./store/rql-sql.ts";
-import { resources } from "./store/schema.ts";
 
 const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
 const ADMIN_OR_OWNER = RoleBit.admin | RoleBit.owner;
@@ -137,9 +137,10 @@ export class ResourceService {
       if (error instanceof RqlError) throw new ApsError(400, `The query is not valid RQL: ${error.message}.`);
       throw error;
     }
-    const where: SQL[] = [this.visibility(caller)];
-    if (query.filter) where.push(filterSql(query.filter, this.registry));
-    const order = query.sort.map((s) => sortSql(s.prop, s.descending));
+    const where: SQL[] = [visibleRows(this.registry, caller)];
+    const readable = (prop: string) => readableProperty(this.registry, prop.split(".")[0]!, caller);
+    if (query.filter) where.push(filterSql(query.filter, this.registry, readable));
+    const order = query.sort.map((s) => sortSql(s.prop, s.descending, readable));
     const start = query.limit?.start ?? 0;
     const count = Math.min(query.limit?.count ?? DEFAULT_PAGE, DEFAULT_PAGE);
     const page = await this.store.list(sql.join(where, sql` and `), order, start, count);
@@ -153,35 +154,6 @@ export class ResourceService {
       items.push(resourceView(row, type, { roles, application: false }, { ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
     }
     return { items, start, total: page.total };
-  }
-
-  /**
-   * Which rows a caller may list: per type, the roles its retrieve operation allows, tested in
-   * SQL (owner by account, admin by account-tree prefix, referrer by a link from a resource the
-   * caller's account owns, public for anyone).
-   */
-  private visibility(caller: Caller): SQL {
-    const byRole = { owner: [] as string[], admin: [] as string[], referrer: [] as string[], public: [] as string[] };
-    for (const t of this.registry.values()) {
-      const access = t.operations.retrieve?.access ?? ADMIN_OR_OWNER | RoleBit.referrer;
-      if (access & RoleBit.public) byRole.public.push(t.id);
-      else {
-        if (access & RoleBit.owner) byRole.owner.push(t.id);
-        if (access & RoleBit.admin) byRole.admin.push(t.id);
-        if (access & RoleBit.referrer) byRole.referrer.push(t.id);
-      }
-    }
-    const inTypes = (ids: string[]) => (ids.length ? sql`${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`);
-    const parts: SQL[] = [inTypes(byRole.public)];
-    if (caller.accountId && caller.accountPath) {
-      const prefix = `${caller.accountPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      parts.push(sql`(${inTypes(byRole.owner)} and ${resources.ownerAccount} = ${caller.accountId})`);
-      parts.push(sql`(${inTypes(byRole.admin)} and ${resources.ownerPath} like ${prefix} and ${resources.ownerAccount} <> ${caller.accountId})`);
-      parts.push(
-        sql`(${inTypes(byRole.referrer)} and exists (select 1 from links l join resources s on s.id = l.source_id where l.target_id = ${resources.id} and s.owner_account = ${caller.accountId}))`,
-      );
-    }
-    return sql`(${sql.join(parts, sql` or `)})`;
   }
 
   /** The resource, its type and the caller's roles; 404 when the caller may not see it, 403 when the operation is denied. */

@@ -124,6 +124,13 @@ describe.each(databases)("controller resources on %s", (kind) => {
     expect((await t.call("PUT", `/aps/2/resources/${id}`, { token: t.adminToken, body: { adminNote: "for admins" } })).status).toBe(200);
     expect((await t.call("GET", `/aps/2/resources/${id}`, { token: t.adminToken })).json.adminNote).toBe("for admins");
     expect((await t.call("GET", `/aps/2/resources/${id}`, { token: customer })).json).not.toHaveProperty("adminNote");
+    // Nor can the owner learn it through a filter or a sort: comparisons hold only where it may read.
+    const ids = async (token: string, q: string) => (await t.call("GET", `/aps/2/resources?${q}`, { token })).json.map((r: { aps: { id: string } }) => r.aps.id);
+    expect(await ids(t.adminToken, "eq(adminNote,for%20admins)")).toEqual([id]);
+    expect(await ids(customer, "eq(adminNote,for%20admins)")).toEqual([]);
+    expect(await ids(customer, "like(adminNote,for*)")).toEqual([]);
+    expect(await ids(customer, "ne(adminNote,for%20admins)")).toContain(id);
+    expect(await ids(customer, "ne(adminNote,something%20else)")).toContain(id);
   });
 
   it("keeps encrypted properties sealed in the database, out of responses and out of logs", async () => {

@@ -26,32 +26,40 @@ const META: Readonly<Record<string, SQL>> = {
   "aps.subscription": sql`${resources.subscription}::text`,
 };
 
-/** Translates a filter; `registry` resolves `implementing(...)`. Throws ApsError(400) for what lists cannot do. */
-export function filterSql(filter: RqlFilter, registry: TypeRegistry): SQL {
+/** Rows on which the caller may read a property; comparisons only hold there. */
+export type ReadGuard = (prop: string) => SQL;
+
+/**
+ * Translates a filter; `registry` resolves `implementing(...)`, `readable` keeps each comparison
+ * on a property to the rows where the caller may read it (so `not`/`ne` reveal nothing either).
+ * Throws ApsError(400) for what lists cannot do.
+ */
+export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: ReadGuard): SQL {
+  const guarded = (prop: string, condition: SQL) => (META[prop] ? condition : sql`(${condition} and ${readable(prop)})`);
   switch (filter.op) {
     case "and":
     case "or":
       return sql`(${sql.join(
-        filter.args.map((a) => filterSql(a, registry)),
+        filter.args.map((a) => filterSql(a, registry, readable)),
         filter.op === "and" ? sql` and ` : sql` or `,
       )})`;
     case "not":
-      return sql`(not ${filterSql(filter.arg, registry)})`;
+      return sql`(not ${filterSql(filter.arg, registry, readable)})`;
     case "eq":
-      return equals(filter.prop, filter.value);
+      return guarded(filter.prop, equals(filter.prop, filter.value));
     case "ne":
-      return sql`(not ${equals(filter.prop, filter.value)})`;
+      return sql`(not ${guarded(filter.prop, equals(filter.prop, filter.value))})`;
     case "in":
-      return filter.values.length ? sql`(${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)})` : sql`false`;
+      return filter.values.length ? guarded(filter.prop, sql`(${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)})`) : sql`false`;
     case "out":
-      return filter.values.length ? sql`(not (${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)}))` : sql`true`;
+      return filter.values.length ? sql`(not ${guarded(filter.prop, sql`(${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)})`)})` : sql`true`;
     case "lt":
     case "gt":
     case "le":
     case "ge":
-      return ordering(filter.op, filter.prop, filter.value);
+      return guarded(filter.prop, ordering(filter.op, filter.prop, filter.value));
     case "like":
-      return sql`coalesce(${textOf(filter.prop)} like ${likeText(filter.pattern)} escape '\\', false)`;
+      return guarded(filter.prop, sql`coalesce(${textOf(filter.prop)} like ${likeText(filter.pattern)} escape '\\', false)`);
     case "implementing": {
       const ids = [...registry.values()].filter((t) => t.id === filter.typeId || t.ancestors.includes(filter.typeId)).map((t) => t.id);
       return ids.length ? sql`${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
@@ -63,10 +71,10 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry): SQL {
   }
 }
 
-/** An ORDER BY term for `sort(+prop)` / `sort(-prop)`. */
-export function sortSql(prop: string, descending: boolean): SQL {
+/** An ORDER BY term for `sort(+prop)` / `sort(-prop)`; unreadable values sort as missing. */
+export function sortSql(prop: string, descending: boolean, readable: ReadGuard): SQL {
   const meta = META[prop];
-  const expr = meta ?? sql`${resources.body} #> ${pathOf(prop)}::text[]`;
+  const expr = meta ?? sql`(case when ${readable(prop)} then ${resources.body} #> ${pathOf(prop)}::text[] end)`;
   return descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
 }
 
