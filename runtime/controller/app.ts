@@ -9,6 +9,9 @@ import type { TokenService } from "./auth/tokens.ts";
 import type { ControllerEnv } from "./context.ts";
 import type { PropertySealer } from "./encryption.ts";
 import { ApsError } from "./errors.ts";
+import { ApplicationReplyError, type Forwarder } from "./forward/forwarder.ts";
+import type { InstanceService } from "./instances/instance-service.ts";
+import { instanceRoutes } from "./routes/instances.ts";
 import { sendJson } from "./http-json.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
 import { ResourceService } from "./resource-service.ts";
@@ -28,13 +31,21 @@ export interface ControllerParts {
   readonly tokens: TokenService;
   readonly sealer: PropertySealer;
   readonly logger: Logger;
+  /** Application instances and forwarding; without them, application types answer 502. */
+  readonly applications?: { readonly instances: InstanceService; readonly forwarder: Forwarder };
 }
 
 /** Creates the controller's HTTP app. */
 export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv> {
   const store = new ResourceStore(parts.db);
   const callers = new CallerResolver(parts.tokens, store);
-  const resources = new ResourceService(parts.catalog, store, parts.sealer);
+  const applications = parts.applications;
+  const resources = new ResourceService(
+    parts.catalog,
+    store,
+    parts.sealer,
+    applications ? { targetFor: (type) => applications.instances.targetFor(type), forwarder: applications.forwarder } : undefined,
+  );
   const app = new Hono<ControllerEnv>();
 
   app.use("*", async (c, next) => {
@@ -52,6 +63,7 @@ export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv>
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler));
   app.route("/aps/2/navigation", navigationRoutes(parts.db));
+  if (applications) app.route("/aps/2/instances", instanceRoutes(applications.instances));
   app.all("/aps/2/resources/*", (c) => {
     throw new ApsError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);
   });
@@ -59,6 +71,11 @@ export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv>
   app.notFound((c) => sendJson(c, new ApsError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404));
   app.onError((error, c) => {
     if (error instanceof ApsError) return sendJson(c, error.toBody(), error.status);
+    if (error instanceof ApplicationReplyError) {
+      // An application's own error reply goes back to the caller with its status (aps-facts 4).
+      const type = error.reply.headers["content-type"];
+      return new Response(error.reply.body, { status: error.reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
+    }
     parts.logger.error({ err: { name: error.name, message: error.message, stack: error.stack } }, "unexpected error");
     return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });

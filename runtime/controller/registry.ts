@@ -52,6 +52,8 @@ export interface RegistryType {
    * folders (the core types among them) live in the controller alone.
    */
   readonly servedBy: "platform" | "application";
+  /** The APP-META.xml service that serves the type, for application types. */
+  readonly service?: string;
   readonly properties: Readonly<Record<string, RegistryProperty>>;
   readonly relations: Readonly<Record<string, RegistryRelation>>;
   readonly operations: Readonly<Record<string, RegistryOperation>>;

@@ -6,11 +6,14 @@
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { RoleBit } from "../common/actor.ts";
+import { parseJsonText } from "../common/json-text.ts";
 import { parseRql, RqlError } from "../common/rql.ts";
 import type { TypeValidator } from "../common/type-validator.ts";
 import type { Caller } from "./auth/caller.ts";
 import { rolesOn } from "./auth/roles.ts";
 import type { PropertySealer } from "./encryption.ts";
+import type { EndpointReply, EndpointTarget } from "./forward/endpoint-client.ts";
+import type { Forwarder, ForwardOrigin } from "./forward/forwarder.ts";
 import { ApsError, invalidBody } from "./errors.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "./registry.ts";
 import { resourceView } from "./resource-view.ts";
@@ -31,6 +34,12 @@ export interface TypeCatalog {
   refresh(): Promise<void>;
 }
 
+/** How the service reaches the application that serves a type (absent: application types answer 502). */
+export interface Applications {
+  targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string }>;
+  readonly forwarder: Forwarder;
+}
+
 /** A page of a list, with what Content-Range needs. */
 export interface ResourcePage {
   readonly items: Record<string, unknown>[];
@@ -44,6 +53,7 @@ export class ResourceService {
     private readonly catalog: TypeCatalog,
     private readonly store: ResourceStore,
     private readonly sealer: PropertySealer,
+    private readonly applications?: Applications,
   ) {}
 
   /** Read anew on each use: imported packages replace the registry. */
@@ -66,13 +76,22 @@ export class ResourceService {
     const validator = this.validatorOf(type);
     const errors = validator.validateCreate(input, { application: false, roles });
     if (errors.length) throw invalidBody(errors);
-    this.requireServedHere(type);
 
     const id = randomUUID();
-    const values: Record<string, unknown> = { ...validator.defaults };
+    let values: Record<string, unknown> = { ...validator.defaults };
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
-    const { body: stored, secrets } = this.split(type, values);
     const newLinks = await this.linksOf(type, input, caller);
+    let packageId: string | null = null;
+    if (type.servedBy === "application") {
+      // The application creates it first; only what it accepted is stored (no half-created resource).
+      const app = this.applicationsFor(type);
+      const { target, packageId: pkg } = await app.targetFor(type);
+      packageId = pkg;
+      const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, { aps: { id: l.targetId } }]));
+      const returned = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, this.origin(caller));
+      values = { ...values, ...this.acceptedFromApplication(type, returned) };
+    }
+    const { body: stored, secrets } = this.split(type, values);
     const now = new Date().toISOString();
     const isAccount = implementsType(this.registry, typeId, ACCOUNT_TYPE);
     const row = {
@@ -84,6 +103,7 @@ export class ResourceService {
       modified: now,
       ownerAccount: isAccount ? id : caller.accountId,
       ownerPath: isAccount ? `${caller.accountPath}${id}/` : caller.accountPath,
+      packageId,
       body: stored,
       secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
     };
@@ -100,17 +120,23 @@ export class ResourceService {
     const { row, type, roles } = await this.visible(caller, id, "configure");
     const errors = this.validatorOf(type).validateUpdate(body, { application: false, roles });
     if (errors.length) throw invalidBody(errors);
-    this.requireServedHere(type);
     const input = body as Record<string, unknown>;
     const wanted = (input.aps as { revision?: unknown } | undefined)?.revision;
     if (wanted !== undefined && wanted !== row.revision) {
       throw new ApsError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
     }
     const current: Record<string, unknown> = { ...row.body, ...(row.secrets ? this.sealer.open(id, row.secrets) : {}) };
+    const changes: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(input)) {
       if (k === "aps" || v === undefined) continue;
+      changes[k] = v;
       if (v === null) delete current[k];
       else current[k] = v;
+    }
+    if (type.servedBy === "application") {
+      const app = this.applicationsFor(type);
+      const { target } = await app.targetFor(type);
+      Object.assign(current, this.acceptedFromApplication(type, await app.forwarder.configure(target, type, id, changes, this.origin(caller))));
     }
     const { body: stored, secrets } = this.split(type, current);
     const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString() });
@@ -120,13 +146,52 @@ export class ResourceService {
 
   async unprovision(caller: Caller, id: string): Promise<void> {
     const { type } = await this.visible(caller, id, "unprovision");
-    this.requireServedHere(type);
     const strong = (await this.store.linksTo(id)).filter((l) => this.registry.get(l.sourceType)?.relations[l.relation]?.required);
     if (strong.length) {
       const first = strong[0]!;
       throw new ApsError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
     }
+    if (type.servedBy === "application") {
+      const app = this.applicationsFor(type);
+      const { target } = await app.targetFor(type);
+      await app.forwarder.unprovision(target, type, id, this.origin(caller));
+    }
     if (!(await this.store.delete(id))) throw new ApsError(404, `Resource ${id} does not exist.`);
+  }
+
+  /**
+   * A custom operation on a resource (SPEC 4.4): the caller needs access to the resource and to
+   * the operation; parameters are converted and checked, then the call goes to the application
+   * and its reply comes back as it is.
+   */
+  async custom(caller: Caller, id: string, method: string, rest: string, rawQuery: string, body: { bytes: Buffer; contentType: string } | undefined): Promise<EndpointReply> {
+    const { type, roles } = await this.visible(caller, id, "retrieve");
+    const match = Object.entries(type.operations)
+      .filter(([, op]) => !op.base && !op.static && op.verb === method)
+      .map(([name, op]) => ({ name, params: matchPath(op.path, rest) }))
+      .find((m) => m.params !== undefined);
+    if (!match) {
+      const paths = Object.values(type.operations).filter((op) => !op.base && !op.static).map((op) => `${op.verb} ${op.path}`);
+      throw new ApsError(paths.some((p) => matchPath(p.split(" ")[1]!, rest)) ? 405 : 404, `${type.name} has no operation ${method} ${rest}${paths.length ? `; it has ${paths.join(", ")}` : ""}.`);
+    }
+    this.requireOperation(type, match.name, roles);
+    const query = Object.fromEntries(new URLSearchParams(rawQuery));
+    let parsedBody: unknown = undefined;
+    if (body && /json/i.test(body.contentType)) {
+      try {
+        parsedBody = parseJsonText(body.bytes.toString("utf8"));
+      } catch {
+        throw new ApsError(400, "The body is not valid JSON.");
+      }
+    } else if (body) parsedBody = body.bytes;
+    const parse = this.validatorOf(type).operations[match.name];
+    if (parse) {
+      const result = parse({ path: match.params!, query, body: parsedBody });
+      if (!result.ok) throw invalidBody(result.errors, `The parameters of ${match.name}`);
+    }
+    const app = this.applicationsFor(type);
+    const { target } = await app.targetFor(type);
+    return app.forwarder.custom(target, type, method, `/${id}${rest}`, rawQuery, this.origin(caller), body);
   }
 
   async list(caller: Caller, queryString: string): Promise<ResourcePage> {
@@ -176,10 +241,26 @@ export class ResourceService {
     if ((access & roles) === 0) throw new ApsError(403, `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`);
   }
 
-  private requireServedHere(type: RegistryType): void {
-    if (type.servedBy === "application") {
-      throw new ApsError(502, `${type.name} is served by an application, and this controller cannot call applications yet; resources of platform types (accounts, users, subscriptions) work now.`);
-    }
+  private applicationsFor(type: RegistryType): Applications {
+    if (!this.applications) throw new ApsError(502, `${type.name} is served by an application, and this controller was started without access to applications.`);
+    return this.applications;
+  }
+
+  /** `APS-Identity-ID` is the token's user; anonymous tokens send none (SPEC 4.7 rule 1). */
+  private origin(caller: Caller): ForwardOrigin {
+    return caller.userId ? { identityId: caller.userId } : {};
+  }
+
+  /**
+   * What an application returns is merged only when it is valid for the type (values an
+   * application writes: everything settable, nothing unknown); `aps` stays the controller's.
+   */
+  private acceptedFromApplication(type: RegistryType, returned: Record<string, unknown>): Record<string, unknown> {
+    const { aps: _aps, ...props } = returned;
+    for (const name of Object.keys(type.relations)) delete props[name];
+    const errors = this.validatorOf(type).validateUpdate(props, { application: true, roles: 0 });
+    if (errors.length) throw new ApsError(502, `The application returned properties that are not valid for ${type.name}: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`);
+    return props;
   }
 
   private validatorOf(type: RegistryType): TypeValidator {
@@ -224,6 +305,22 @@ export class ResourceService {
 
   private view(row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], full: boolean): Record<string, unknown> {
     return resourceView(row, type, { roles, application: false }, { links, sealer: this.sealer, full });
+  }
+}
+
+/** Path parameters when `path` (e.g. `/logs/{day}`) matches `rest`, else undefined. */
+function matchPath(template: string, rest: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const source = template.replace(/\/+$/, "").replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  const m = new RegExp(`^${source}/?$`).exec(rest);
+  if (!m) return undefined;
+  try {
+    return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
+  } catch {
+    return undefined;
   }
 }
 

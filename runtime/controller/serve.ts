@@ -15,6 +15,9 @@ import { TokenService, type ExternalIssuer } from "./auth/tokens.ts";
 import { ensureProvider, type ProviderIdentity } from "./bootstrap.ts";
 import { loadKeys } from "./data-directory.ts";
 import { PropertySealer } from "./encryption.ts";
+import { endpointClient } from "./forward/endpoint-client.ts";
+import { Forwarder } from "./forward/forwarder.ts";
+import { InstanceService } from "./instances/instance-service.ts";
 import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
 import { openDatabase } from "./store/open-database.ts";
@@ -37,6 +40,8 @@ export interface ControllerOptions {
   readonly databaseUrl?: string;
   readonly externalIssuer?: ExternalIssuer;
   readonly logger?: Logger;
+  /** How long to wait for an application endpoint (default 30 s). */
+  readonly endpointTimeoutMs?: number;
 }
 
 /** A running controller. */
@@ -64,13 +69,17 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const provider = await ensureProvider(database.db, tokens, dataDir);
   const catalog = new PackageCatalog(database.db, options.types, options.validators, options.packages ?? [], options.compiler);
   await catalog.refresh();
-  const app = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger });
+  const sealer = new PropertySealer(keys.encryption);
+  let url = "";
+  const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
+  const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` });
+  const app = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer, logger, applications: { instances, forwarder } });
 
   const server = await new Promise<Server>((ready) => {
     const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert } }, () => ready(s as Server));
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   logger.info({ url, database: database.kind }, "controller listening");
   let closing: Promise<void> | undefined;
   return {

@@ -96,10 +96,11 @@ describe.each(databases)("controller resources on %s", (kind) => {
     expect(after.headers["content-range"]).toBe(before.headers["content-range"]);
   });
 
-  it("answers 502 for types an application serves, instead of pretending", async () => {
-    const r = await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: CMAIL }, localPart: "a", password: "0123456789" } });
-    expect(r.status).toBe(502);
-    expect(r.json.message).toMatch(/served by an application/);
+  it("answers 502 for types of an application that has no instance, instead of pretending", async () => {
+    const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef" };
+    const r = await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: "http://cloudmail.example.com/types/cloudmail/1.0" }, ...settings } });
+    expect(r.status, r.text).toBe(502);
+    expect(r.json.message).toMatch(/No instance of .* is installed/);
   });
 
   it("rejects a configure naming a stale revision with 409 and keeps the resource", async () => {

@@ -17,8 +17,9 @@ function serve() {
   const ready = new Promise<string>((resolve, reject) => {
     child.stderr.on("data", (d: Buffer) => {
       err += String(d);
+      // The last of the start-up lines names the admin token; by then all of them are out.
       const m = err.match(/controller on (https:\/\/\S+)/);
-      if (m) resolve(m[1]!);
+      if (m && err.includes("admin token in")) resolve(m[1]!);
     });
     child.stdout.on("data", (d: Buffer) => (out += String(d)));
     child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));

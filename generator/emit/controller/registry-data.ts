@@ -24,6 +24,7 @@ export function buildRegistry(model: ApsModel): RegistryType[] {
     isApplication: t.isApplication,
     isSuspendable: t.isSuspendable,
     servedBy: served.has(t.id) ? "application" : "platform",
+    ...(t.decl.service ? { service: t.decl.service } : {}),
     properties: Object.fromEntries([...t.properties.values()].map((p) => [p.name, registryProperty(p)])),
     relations: Object.fromEntries([...t.relations.values()].map((r): [string, RegistryRelation] => [r.name, { typeId: r.typeId, collection: r.collection, required: r.required }])),
     operations: Object.fromEntries([...t.operations.values()].map((op) => [op.name, registryOperation(op, isBaseOperation(op, t, model))])),

@@ -23,5 +23,16 @@ export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
     await service.unprovision(c.get("caller"), c.req.param("id"));
     return c.body(null, 204);
   });
+  // Custom operations: /aps/2/resources/<id>/<operation path>.
+  app.on(["GET", "POST", "PUT", "DELETE"], "/:id/*", async (c) => {
+    const url = new URL(c.req.url);
+    const id = c.req.param("id");
+    const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1);
+    const contentType = c.req.header("content-type");
+    const bytes = c.req.method === "GET" || c.req.method === "DELETE" ? undefined : Buffer.from(await c.req.arrayBuffer());
+    const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), bytes && bytes.length ? { bytes, contentType: contentType ?? "application/octet-stream" } : undefined);
+    const type = reply.headers["content-type"];
+    return new Response(reply.status === 204 ? null : reply.body, { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
+  });
   return app;
 }

@@ -71,3 +71,21 @@ export const navigation = pgTable("navigation", {
   body: exactJsonb("body").notNull(),
   created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
 });
+
+/**
+ * Application instances (issue 5): a package installed at an endpoint. The controller's CA
+ * issued the instance certificate; its SHA-256 fingerprint identifies the instance when it calls.
+ */
+export const instances = pgTable("instances", {
+  id: uuid("id").primaryKey(),
+  packageId: uuid("package_id").notNull(),
+  endpoint: text("endpoint").notNull(),
+  /** PEM of the CA that signed the endpoint's HTTPS certificate, when it is not a public one. */
+  endpointCa: text("endpoint_ca"),
+  /** The APP-META.xml service of the application root type. */
+  rootService: text("root_service").notNull(),
+  rootResource: uuid("root_resource"),
+  certFingerprint: text("cert_fingerprint").notNull().unique(),
+  status: text("status").notNull(),
+  created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+});

@@ -28,6 +28,8 @@ export interface KeyPairPem {
 export interface ControllerTls {
   readonly ca: KeyPairPem;
   readonly server: KeyPairPem;
+  /** The controller's client certificate, presented when it calls application endpoints. */
+  readonly client: KeyPairPem;
   /** Paths, for people: where to find the CA certificate to trust. */
   readonly caCertPath: string;
   /** True when this call created them. */
@@ -41,7 +43,15 @@ export interface ControllerTls {
 export async function ensureControllerTls(dir: string, hosts: readonly string[]): Promise<ControllerTls> {
   const tlsDir = join(dir, "tls");
   mkdirSync(tlsDir, { recursive: true });
-  const paths = { caCert: join(tlsDir, "ca.crt"), caKey: join(tlsDir, "ca.key"), cert: join(tlsDir, "server.crt"), key: join(tlsDir, "server.key"), hosts: join(tlsDir, "server.hosts") };
+  const paths = {
+    caCert: join(tlsDir, "ca.crt"),
+    caKey: join(tlsDir, "ca.key"),
+    cert: join(tlsDir, "server.crt"),
+    key: join(tlsDir, "server.key"),
+    hosts: join(tlsDir, "server.hosts"),
+    clientCert: join(tlsDir, "controller-client.crt"),
+    clientKey: join(tlsDir, "controller-client.key"),
+  };
   let created = false;
   if (!existsSync(paths.caCert) || !existsSync(paths.caKey)) {
     const ca = await createCa("aps-gen controller CA");
@@ -58,7 +68,18 @@ export async function ensureControllerTls(dir: string, hosts: readonly string[])
     writeFileSync(paths.hosts, hostList);
     created = true;
   }
-  return { ca, server: { cert: readFileSync(paths.cert, "utf8"), key: readFileSync(paths.key, "utf8") }, caCertPath: paths.caCert, created };
+  if (created || !existsSync(paths.clientCert) || !existsSync(paths.clientKey)) {
+    const client = await issueCertificate(ca, { commonName: "aps-gen controller", usage: "client" });
+    writePem(paths.clientKey, client.key, true);
+    writePem(paths.clientCert, client.cert, false);
+  }
+  return {
+    ca,
+    server: { cert: readFileSync(paths.cert, "utf8"), key: readFileSync(paths.key, "utf8") },
+    client: { cert: readFileSync(paths.clientCert, "utf8"), key: readFileSync(paths.clientKey, "utf8") },
+    caCertPath: paths.caCert,
+    created,
+  };
 }
 
 async function createCa(commonName: string): Promise<KeyPairPem> {

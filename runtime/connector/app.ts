@@ -1,0 +1,150 @@
+/**
+ * The application endpoint (DESIGN 4): a Hono app that accepts calls only from the controller
+ * (its client certificate must chain to the controller CA the endpoint trusts), parses the APS
+ * headers into a typed context, dispatches to the vendor's handlers and turns their results
+ * into the replies of aps-facts 4. The instance credentials that arrive with the install call
+ * (`aps.x509`) are stored and never reach handlers.
+ */
+import type { TLSSocket } from "node:tls";
+import type { HttpBindings } from "@hono/node-server";
+import { Hono, type Context } from "hono";
+import { parseJsonText, stringifyJson } from "../common/json-text.ts";
+import { callContext, type ApsCallContext } from "./context.ts";
+import type { CredentialStore } from "./credentials.ts";
+import { Accepted, ConnectorError, RawReply } from "./replies.ts";
+import { isSignedBy } from "./trust.ts";
+
+/** What a handler may return: a body, nothing, a 202, or a non-JSON reply. */
+export type HandlerResult = Record<string, unknown> | void | undefined | Accepted | RawReply;
+
+/** A custom operation of a service (SPEC 4.4). */
+export interface OperationHandler {
+  readonly verb: "GET" | "POST" | "PUT" | "DELETE";
+  /** As declared, e.g. `/logs/{day}`. */
+  readonly path: string;
+  readonly static?: boolean;
+  handle(ctx: ApsCallContext, body: unknown): Promise<HandlerResult> | HandlerResult;
+}
+
+/** The handlers of one APP-META.xml service. */
+export interface ServiceHandlers {
+  provision?(ctx: ApsCallContext, resource: Record<string, unknown>): Promise<HandlerResult> | HandlerResult;
+  configure?(ctx: ApsCallContext, changes: Record<string, unknown>): Promise<HandlerResult> | HandlerResult;
+  unprovision?(ctx: ApsCallContext): Promise<HandlerResult> | HandlerResult;
+  enable?(ctx: ApsCallContext): Promise<HandlerResult> | HandlerResult;
+  disable?(ctx: ApsCallContext): Promise<HandlerResult> | HandlerResult;
+  readonly operations?: Readonly<Record<string, OperationHandler>>;
+}
+
+/** Options of {@link createConnectorApp}. */
+export interface ConnectorOptions {
+  readonly services: Readonly<Record<string, ServiceHandlers>>;
+  readonly credentials: CredentialStore;
+  /**
+   * Accept the install call (the provision that carries `aps.x509`) before any controller is
+   * trusted, and trust the controller CA it names from then on (what real endpoints do). When
+   * false, only a controller CA already in the store is trusted.
+   */
+  readonly trustOnFirstInstall?: boolean;
+}
+
+type Env = { Bindings: HttpBindings };
+
+export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use("*", async (c, next) => {
+    const socket = c.env.incoming.socket as TLSSocket;
+    const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
+    const trusted = await options.credentials.controllerCas();
+    if (trusted.length === 0 && options.trustOnFirstInstall !== false) return next();
+    if (!peer?.raw) return c.json({ code: 401, error: "Unauthorized", message: "Calls to this endpoint need the controller's client certificate." }, 401);
+    if (!(await isSignedBy(peer.raw, trusted))) return c.json({ code: 403, error: "Forbidden", message: "The client certificate was not issued by the controller this endpoint trusts." }, 403);
+    return next();
+  });
+
+  for (const [service, handlers] of Object.entries(options.services)) {
+    // Custom operations first: their paths are more specific than /:id.
+    for (const [name, op] of Object.entries(handlers.operations ?? {})) {
+      const path = op.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1").replace(/^\/?/, "/");
+      const route = op.static ? `/${service}${path}` : `/${service}/:aps_resource_id${path}`;
+      app.on(op.verb, route, async (c) => {
+        const { aps_resource_id, ...params } = c.req.param() as Record<string, string>;
+        const ctx = callContext((h) => c.req.header(h), { ...(aps_resource_id ? { resourceId: aps_resource_id } : {}), params, query: c.req.query() });
+        const type = c.req.header("content-type") ?? "";
+        const body = op.verb === "GET" || op.verb === "DELETE" ? undefined : /json/i.test(type) ? await readJson(c) : type ? new Uint8Array(await c.req.arrayBuffer()) : undefined;
+        return reply(c, await run(() => op.handle(ctx, body)), 200, `operation ${name}`);
+      });
+    }
+    app.post(`/${service}`, (c) => provision(c, service, handlers, options));
+    app.post(`/${service}/`, (c) => provision(c, service, handlers, options));
+    app.put(`/${service}/:id/enable`, async (c) => reply(c, await run(() => handlers.enable?.(ctxOf(c)) ?? missing("enable")), 200, "enable"));
+    app.put(`/${service}/:id/disable`, async (c) => reply(c, await run(() => handlers.disable?.(ctxOf(c)) ?? missing("disable")), 200, "disable"));
+    app.put(`/${service}/:id`, async (c) => {
+      const body = (await readJson(c)) as Record<string, unknown>;
+      return reply(c, await run(() => (handlers.configure ? handlers.configure(ctxOf(c), body) : body)), 200, "configure");
+    });
+    app.delete(`/${service}/:id`, async (c) => reply(c, await run(() => handlers.unprovision?.(ctxOf(c))), 204, "unprovision"));
+  }
+  app.notFound((c) => c.json({ code: 404, error: "NotFound", message: `This endpoint has no ${c.req.method} ${new URL(c.req.url).pathname}.` }, 404));
+  return app;
+}
+
+async function provision(c: Context<Env>, service: string, handlers: ServiceHandlers, options: ConnectorOptions): Promise<Response> {
+  const body = (await readJson(c)) as Record<string, unknown>;
+  const ctx = ctxOf(c);
+  const aps = (body.aps ?? {}) as Record<string, unknown>;
+  const x509 = aps.x509 as { self?: string; controller?: string } | undefined;
+  if (x509?.self && x509.controller) {
+    // The install call of the application root: keep the credentials, hide them from handlers.
+    await options.credentials.save(ctx.instanceId, { certAndKey: x509.self, controllerCa: x509.controller });
+    const { x509: _hidden, ...rest } = aps;
+    body.aps = rest;
+  }
+  return reply(c, await run(() => (handlers.provision ? handlers.provision(ctx, body) : body)), 200, `provision of ${service}`);
+}
+
+function ctxOf(c: Context<Env>): ApsCallContext {
+  const id = c.req.param("id");
+  return callContext((h) => c.req.header(h), { ...(id ? { resourceId: id } : {}), query: c.req.query() });
+}
+
+async function readJson(c: Context<Env>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return parseJsonText(text);
+  } catch {
+    throw new ConnectorError(400, "The body is not JSON.");
+  }
+}
+
+async function run(handler: () => Promise<HandlerResult> | HandlerResult): Promise<HandlerResult | ConnectorError> {
+  try {
+    return await handler();
+  } catch (error) {
+    if (error instanceof ConnectorError) return error;
+    return new ConnectorError(500, `The handler failed: ${(error as Error).message}`);
+  }
+}
+
+function missing(what: string): never {
+  throw new ConnectorError(501, `This connector does not implement ${what}.`);
+}
+
+function reply(c: Context<Env>, result: HandlerResult | ConnectorError, emptyStatus: number, what: string): Response {
+  const headers: Record<string, string> = {};
+  const tx = c.req.header("aps-transaction-id");
+  if (tx) headers["APS-Transaction-ID"] = tx;
+  if (result instanceof ConnectorError) return json({ code: result.status, error: "ConnectorError", message: `${what}: ${result.message}` }, result.status, headers);
+  if (result instanceof Accepted) {
+    return json(result.body ?? {}, 202, { ...headers, "APS-Info": result.info, "APS-Retry-Timeout": String(Math.max(0, Math.round(result.retrySeconds))) });
+  }
+  if (result instanceof RawReply) return new Response(result.body, { status: 200, headers: { ...headers, "content-type": result.contentType } });
+  if (result === undefined || result === null) return new Response(null, { status: emptyStatus === 204 ? 204 : 204, headers });
+  return json(result, 200, headers);
+}
+
+function json(value: unknown, status: number, headers: Record<string, string>): Response {
+  return new Response(stringifyJson(value), { status, headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+}

@@ -1,0 +1,130 @@
+/**
+ * Application instances (DESIGN 3, aps-facts 6): an imported package installed at an endpoint.
+ * Installing issues the instance certificate from the controller's CA and provisions the
+ * package's application root resource at the endpoint, handing over `aps.x509.self` (the
+ * certificate and key) and `aps.x509.controller` (the CA certificate). Nothing is stored when
+ * the endpoint does not accept it.
+ */
+import { randomUUID, X509Certificate } from "node:crypto";
+import { asc, eq } from "drizzle-orm";
+import { applicationActor } from "../../common/actor.ts";
+import type { Caller } from "../auth/caller.ts";
+import { ApsError, invalidBody } from "../errors.ts";
+import type { EndpointTarget } from "../forward/endpoint-client.ts";
+import type { PropertySealer } from "../encryption.ts";
+import type { Forwarder } from "../forward/forwarder.ts";
+import type { PackageCatalog } from "../packages/catalog.ts";
+import type { RegistryType } from "../registry.ts";
+import type { Db } from "../store/open-database.ts";
+import { instances, resources } from "../store/schema.ts";
+import { issueCertificate, type KeyPairPem } from "../tls/certificate-authority.ts";
+
+const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
+
+/** An instance row. */
+export type InstanceRow = typeof instances.$inferSelect;
+
+/** What an admin sends to install an instance. */
+export interface InstallRequest {
+  readonly package: string;
+  readonly endpoint: string;
+  /** PEM of the CA of the endpoint's HTTPS certificate, when it is not publicly trusted. */
+  readonly endpointCa?: string;
+  /** Properties of the application root resource (its settings). */
+  readonly settings?: Record<string, unknown>;
+}
+
+export class InstanceService {
+  constructor(
+    private readonly db: Db,
+    private readonly catalog: PackageCatalog,
+    private readonly forwarder: Forwarder,
+    private readonly ca: KeyPairPem,
+    private readonly sealer: PropertySealer,
+    private readonly providerAccount: { id: string; path: string },
+  ) {}
+
+  async install(caller: Caller, request: unknown): Promise<Record<string, unknown>> {
+    requireProviderAdmin(caller);
+    const input = parseInstall(request);
+    await this.catalog.refresh();
+    const pkg = this.catalog.get(input.package);
+    if (!pkg) throw new ApsError(400, `Package ${input.package} is not known; import it first (POST /aps/2/packages) or list them at /aps/2/packages.`);
+    const root = pkg.typeIds.map((id) => this.catalog.registry.get(id)!).find((t) => t && (t.id === APPLICATION_TYPE || t.ancestors.includes(APPLICATION_TYPE)));
+    if (!root?.service) throw new ApsError(400, `Package ${pkg.name} declares no application root type (a type implementing core/application with an APP-META.xml service).`);
+    const validator = this.catalog.validators.get(root.id);
+    const settings = { aps: { type: root.id }, ...(input.settings ?? {}) };
+    const errors = validator?.validateCreate(settings, applicationActor) ?? [];
+    if (errors.length) throw invalidBody(errors, "The settings of the application root resource");
+
+    const instanceId = randomUUID();
+    const credentials = await issueCertificate(this.ca, { commonName: instanceId, usage: "client" });
+    const fingerprint = new X509Certificate(credentials.cert).fingerprint256;
+    const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null };
+    const rootId = randomUUID();
+    const values: Record<string, unknown> = { ...(validator?.defaults ?? {}), ...(input.settings ?? {}) };
+    const reply = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, {});
+    const { aps: _ignored, ...returned } = reply;
+    const now = new Date().toISOString();
+    const body: Record<string, unknown> = {};
+    const secrets: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries({ ...values, ...returned })) (root.properties[k]?.encrypted ? secrets : body)[k] = v;
+    // Instance and root resource together, or neither.
+    await this.db.transaction(async (tx) => {
+      await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now });
+      await tx.insert(resources).values({ id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null });
+    });
+    return this.view((await this.get(instanceId))!);
+  }
+
+  async list(caller: Caller): Promise<Record<string, unknown>[]> {
+    requireProviderAdmin(caller);
+    return (await this.db.select().from(instances).orderBy(asc(instances.created))).map((r) => this.view(r));
+  }
+
+  async describe(caller: Caller, id: string): Promise<Record<string, unknown>> {
+    requireProviderAdmin(caller);
+    const row = await this.get(id);
+    if (!row) throw new ApsError(404, `Instance ${id} does not exist.`);
+    return this.view(row);
+  }
+
+  /** The instance that serves a type: the first installed instance of its package. */
+  async targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string }> {
+    const pkg = this.catalog.list().find((p) => p.typeIds.includes(type.id));
+    if (!pkg) throw new ApsError(502, `No package declares ${type.id}.`);
+    const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
+    if (!row) throw new ApsError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
+    return { target: { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa }, packageId: pkg.id };
+  }
+
+  /** The instance whose certificate has this SHA-256 fingerprint (`AB:CD:...`). */
+  async byFingerprint(fingerprint: string): Promise<InstanceRow | undefined> {
+    const [row] = await this.db.select().from(instances).where(eq(instances.certFingerprint, fingerprint)).limit(1);
+    return row;
+  }
+
+  private async get(id: string): Promise<InstanceRow | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    const [row] = await this.db.select().from(instances).where(eq(instances.id, id)).limit(1);
+    return row;
+  }
+
+  private view(r: InstanceRow): Record<string, unknown> {
+    return { id: r.id, package: r.packageId, endpoint: r.endpoint, rootService: r.rootService, rootResource: r.rootResource, status: r.status, created: r.created, href: `/aps/2/instances/${r.id}` };
+  }
+}
+
+function requireProviderAdmin(caller: Caller): void {
+  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ApsError(403, "Only the provider's administrators manage application instances.");
+}
+
+function parseInstall(body: unknown): InstallRequest {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, 'Send {"package": "<package id>", "endpoint": "https://..."} to install an instance.');
+  const b = body as Record<string, unknown>;
+  if (typeof b.package !== "string") throw new ApsError(400, '"package" must name an imported package by id.');
+  if (typeof b.endpoint !== "string" || !/^https:\/\/[^\s/]+/.test(b.endpoint)) throw new ApsError(400, '"endpoint" must be the https:// URL of the application endpoint.');
+  if (b.endpointCa !== undefined && (typeof b.endpointCa !== "string" || !b.endpointCa.includes("BEGIN CERTIFICATE"))) throw new ApsError(400, '"endpointCa" must be a PEM certificate.');
+  if (b.settings !== undefined && (typeof b.settings !== "object" || b.settings === null || Array.isArray(b.settings))) throw new ApsError(400, '"settings" must be an object of the root resource\'s properties.');
+  return { package: b.package, endpoint: b.endpoint.replace(/\/$/, ""), ...(typeof b.endpointCa === "string" ? { endpointCa: b.endpointCa } : {}), ...(b.settings ? { settings: b.settings as Record<string, unknown> } : {}) };
+}

@@ -1,0 +1,20 @@
+/**
+ * `/aps/2/instances` (provider administrators): install an application instance of an imported
+ * package at its endpoint, list and read instances. The spec leaves this administration API
+ * open; see README.
+ */
+import { Hono } from "hono";
+import type { ControllerEnv } from "../context.ts";
+import { readJsonBody, sendJson } from "../http-json.ts";
+import type { InstanceService } from "../instances/instance-service.ts";
+
+export function instanceRoutes(service: InstanceService): Hono<ControllerEnv> {
+  const app = new Hono<ControllerEnv>();
+  app.post("/", async (c) => sendJson(c, await service.install(c.get("caller"), await readJsonBody(c)), 201));
+  app.get("/", async (c) => {
+    const list = await service.list(c.get("caller"));
+    return sendJson(c, list, 200, { "Content-Range": list.length ? `items 0-${list.length - 1}/${list.length}` : "items */0" });
+  });
+  app.get("/:id", async (c) => sendJson(c, await service.describe(c.get("caller"), c.req.param("id"))));
+  return app;
+}
