@@ -1388,6 +1388,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": true,
     "isSuspendable": false,
     "servedBy": "application",
+    "service": "cloudmail",
     "properties": {
       "apiEndpoint": {
         "kind": "string",
@@ -1501,6 +1502,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": false,
     "isSuspendable": false,
     "servedBy": "application",
+    "service": "tenants",
     "properties": {
       "organizationId": {
         "kind": "string",
@@ -1670,6 +1672,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": false,
     "isSuspendable": false,
     "servedBy": "application",
+    "service": "domains",
     "properties": {
       "name": {
         "kind": "string",
@@ -1789,6 +1792,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": false,
     "isSuspendable": true,
     "servedBy": "application",
+    "service": "mailboxes",
     "properties": {
       "localPart": {
         "kind": "string",
@@ -2045,6 +2049,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": true,
     "isSuspendable": false,
     "servedBy": "application",
+    "service": "vpscloud",
     "properties": {
       "apiUrl": {
         "kind": "string",
@@ -2150,6 +2155,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": false,
     "isSuspendable": false,
     "servedBy": "application",
+    "service": "managements",
     "properties": {
       "servers": {
         "kind": "structure",
@@ -2286,6 +2292,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": false,
     "isSuspendable": true,
     "servedBy": "application",
+    "service": "vpses",
     "properties": {
       "hostname": {
         "kind": "string",
@@ -2554,6 +2561,7 @@ export const registryTypes: readonly RegistryType[] = [
     "isApplication": false,
     "isSuspendable": false,
     "servedBy": "application",
+    "service": "snapshots",
     "properties": {
       "label": {
         "kind": "string",
