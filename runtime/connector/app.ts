@@ -78,8 +78,8 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
     }
     app.post(`/${service}`, (c) => provision(c, service, handlers, options));
     app.post(`/${service}/`, (c) => provision(c, service, handlers, options));
-    app.put(`/${service}/:id/enable`, async (c) => reply(c, await run(() => handlers.enable?.(ctxOf(c)) ?? missing("enable")), 200, "enable"));
-    app.put(`/${service}/:id/disable`, async (c) => reply(c, await run(() => handlers.disable?.(ctxOf(c)) ?? missing("disable")), 200, "disable"));
+    app.put(`/${service}/:id/enable`, async (c) => reply(c, await run(() => (handlers.enable ? handlers.enable(ctxOf(c)) : missing("enable"))), 200, "enable"));
+    app.put(`/${service}/:id/disable`, async (c) => reply(c, await run(() => (handlers.disable ? handlers.disable(ctxOf(c)) : missing("disable"))), 200, "disable"));
     app.put(`/${service}/:id`, async (c) => {
       const body = (await readJson(c)) as Record<string, unknown>;
       return reply(c, await run(() => (handlers.configure ? handlers.configure(ctxOf(c), body) : body)), 200, "configure");

@@ -36,7 +36,7 @@ export interface TypeCatalog {
 
 /** How the service reaches the application that serves a type (absent: application types answer 502). */
 export interface Applications {
-  targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string }>;
+  targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string; rootResource?: string }>;
   readonly forwarder: Forwarder;
 }
 
@@ -80,12 +80,22 @@ export class ResourceService {
     const id = randomUUID();
     let values: Record<string, unknown> = { ...validator.defaults };
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
-    const newLinks = await this.linksOf(type, input, caller);
     let packageId: string | null = null;
+    let served: { target: EndpointTarget; packageId: string; rootResource?: string } | undefined;
+    const implicit = new Map<string, string>();
     if (type.servedBy === "application") {
+      served = await this.applicationsFor(type).targetFor(type);
+      // A relation to the application root is the instance that serves the resource: the controller links it.
+      const root = served.rootResource ? await this.store.get(served.rootResource) : undefined;
+      for (const [name, rel] of Object.entries(type.relations)) {
+        if (root && !rel.collection && input[name] === undefined && implementsType(this.registry, root.typeId, rel.typeId)) implicit.set(name, root.id);
+      }
+    }
+    const newLinks = await this.linksOf(type, input, caller, implicit);
+    if (served) {
       // The application creates it first; only what it accepted is stored (no half-created resource).
       const app = this.applicationsFor(type);
-      const { target, packageId: pkg } = await app.targetFor(type);
+      const { target, packageId: pkg } = served;
       packageId = pkg;
       const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, { aps: { id: l.targetId } }]));
       const returned = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, this.origin(caller));
@@ -194,6 +204,27 @@ export class ResourceService {
     return app.forwarder.custom(target, type, method, `/${id}${rest}`, rawQuery, this.origin(caller), body);
   }
 
+  /**
+   * Suspendable (SPEC 3, 4.5): `disable` takes a ready resource to `aps:disabled`, `enable` takes
+   * it back; the other way round is a 409. The application is told first (it ends or restores
+   * the service); the status changes only when it agreed.
+   */
+  async suspend(caller: Caller, id: string, disable: boolean): Promise<Record<string, unknown>> {
+    const operation = disable ? "disable" : "enable";
+    const { row, type, roles, links } = await this.visible(caller, id, operation);
+    if (!type.isSuspendable) throw new ApsError(404, `${type.name} does not implement core/suspendable, so it has no ${operation} operation.`);
+    const from = disable ? "aps:ready" : "aps:disabled";
+    if (row.status !== from) throw new ApsError(409, `The resource is ${row.status}; ${operation} needs it ${from}.`);
+    if (type.servedBy === "application") {
+      const app = this.applicationsFor(type);
+      const { target } = await app.targetFor(type);
+      await app.forwarder.suspend(target, type, id, disable, this.origin(caller));
+    }
+    const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? "aps:disabled" : "aps:ready" });
+    if (!updated) throw new ApsError(409, `The resource changed while ${operation} ran; read it again and repeat.`);
+    return this.view(updated, type, roles, links, true);
+  }
+
   async list(caller: Caller, queryString: string): Promise<ResourcePage> {
     let query;
     try {
@@ -278,9 +309,14 @@ export class ResourceService {
   }
 
   /** Links named in a provision body: targets must exist, be visible and have the relation's type. */
-  private async linksOf(type: RegistryType, input: Record<string, unknown>, caller: Caller): Promise<StoredLink[]> {
+  private async linksOf(type: RegistryType, input: Record<string, unknown>, caller: Caller, implicit: ReadonlyMap<string, string> = new Map()): Promise<StoredLink[]> {
     const out: StoredLink[] = [];
     for (const [name, rel] of Object.entries(type.relations)) {
+      const root = implicit.get(name);
+      if (root) {
+        out.push({ relation: name, targetId: root });
+        continue;
+      }
       const value = input[name];
       const refs = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
       if (rel.required && refs.length === 0) throw new ApsError(400, `"${name}" is a required relation: link it on creation with "${name}": {"aps": {"id": "<resource id>"}}.`);

@@ -10,6 +10,8 @@ import type { ApsCallContext } from "../../runtime/connector/context.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
 import { ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
+import { TokenService } from "../../runtime/controller/auth/tokens.ts";
+import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
 
@@ -34,7 +36,8 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   const calls: { what: string; ctx: ApsCallContext; body?: unknown }[] = [];
   let instanceId = "";
   let packageId = "";
-  let adminUserId = "";
+  let customer = "";
+  const customerUser = "6d1c1f0e-7a63-4f55-9a2f-3f9a1b2c4d5e";
 
   const record = (what: string) => (ctx: ApsCallContext, body?: unknown) => {
     calls.push({ what, ctx, body });
@@ -60,6 +63,8 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
       provision: (ctx, r) => (record("mailbox")(ctx, r), { address: `${String(r.localPart)}@example.com`, used: 0 }),
       configure: (ctx, changes) => (record("configure")(ctx, changes), { used: 42 }),
       unprovision: (ctx) => void record("unprovision")(ctx),
+      disable: (ctx) => void record("disable")(ctx),
+      enable: (ctx) => void record("enable")(ctx),
       operations: {
         changePassword: { verb: "POST", path: "/changePassword", handle: (ctx, body) => (record("changePassword")(ctx, body), true as unknown as Record<string, unknown>) },
         purgeArchive: { verb: "POST", path: "/purgeArchive", handle: (ctx) => ({ messages: Number(ctx.query.olderThanDays), freed: 9223372036854775807n }) },
@@ -69,7 +74,8 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"]);
-    adminUserId = t.controller.provider.adminUserId;
+    const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });
+    customer = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id, userId: customerUser });
     // The endpoint's own HTTPS identity, from a CA of its own (not the controller's).
     const endpointTls = await ensureControllerTls(join(dir, "endpoint-tls"), ["127.0.0.1"]);
     endpointCa = endpointTls.ca.cert;
@@ -93,6 +99,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   });
 
   const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
+  const owner = (method: string, path: string, body?: unknown) => t.call(method, path, { token: customer, ...(body === undefined ? {} : { body }) });
 
   it("refuses to install at an endpoint that is down, and keeps nothing", async () => {
     const r = await admin("POST", "/aps/2/instances", { package: packageId, endpoint: "https://127.0.0.1:9", endpointCa, settings: { apiEndpoint: "https://api", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
@@ -122,41 +129,43 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   let mailbox = "";
 
   it("forwards provision with the SPEC 4.7 headers and never a token; stores what the application returns", async () => {
-    const sub = await admin("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION }, name: "s" });
+    const sub = await owner("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION }, name: "s" });
     const root = (await admin("GET", "/aps/2/instances")).json[0].rootResource;
-    const account = t.controller.provider.accountId;
-    const tr = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, app: { aps: { id: root } }, account: { aps: { id: account } }, subscription: { aps: { id: sub.json.aps.id } } });
+    const account = JSON.parse(Buffer.from(customer.split(".")[1]!, "base64url").toString()).acc;
+    // No "app" link is given: the controller links the root of the instance that serves the tenant.
+    const tr = await owner("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub.json.aps.id } } });
     expect(tr.status, tr.text).toBe(201);
     tenant = tr.json.aps.id;
     expect(tr.json.organizationId).toBe("org-1");
+    expect(tr.json.app).toMatchObject({ aps: { link: "strong", id: root } });
     const sent = seen.find((s) => s.path === "/tenants/")!;
     expect(sent.headers["aps-controller-uri"]).toBe(t.controller.url);
     expect(sent.headers["aps-instance-id"]).toBe(instanceId);
     expect(sent.headers["aps-transaction-id"]).toMatch(/^[0-9a-f-]{36}$/);
     expect(sent.headers["aps-request-phase"]).toBe("sync");
-    expect(sent.headers["aps-identity-id"]).toBe(adminUserId);
+    expect(sent.headers["aps-identity-id"]).toBe(customerUser);
     expect(JSON.parse(sent.body)).toMatchObject({ aps: { type: `${T}/tenant/1.0`, id: tenant }, app: { aps: { id: root } } });
-    const d = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "example.com", tenant: { aps: { id: tenant } } });
+    const d = await owner("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "example.com", tenant: { aps: { id: tenant } } });
     expect(d.status, d.text).toBe(201);
     domain = d.json.aps.id;
-    const m = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/mailbox/1.0` }, localPart: "ann", password: "0123456789", tenant: { aps: { id: tenant } }, domain: { aps: { id: domain } } });
+    const m = await owner("POST", "/aps/2/resources", { aps: { type: `${T}/mailbox/1.0` }, localPart: "ann", password: "0123456789", tenant: { aps: { id: tenant } }, domain: { aps: { id: domain } } });
     expect(m.status, m.text).toBe(201);
     mailbox = m.json.aps.id;
     expect(m.json).toMatchObject({ address: "ann@example.com", used: 0 });
     for (const s of seen) expect(JSON.stringify(s.headers).toLowerCase()).not.toContain("aps-token");
-    for (const s of seen) expect(s.body).not.toContain(t.adminToken);
+    for (const s of seen) expect(s.body).not.toContain(customer);
   });
 
   it("passes an application's error back with its status and stores nothing", async () => {
     const before = (await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/domain/1.0`)})`)).headers["content-range"];
-    const r = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "fail.example", tenant: { aps: { id: tenant } } });
+    const r = await owner("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "fail.example", tenant: { aps: { id: tenant } } });
     expect(r.status).toBe(500);
     expect(r.json.message).toMatch(/DNS provider refused/);
     expect((await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/domain/1.0`)})`)).headers["content-range"]).toBe(before);
   });
 
   it("forwards configure and merges what the application returns", async () => {
-    const r = await admin("PUT", `/aps/2/resources/${mailbox}`, { displayName: "Ann" });
+    const r = await owner("PUT", `/aps/2/resources/${mailbox}`, { displayName: "Ann" });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ displayName: "Ann", used: 42 });
     expect(calls.find((c) => c.what === "configure")!.body).toEqual({ displayName: "Ann" });
@@ -176,6 +185,9 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     const pw = await admin("POST", `/aps/2/resources/${mailbox}/changePassword`, { newPassword: "abcdefghijk" });
     expect(pw.status, pw.text).toBe(200);
     expect(pw.json).toBe(true);
+    // purgeArchive allows admins only: the provider is admin of the customer's mailbox.
+    const purge = await admin("POST", `/aps/2/resources/${mailbox}/purgeArchive?olderThanDays=30`);
+    expect(purge.text).toBe('{"messages":30,"freed":9223372036854775807}');
   });
 
   it("checks operation parameters and access before anything reaches the application", async () => {
@@ -187,8 +199,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     expect(tooBig.json.details[0]).toMatchObject({ path: "/query/top", code: "range" });
     expect((await admin("POST", `/aps/2/resources/${mailbox}/changePassword`, { newPassword: "short" })).status).toBe(400);
     expect((await admin("POST", `/aps/2/resources/${mailbox}/changePassword`)).json.details[0]).toMatchObject({ path: "/body", code: "required" });
-    // purgeArchive allows admins only; the provider owns this mailbox, so it is its owner here.
-    const denied = await admin("POST", `/aps/2/resources/${mailbox}/purgeArchive?olderThanDays=30`);
+    const denied = await owner("POST", `/aps/2/resources/${mailbox}/purgeArchive?olderThanDays=30`);
     expect(denied.status).toBe(403);
     expect(denied.json.message).toMatch(/do not allow purgeArchive/);
     expect((await admin("POST", `/aps/2/resources/${mailbox}/noSuchOperation`)).status).toBe(404);
@@ -214,6 +225,19 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     // The instance's own certificate is issued by the controller CA, but only the controller calls endpoints;
     // the endpoint trusts the CA, so this shows the chain check, not an identity check.
     expect(await direct({ cert: instanceCreds, key: instanceKey })).toBe(204);
+  });
+
+  it("suspends and resumes a Suspendable resource through the application; admins only; wrong state is 409", async () => {
+    expect((await owner("PUT", `/aps/2/resources/${mailbox}/disable`)).status).toBe(403);
+    const off = await admin("PUT", `/aps/2/resources/${mailbox}/disable`);
+    expect(off.status, off.text).toBe(200);
+    expect(off.json.aps.status).toBe("aps:disabled");
+    expect(seen.at(-1)).toMatchObject({ method: "PUT", path: `/mailboxes/${mailbox}/disable` });
+    expect((await admin("PUT", `/aps/2/resources/${mailbox}/disable`)).status).toBe(409);
+    const on = await admin("PUT", `/aps/2/resources/${mailbox}/enable`);
+    expect(on.json.aps.status).toBe("aps:ready");
+    expect((await admin("PUT", `/aps/2/resources/${mailbox}/enable`)).status).toBe(409);
+    expect((await admin("PUT", `/aps/2/resources/${domain}/disable`)).status).toBe(404);
   });
 
   it("forwards unprovision and removes the resource only after the application agreed", async () => {

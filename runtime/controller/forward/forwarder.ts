@@ -49,6 +49,12 @@ export class Forwarder {
     this.propertiesOf(reply, [200, 204], target);
   }
 
+  /** Suspendable: `PUT <endpoint>/<service>/<id>/disable` or `/enable` (SPEC 4.5). */
+  async suspend(target: EndpointTarget, type: RegistryType, id: string, disable: boolean, origin: ForwardOrigin): Promise<void> {
+    const reply = await this.send(target, "PUT", `/${serviceOf(type)}/${id}/${disable ? "disable" : "enable"}`, origin);
+    this.propertiesOf(reply, [200, 204], target);
+  }
+
   /** A custom operation; the reply goes back to the caller as the application sent it. */
   async custom(target: EndpointTarget, type: RegistryType, method: string, path: string, query: string, origin: ForwardOrigin, body?: { bytes: Buffer; contentType: string }): Promise<EndpointReply> {
     const reply = await this.call(target, method, `/${serviceOf(type)}${path}${query ? `?${query}` : ""}`, this.headers(target, origin, body?.contentType), body?.bytes);

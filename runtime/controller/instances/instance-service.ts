@@ -90,12 +90,12 @@ export class InstanceService {
   }
 
   /** The instance that serves a type: the first installed instance of its package. */
-  async targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string }> {
+  async targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string; rootResource?: string }> {
     const pkg = this.catalog.list().find((p) => p.typeIds.includes(type.id));
     if (!pkg) throw new ApsError(502, `No package declares ${type.id}.`);
     const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
     if (!row) throw new ApsError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
-    return { target: { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa }, packageId: pkg.id };
+    return { target: { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa }, packageId: pkg.id, ...(row.rootResource ? { rootResource: row.rootResource } : {}) };
   }
 
   /** The instance whose certificate has this SHA-256 fingerprint (`AB:CD:...`). */

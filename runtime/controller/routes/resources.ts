@@ -28,6 +28,7 @@ export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
     const url = new URL(c.req.url);
     const id = c.req.param("id");
     const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1);
+    if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await service.suspend(c.get("caller"), id, rest === "/disable"));
     const contentType = c.req.header("content-type");
     const bytes = c.req.method === "GET" || c.req.method === "DELETE" ? undefined : Buffer.from(await c.req.arrayBuffer());
     const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), bytes && bytes.length ? { bytes, contentType: contentType ?? "application/octet-stream" } : undefined);
