@@ -89,7 +89,17 @@ export function codePointLength(s: string): number {
   return n;
 }
 
+/** Matches a high surrogate: only strings with one can have fewer characters than UTF-16 units. */
+export const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
+
 /** Length in characters of a value's JSON text (SPEC 8: arrays of structures are stored as JSON). */
 export function jsonTextLength(v: unknown): number {
-  return codePointLength(stringifyJson(v));
+  let text: string;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    // A bigint inside: the exact serialiser.
+    text = stringifyJson(v);
+  }
+  return HIGH_SURROGATE.test(text) ? codePointLength(text) : text.length;
 }

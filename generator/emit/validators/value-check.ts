@@ -134,7 +134,11 @@ function stringChecks(spec: ValueSpec, v: string, path: string, scope: ModuleSco
   const maxWhy = max < limit ? `at most ${max} are allowed` : `the most a string property can hold is ${limit} (SPEC 8)`;
   out.push(`if (${v}.length > ${max} && ${cp()}(${v}) > ${max}) ${err(maxCode, `"has " + ${cp()}(${v}) + " characters; ${maxWhy}"`)}`);
   if (spec.minLength !== undefined && spec.minLength > 0) {
-    out.push(`if (${v}.length < ${2 * spec.minLength} && ${cp()}(${v}) < ${spec.minLength}) ${err("minLength", `"has " + ${cp()}(${v}) + " characters; at least ${spec.minLength} ${spec.minLength === 1 ? "is" : "are"} required"`)}`);
+    // Fewer characters than UTF-16 units only with surrogate pairs: count only then.
+    const surrogate = scope.runtime("validation-error", "HIGH_SURROGATE");
+    out.push(
+      `if (${v}.length < ${spec.minLength} || (${v}.length < ${2 * spec.minLength} && ${surrogate}.test(${v}) && ${cp()}(${v}) < ${spec.minLength})) ${err("minLength", `"has " + ${cp()}(${v}) + " characters; at least ${spec.minLength} ${spec.minLength === 1 ? "is" : "are"} required"`)}`,
+    );
   }
   if (spec.pattern !== undefined) {
     const re = scope.pattern(spec.pattern);

@@ -2,7 +2,7 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { codePointLength, pointerSegment, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, codePointLength, pointerSegment, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
 
 /** Checks a value of structure `ConnectionCheck` of CloudMail; pushes what is wrong onto `errors`. */
 export function checkCloudMailConnectionCheck(value: unknown, path: string, errors: ValidationError[]): void {
@@ -120,7 +120,7 @@ export function validateCloudMailCreate(body: unknown, actor: Actor): Validation
         if (typeof v !== "string") errors.push(typeError("/apiKey", "a string", v));
         else {
           if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/apiKey", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 32 && codePointLength(v) < 16) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
+          if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
         }
         break;
       }
@@ -237,7 +237,7 @@ export function validateCloudMailUpdate(body: unknown, actor: Actor): Validation
         if (typeof v !== "string") errors.push(typeError("/apiKey", "a string", v));
         else {
           if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/apiKey", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 32 && codePointLength(v) < 16) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
+          if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
         }
         break;
       }

@@ -4,7 +4,7 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { codePointLength, jsonTextLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, codePointLength, jsonTextLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
 
 const PATTERN_0 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
 const ENUM_1 = new Set<unknown>(["basic", "business", "enterprise"]);
@@ -124,7 +124,7 @@ export function checkMailboxPasswordChange(value: unknown, path: string, errors:
         if (typeof v !== "string") errors.push(typeError(path + "/newPassword", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: path + "/newPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 20 && codePointLength(v) < 10) errors.push({ path: path + "/newPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
+          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: path + "/newPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
         }
         break;
       }
@@ -264,7 +264,7 @@ export function validateMailboxCreate(body: unknown, actor: Actor): ValidationEr
         if (typeof v !== "string") errors.push(typeError("/localPart", "a string", v));
         else {
           if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/localPart", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 2 && codePointLength(v) < 1) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
           if (!PATTERN_0.test(v)) errors.push({ path: "/localPart", code: "pattern", message: "does not match the pattern ^[a-z0-9][a-z0-9._-]*$: " + showValue(v) });
         }
         break;
@@ -294,7 +294,7 @@ export function validateMailboxCreate(body: unknown, actor: Actor): ValidationEr
         if (typeof v !== "string") errors.push(typeError("/displayName", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/displayName", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 2 && codePointLength(v) < 1) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
         }
         break;
       }
@@ -310,7 +310,7 @@ export function validateMailboxCreate(body: unknown, actor: Actor): ValidationEr
         if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/password", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 20 && codePointLength(v) < 10) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
+          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
         }
         break;
       }
@@ -578,7 +578,7 @@ export function validateMailboxUpdate(body: unknown, actor: Actor): ValidationEr
         if (typeof v !== "string") errors.push(typeError("/localPart", "a string", v));
         else {
           if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/localPart", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 2 && codePointLength(v) < 1) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
           if (!PATTERN_0.test(v)) errors.push({ path: "/localPart", code: "pattern", message: "does not match the pattern ^[a-z0-9][a-z0-9._-]*$: " + showValue(v) });
         }
         break;
@@ -608,7 +608,7 @@ export function validateMailboxUpdate(body: unknown, actor: Actor): ValidationEr
         if (typeof v !== "string") errors.push(typeError("/displayName", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/displayName", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 2 && codePointLength(v) < 1) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
         }
         break;
       }
@@ -624,7 +624,7 @@ export function validateMailboxUpdate(body: unknown, actor: Actor): ValidationEr
         if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/password", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 20 && codePointLength(v) < 10) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
+          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
         }
         break;
       }

@@ -3,7 +3,7 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { codePointLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, codePointLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
 
 const ENUM_0 = new Set<unknown>(["manual", "scheduled"]);
 
@@ -34,7 +34,7 @@ export function validateSnapshotCreate(body: unknown, actor: Actor): ValidationE
         if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
         else {
           if (v.length > 80 && codePointLength(v) > 80) errors.push({ path: "/label", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 80 are allowed" });
-          if (v.length < 2 && codePointLength(v) < 1) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
         }
         break;
       }
@@ -131,7 +131,7 @@ export function validateSnapshotUpdate(body: unknown, actor: Actor): ValidationE
         if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
         else {
           if (v.length > 80 && codePointLength(v) > 80) errors.push({ path: "/label", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 80 are allowed" });
-          if (v.length < 2 && codePointLength(v) < 1) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
         }
         break;
       }

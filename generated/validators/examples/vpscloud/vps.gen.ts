@@ -4,7 +4,7 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { codePointLength, jsonTextLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, codePointLength, jsonTextLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
 import { checkVpsCloudDatacenter } from "./vps-cloud.gen.js";
 
 const ENUM_0 = new Set<unknown>(["tcp", "udp", "icmp"]);
@@ -525,7 +525,7 @@ export function validateVpsCreate(body: unknown, actor: Actor): ValidationError[
         if (typeof v !== "string") errors.push(typeError("/rootPassword", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/rootPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 24 && codePointLength(v) < 12) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
+          if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
         }
         break;
       }
@@ -827,7 +827,7 @@ export function validateVpsUpdate(body: unknown, actor: Actor): ValidationError[
         if (typeof v !== "string") errors.push(typeError("/rootPassword", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/rootPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 24 && codePointLength(v) < 12) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
+          if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
         }
         break;
       }
