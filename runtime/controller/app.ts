@@ -12,6 +12,8 @@ import { ApsError } from "./errors.ts";
 import { ApplicationReplyError, type Forwarder } from "./forward/forwarder.ts";
 import type { InstanceService } from "./instances/instance-service.ts";
 import { instanceRoutes } from "./routes/instances.ts";
+import { taskRoutes } from "./routes/tasks.ts";
+import type { TaskStore } from "./tasks/task-store.ts";
 import { sendJson } from "./http-json.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
 import { ResourceService } from "./resource-service.ts";
@@ -32,11 +34,17 @@ export interface ControllerParts {
   readonly sealer: PropertySealer;
   readonly logger: Logger;
   /** Application instances and forwarding; without them, application types answer 502. */
-  readonly applications?: { readonly instances: InstanceService; readonly forwarder: Forwarder };
+  readonly applications?: { readonly instances: InstanceService; readonly forwarder: Forwarder; readonly tasks: TaskStore };
+}
+
+/** The app and the service the task runner drives. */
+export interface ControllerApp {
+  readonly app: Hono<ControllerEnv>;
+  readonly resources: ResourceService;
 }
 
 /** Creates the controller's HTTP app. */
-export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv> {
+export function createControllerApp(parts: ControllerParts): ControllerApp {
   const store = new ResourceStore(parts.db);
   const callers = new CallerResolver(parts.tokens, store);
   const applications = parts.applications;
@@ -44,7 +52,9 @@ export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv>
     parts.catalog,
     store,
     parts.sealer,
-    applications ? { targetFor: (type) => applications.instances.targetFor(type), forwarder: applications.forwarder } : undefined,
+    applications
+      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks }
+      : undefined,
   );
   const app = new Hono<ControllerEnv>();
 
@@ -63,7 +73,10 @@ export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv>
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler));
   app.route("/aps/2/navigation", navigationRoutes(parts.db));
-  if (applications) app.route("/aps/2/instances", instanceRoutes(applications.instances));
+  if (applications) {
+    app.route("/aps/2/instances", instanceRoutes(applications.instances));
+    app.route("/aps/2/tasks", taskRoutes(applications.tasks));
+  }
   app.all("/aps/2/resources/*", (c) => {
     throw new ApsError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);
   });
@@ -79,5 +92,5 @@ export function createControllerApp(parts: ControllerParts): Hono<ControllerEnv>
     parts.logger.error({ err: { name: error.name, message: error.message, stack: error.stack } }, "unexpected error");
     return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });
-  return app;
+  return { app, resources };
 }

@@ -13,7 +13,9 @@ import type { Caller } from "./auth/caller.ts";
 import { rolesOn } from "./auth/roles.ts";
 import type { PropertySealer } from "./encryption.ts";
 import type { EndpointReply, EndpointTarget } from "./forward/endpoint-client.ts";
-import type { Forwarder, ForwardOrigin } from "./forward/forwarder.ts";
+import { ApplicationReplyError } from "./forward/forwarder.ts";
+import type { Forwarder, ForwardOrigin, ForwardOutcome } from "./forward/forwarder.ts";
+import type { TaskRow, TaskStore } from "./tasks/task-store.ts";
 import { ApsError, invalidBody } from "./errors.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "./registry.ts";
 import { resourceView } from "./resource-view.ts";
@@ -37,7 +39,16 @@ export interface TypeCatalog {
 /** How the service reaches the application that serves a type (absent: application types answer 502). */
 export interface Applications {
   targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string; rootResource?: string }>;
+  /** The endpoint of an instance by id (for tasks). */
+  targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
   readonly forwarder: Forwarder;
+  readonly tasks: TaskStore;
+}
+
+/** A write the application accepted for later (202): the caller gets 202 and the resource in progress. */
+export interface WriteResult {
+  readonly resource: Record<string, unknown>;
+  readonly accepted?: { readonly info: string; readonly retrySeconds: number };
 }
 
 /** A page of a list, with what Content-Range needs. */
@@ -61,7 +72,7 @@ export class ResourceService {
     return this.catalog.registry;
   }
 
-  async provision(caller: Caller, body: unknown): Promise<Record<string, unknown>> {
+  async provision(caller: Caller, body: unknown): Promise<WriteResult> {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "The body must be a JSON object: the properties of the new resource and aps.type.");
     const input = body as Record<string, unknown>;
     const typeId = (input.aps as { type?: unknown } | undefined)?.type;
@@ -81,6 +92,7 @@ export class ResourceService {
     let values: Record<string, unknown> = { ...validator.defaults };
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
     let packageId: string | null = null;
+    let outcome: ForwardOutcome | undefined;
     let served: { target: EndpointTarget; packageId: string; rootResource?: string } | undefined;
     const implicit = new Map<string, string>();
     if (type.servedBy === "application") {
@@ -98,8 +110,8 @@ export class ResourceService {
       const { target, packageId: pkg } = served;
       packageId = pkg;
       const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, { aps: { id: l.targetId } }]));
-      const returned = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, this.origin(caller));
-      values = { ...values, ...this.acceptedFromApplication(type, returned) };
+      outcome = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, this.origin(caller));
+      values = { ...values, ...this.acceptedFromApplication(type, outcome.properties) };
     }
     const { body: stored, secrets } = this.split(type, values);
     const now = new Date().toISOString();
@@ -107,7 +119,7 @@ export class ResourceService {
     const row = {
       id,
       typeId,
-      status: "aps:ready",
+      status: outcome?.kind === "accepted" ? "aps:provisioning" : "aps:ready",
       revision: 1,
       created: now,
       modified: now,
@@ -117,8 +129,9 @@ export class ResourceService {
       body: stored,
       secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
     };
-    await this.store.insert(row, newLinks);
-    return this.view(await this.mustGet(id), type, roles, newLinks, true);
+    await this.store.insert(row, newLinks, outcome?.kind === "accepted" ? (tx) => this.applications!.tasks.schedule(tx, { resourceId: id, operation: "provision", instanceId: served!.target.instanceId, call: outcome.call, info: outcome.info, retrySeconds: outcome.retrySeconds }) : undefined);
+    const resource = this.view(await this.mustGet(id), type, roles, newLinks, true);
+    return outcome?.kind === "accepted" ? { resource, accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } } : { resource };
   }
 
   async retrieve(caller: Caller, id: string): Promise<Record<string, unknown>> {
@@ -126,7 +139,7 @@ export class ResourceService {
     return this.view(row, type, roles, links, true);
   }
 
-  async configure(caller: Caller, id: string, body: unknown): Promise<Record<string, unknown>> {
+  async configure(caller: Caller, id: string, body: unknown): Promise<WriteResult> {
     const { row, type, roles } = await this.visible(caller, id, "configure");
     const errors = this.validatorOf(type).validateUpdate(body, { application: false, roles });
     if (errors.length) throw invalidBody(errors);
@@ -143,30 +156,99 @@ export class ResourceService {
       if (v === null) delete current[k];
       else current[k] = v;
     }
+    let outcome: ForwardOutcome | undefined;
+    let instanceId = "";
     if (type.servedBy === "application") {
+      await this.requireNoPendingTask(id);
       const app = this.applicationsFor(type);
       const { target } = await app.targetFor(type);
-      Object.assign(current, this.acceptedFromApplication(type, await app.forwarder.configure(target, type, id, changes, this.origin(caller))));
+      instanceId = target.instanceId;
+      outcome = await app.forwarder.configure(target, type, id, changes, this.origin(caller));
+      Object.assign(current, this.acceptedFromApplication(type, outcome.properties));
     }
     const { body: stored, secrets } = this.split(type, current);
-    const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString() });
+    const accepted = outcome?.kind === "accepted" ? outcome : undefined;
+    const updated = await this.store.transaction(async (tx) => {
+      const u = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(accepted ? { status: "aps:configuring" } : {}) }, tx);
+      if (u && accepted) await this.applications!.tasks.schedule(tx, { resourceId: id, operation: "configure", instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
+      return u;
+    });
     if (!updated) throw new ApsError(409, "The resource changed while this configure ran; read it again and repeat your change.");
-    return this.view(updated, type, roles, await this.store.linksFrom(id), true);
+    const resource = this.view(updated, type, roles, await this.store.linksFrom(id), true);
+    return accepted ? { resource, accepted: { info: accepted.info, retrySeconds: accepted.retrySeconds } } : { resource };
   }
 
-  async unprovision(caller: Caller, id: string): Promise<void> {
-    const { type } = await this.visible(caller, id, "unprovision");
+  async unprovision(caller: Caller, id: string): Promise<{ accepted?: { info: string; retrySeconds: number } }> {
+    const { type, row } = await this.visible(caller, id, "unprovision");
     const strong = (await this.store.linksTo(id)).filter((l) => this.registry.get(l.sourceType)?.relations[l.relation]?.required);
     if (strong.length) {
       const first = strong[0]!;
       throw new ApsError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
     }
     if (type.servedBy === "application") {
+      await this.requireNoPendingTask(id);
       const app = this.applicationsFor(type);
       const { target } = await app.targetFor(type);
-      await app.forwarder.unprovision(target, type, id, this.origin(caller));
+      const outcome = await app.forwarder.unprovision(target, type, id, this.origin(caller));
+      if (outcome.kind === "accepted") {
+        await this.store.transaction(async (tx) => {
+          await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: "aps:unprovisioning" }, tx);
+          await app.tasks.schedule(tx, { resourceId: id, operation: "unprovision", instanceId: target.instanceId, call: outcome.call, info: outcome.info, retrySeconds: outcome.retrySeconds });
+        });
+        return { accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } };
+      }
     }
     if (!(await this.store.delete(id))) throw new ApsError(404, `Resource ${id} does not exist.`);
+    return {};
+  }
+
+  /**
+   * One attempt of an asynchronous operation (SPEC 3), for the task runner: repeats the call
+   * with `APS-Request-Phase: async`; a success completes the operation, another 202 reschedules
+   * it, anything else fails the task and leaves the resource in its in-progress status.
+   */
+  async runTask(task: TaskRow): Promise<"done" | "rescheduled" | "failed"> {
+    const app = this.applications!;
+    const row = await this.store.get(task.resourceId);
+    const type = row && this.registry.get(row.typeId);
+    const target = await app.targetOf(task.instanceId);
+    if (!row || !type || !target) {
+      await app.tasks.fail(task.id, !target ? `instance ${task.instanceId} no longer exists` : `resource ${task.resourceId} no longer exists`);
+      return "failed";
+    }
+    let outcome: ForwardOutcome;
+    try {
+      const ok = task.operation === "provision" ? [200, 201, 204] : [200, 204];
+      outcome = await app.forwarder.repeat(target, { method: task.method, path: task.path, ...(task.body ? { body: task.body } : {}), transactionId: task.transactionId, ...(task.identityId ? { identityId: task.identityId } : {}) }, ok);
+    } catch (error) {
+      const reason = error instanceof ApplicationReplyError ? `the application answered ${error.reply.status}: ${error.reply.body.toString("utf8").slice(0, 500)}` : (error as Error).message;
+      await app.tasks.fail(task.id, reason);
+      return "failed";
+    }
+    let merged: Record<string, unknown> = { ...row.body, ...(row.secrets ? this.sealer.open(row.id, row.secrets) : {}) };
+    try {
+      merged = { ...merged, ...this.acceptedFromApplication(type, outcome.properties) };
+    } catch (error) {
+      await app.tasks.fail(task.id, (error as Error).message);
+      return "failed";
+    }
+    const { body, secrets } = this.split(type, merged);
+    const sealed = Object.keys(secrets).length ? this.sealer.seal(row.id, secrets) : null;
+    if (outcome.kind === "accepted") {
+      await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString() });
+      await app.tasks.reschedule(task.id, outcome.info, outcome.retrySeconds);
+      return "rescheduled";
+    }
+    await this.store.transaction(async (tx) => {
+      if (task.operation === "unprovision") await this.store.delete(row.id, tx);
+      else await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString(), status: "aps:ready" }, tx);
+      await app.tasks.finish(tx, task.id);
+    });
+    return "done";
+  }
+
+  private async requireNoPendingTask(id: string): Promise<void> {
+    if (await this.applications?.tasks.pendingFor(id)) throw new ApsError(409, "An asynchronous operation on this resource is still running; wait until it ends.");
   }
 
   /**

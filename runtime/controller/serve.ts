@@ -18,6 +18,8 @@ import { PropertySealer } from "./encryption.ts";
 import { endpointClient } from "./forward/endpoint-client.ts";
 import { Forwarder } from "./forward/forwarder.ts";
 import { InstanceService } from "./instances/instance-service.ts";
+import { TaskRunner } from "./tasks/task-runner.ts";
+import { TaskStore } from "./tasks/task-store.ts";
 import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
 import { openDatabase } from "./store/open-database.ts";
@@ -73,7 +75,9 @@ export async function startController(options: ControllerOptions): Promise<Runni
   let url = "";
   const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
   const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` });
-  const app = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer, logger, applications: { instances, forwarder } });
+  const taskStore = new TaskStore(database.db);
+  const { app, resources } = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer, logger, applications: { instances, forwarder, tasks: taskStore } });
+  const runner = new TaskRunner(taskStore, (task) => resources.runTask(task), logger);
 
   const server = await new Promise<Server>((ready) => {
     const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert } }, () => ready(s as Server));
@@ -81,6 +85,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const port = (server.address() as AddressInfo).port;
   url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   logger.info({ url, database: database.kind }, "controller listening");
+  runner.start();
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -91,6 +96,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     database: database.kind,
     close: () =>
       (closing ??= (async () => {
+        await runner.stop();
         await new Promise<void>((done) => {
           server.close(() => done());
           server.closeIdleConnections();

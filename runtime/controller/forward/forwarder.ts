@@ -16,6 +16,20 @@ export interface ForwardOrigin {
   readonly transactionId?: string;
 }
 
+/** What a base operation led to: done, or accepted for later (a 202, SPEC 3). */
+export type ForwardOutcome =
+  | { readonly kind: "done"; readonly properties: Record<string, unknown> }
+  | { readonly kind: "accepted"; readonly properties: Record<string, unknown>; readonly info: string; readonly retrySeconds: number; readonly call: RepeatableCall };
+
+/** A call the task runner repeats with `APS-Request-Phase: async` (same transaction). */
+export interface RepeatableCall {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: string;
+  readonly transactionId: string;
+  readonly identityId?: string;
+}
+
 /** An application's reply that is not a success: passed back to the caller as it came. */
 export class ApplicationReplyError extends Error {
   constructor(readonly reply: EndpointReply) {
@@ -31,28 +45,45 @@ export class Forwarder {
     private readonly controllerUri: () => string,
   ) {}
 
-  /** Provision: `POST <endpoint>/<service>/` with the new resource; the properties the application returns. */
-  async provision(target: EndpointTarget, type: RegistryType, resource: Record<string, unknown>, origin: ForwardOrigin): Promise<Record<string, unknown>> {
-    const reply = await this.send(target, "POST", `/${serviceOf(type)}/`, origin, resource);
-    return this.propertiesOf(reply, [200, 201, 204], target);
+  /** Provision: `POST <endpoint>/<service>/` with the new resource. */
+  provision(target: EndpointTarget, type: RegistryType, resource: Record<string, unknown>, origin: ForwardOrigin): Promise<ForwardOutcome> {
+    return this.base(target, { method: "POST", path: `/${serviceOf(type)}/`, body: stringifyJson(resource), ...this.origin(origin) }, [200, 201, 204]);
   }
 
   /** Configure: `PUT <endpoint>/<service>/<id>` with the changes. */
-  async configure(target: EndpointTarget, type: RegistryType, id: string, changes: Record<string, unknown>, origin: ForwardOrigin): Promise<Record<string, unknown>> {
-    const reply = await this.send(target, "PUT", `/${serviceOf(type)}/${id}`, origin, changes);
-    return this.propertiesOf(reply, [200, 204], target);
+  configure(target: EndpointTarget, type: RegistryType, id: string, changes: Record<string, unknown>, origin: ForwardOrigin): Promise<ForwardOutcome> {
+    return this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}`, body: stringifyJson(changes), ...this.origin(origin) }, [200, 204]);
   }
 
   /** Unprovision: `DELETE <endpoint>/<service>/<id>`. */
-  async unprovision(target: EndpointTarget, type: RegistryType, id: string, origin: ForwardOrigin): Promise<void> {
-    const reply = await this.send(target, "DELETE", `/${serviceOf(type)}/${id}`, origin);
-    this.propertiesOf(reply, [200, 204], target);
+  unprovision(target: EndpointTarget, type: RegistryType, id: string, origin: ForwardOrigin): Promise<ForwardOutcome> {
+    return this.base(target, { method: "DELETE", path: `/${serviceOf(type)}/${id}`, ...this.origin(origin) }, [200, 204]);
+  }
+
+  /** The same call again, in the async phase, for the task runner. */
+  repeat(target: EndpointTarget, call: RepeatableCall, ok: readonly number[]): Promise<ForwardOutcome> {
+    return this.base(target, call, ok, "async");
+  }
+
+  private async base(target: EndpointTarget, call: RepeatableCall, ok: readonly number[], phase: "sync" | "async" = "sync"): Promise<ForwardOutcome> {
+    const headers = { ...this.headers(target, { transactionId: call.transactionId, ...(call.identityId ? { identityId: call.identityId } : {}) }, call.body ? "application/json" : undefined), "APS-Request-Phase": phase };
+    const reply = await this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined);
+    if (reply.status === 202) {
+      const retry = Number(header(reply, "aps-retry-timeout"));
+      return { kind: "accepted", properties: this.json(reply, target), info: header(reply, "aps-info") ?? "", retrySeconds: Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 86_400) : 30, call };
+    }
+    if (!ok.includes(reply.status)) throw new ApplicationReplyError(reply);
+    return { kind: "done", properties: this.json(reply, target) };
+  }
+
+  private origin(origin: ForwardOrigin): { transactionId: string; identityId?: string } {
+    return { transactionId: origin.transactionId ?? randomUUID(), ...(origin.identityId ? { identityId: origin.identityId } : {}) };
   }
 
   /** Suspendable: `PUT <endpoint>/<service>/<id>/disable` or `/enable` (SPEC 4.5). */
   async suspend(target: EndpointTarget, type: RegistryType, id: string, disable: boolean, origin: ForwardOrigin): Promise<void> {
-    const reply = await this.send(target, "PUT", `/${serviceOf(type)}/${id}/${disable ? "disable" : "enable"}`, origin);
-    this.propertiesOf(reply, [200, 204], target);
+    const outcome = await this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}/${disable ? "disable" : "enable"}`, ...this.origin(origin) }, [200, 204]);
+    if (outcome.kind === "accepted") throw new ApsError(502, `The application at ${target.endpoint} answered 202 to ${disable ? "disable" : "enable"}; Suspendable operations must finish at once.`);
   }
 
   /** A custom operation; the reply goes back to the caller as the application sent it. */
@@ -60,10 +91,6 @@ export class Forwarder {
     const reply = await this.call(target, method, `/${serviceOf(type)}${path}${query ? `?${query}` : ""}`, this.headers(target, origin, body?.contentType), body?.bytes);
     if (reply.status >= 300) throw new ApplicationReplyError(reply);
     return reply;
-  }
-
-  private send(target: EndpointTarget, method: string, path: string, origin: ForwardOrigin, body?: Record<string, unknown>): Promise<EndpointReply> {
-    return this.call(target, method, path, this.headers(target, origin, body ? "application/json" : undefined), body ? Buffer.from(stringifyJson(body)) : undefined);
   }
 
   private headers(target: EndpointTarget, origin: ForwardOrigin, contentType?: string): Record<string, string> {
@@ -78,9 +105,7 @@ export class Forwarder {
     };
   }
 
-  private propertiesOf(reply: EndpointReply, ok: readonly number[], target: EndpointTarget): Record<string, unknown> {
-    if (reply.status === 202) throw new ApsError(502, `The application at ${target.endpoint} answered 202 (asynchronous); this controller does not run asynchronous operations yet.`);
-    if (!ok.includes(reply.status)) throw new ApplicationReplyError(reply);
+  private json(reply: EndpointReply, target: EndpointTarget): Record<string, unknown> {
     if (reply.status === 204 || reply.body.length === 0) return {};
     try {
       const value = parseJsonText(reply.body.toString("utf8"));
@@ -89,6 +114,11 @@ export class Forwarder {
       throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} with a body that is not JSON.`);
     }
   }
+}
+
+function header(reply: EndpointReply, name: string): string | undefined {
+  const v = reply.headers[name];
+  return Array.isArray(v) ? v[0] : v;
 }
 
 function serviceOf(type: RegistryType): string {

@@ -63,8 +63,9 @@ export class InstanceService {
     const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null };
     const rootId = randomUUID();
     const values: Record<string, unknown> = { ...(validator?.defaults ?? {}), ...(input.settings ?? {}) };
-    const reply = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, {});
-    const { aps: _ignored, ...returned } = reply;
+    const outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, {});
+    if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
+    const { aps: _ignored, ...returned } = outcome.properties;
     const now = new Date().toISOString();
     const body: Record<string, unknown> = {};
     const secrets: Record<string, unknown> = {};
@@ -96,6 +97,12 @@ export class InstanceService {
     const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
     if (!row) throw new ApsError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
     return { target: { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa }, packageId: pkg.id, ...(row.rootResource ? { rootResource: row.rootResource } : {}) };
+  }
+
+  /** An instance's endpoint by id. */
+  async targetOf(instanceId: string): Promise<EndpointTarget | undefined> {
+    const row = await this.get(instanceId);
+    return row ? { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa } : undefined;
   }
 
   /** The instance whose certificate has this SHA-256 fingerprint (`AB:CD:...`). */

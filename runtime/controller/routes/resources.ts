@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { readJsonBody, sendJson } from "../http-json.ts";
-import type { ResourceService } from "../resource-service.ts";
+import type { ResourceService, WriteResult } from "../resource-service.ts";
 
 /** The resource collection routes over a service. */
 export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
@@ -16,12 +16,12 @@ export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
     const partial = page.items.length > 0 && (page.start > 0 || last < page.total - 1);
     return sendJson(c, page.items, partial ? 206 : 200, { "Content-Range": range });
   });
-  app.post("/", async (c) => sendJson(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));
+  app.post("/", async (c) => written(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));
   app.get("/:id", async (c) => sendJson(c, await service.retrieve(c.get("caller"), c.req.param("id"))));
-  app.put("/:id", async (c) => sendJson(c, await service.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c))));
+  app.put("/:id", async (c) => written(c, await service.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c)), 200));
   app.delete("/:id", async (c) => {
-    await service.unprovision(c.get("caller"), c.req.param("id"));
-    return c.body(null, 204);
+    const { accepted } = await service.unprovision(c.get("caller"), c.req.param("id"));
+    return accepted ? sendJson(c, { status: "aps:unprovisioning" }, 202, { "APS-Info": accepted.info }) : c.body(null, 204);
   });
   // Custom operations: /aps/2/resources/<id>/<operation path>.
   app.on(["GET", "POST", "PUT", "DELETE"], "/:id/*", async (c) => {
@@ -36,4 +36,9 @@ export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
     return new Response(reply.status === 204 ? null : reply.body, { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
   });
   return app;
+}
+
+/** 202 with the resource in progress when the application took the write for later (SPEC 3). */
+function written(c: Parameters<typeof sendJson>[0], result: WriteResult, status: number): Response {
+  return result.accepted ? sendJson(c, result.resource, 202, { "APS-Info": result.accepted.info }) : sendJson(c, result.resource, status);
 }

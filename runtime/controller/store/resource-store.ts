@@ -75,20 +75,26 @@ export class ResourceStore {
     return (await this.referrer.execute({ id, account: accountId })).length > 0;
   }
 
-  /** Inserts a resource and its links in one transaction. */
-  async insert(row: NewResource, newLinks: readonly StoredLink[]): Promise<void> {
+  /** Inserts a resource and its links in one transaction, with `alsoDo` (e.g. scheduling a task) in it too. */
+  async insert(row: NewResource, newLinks: readonly StoredLink[], alsoDo?: (tx: Db) => Promise<unknown>): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.insert(resources).values(row);
       if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
+      if (alsoDo) await alsoDo(tx as unknown as Db);
     });
+  }
+
+  /** Runs statements in one transaction. */
+  async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => work(tx as unknown as Db));
   }
 
   /**
    * Writes new properties when the stored revision is still `revision` (optimistic concurrency);
    * returns the updated row, or undefined when someone else changed it first.
    */
-  async update(id: string, revision: number, changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string }): Promise<StoredResource | undefined> {
-    const rows = await this.db
+  async update(id: string, revision: number, changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string }, tx: Db = this.db): Promise<StoredResource | undefined> {
+    const rows = await tx
       .update(resources)
       .set({ body: changes.body, secrets: changes.secrets, modified: changes.modified, revision: revision + 1, ...(changes.status ? { status: changes.status } : {}) })
       .where(and(eq(resources.id, id), eq(resources.revision, revision)))
@@ -96,8 +102,8 @@ export class ResourceStore {
     return rows[0];
   }
 
-  async delete(id: string): Promise<boolean> {
-    const rows = await this.db.delete(resources).where(eq(resources.id, id)).returning({ id: resources.id });
+  async delete(id: string, tx: Db = this.db): Promise<boolean> {
+    const rows = await tx.delete(resources).where(eq(resources.id, id)).returning({ id: resources.id });
     return rows.length > 0;
   }
 

@@ -89,3 +89,36 @@ export const instances = pgTable("instances", {
   status: text("status").notNull(),
   created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
 });
+
+/**
+ * Asynchronous operations (SPEC 3): after a 202 the controller repeats the same call with
+ * `APS-Request-Phase: async` until the application finishes it. Rows are claimed with
+ * `FOR UPDATE SKIP LOCKED` and a lease, so one task runs on one controller process at a time
+ * and a process that dies mid-call leaves it to another when the lease ends.
+ */
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: uuid("id").primaryKey(),
+    resourceId: uuid("resource_id").notNull(),
+    /** provision, configure or unprovision. */
+    operation: text("operation").notNull(),
+    instanceId: uuid("instance_id").notNull(),
+    method: text("method").notNull(),
+    path: text("path").notNull(),
+    /** The request body as exact JSON text, when the call has one. */
+    body: text("body"),
+    transactionId: text("transaction_id").notNull(),
+    identityId: text("identity_id"),
+    /** `APS-Info` of the last 202. */
+    info: text("info"),
+    attempts: integer("attempts").notNull(),
+    retryAt: timestamp("retry_at", { withTimezone: true, mode: "string" }).notNull(),
+    lockedUntil: timestamp("locked_until", { withTimezone: true, mode: "string" }),
+    /** pending, done or failed. */
+    state: text("state").notNull(),
+    lastError: text("last_error"),
+    created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+  },
+  (t) => [index("tasks_due_idx").on(t.state, t.retryAt)],
+);

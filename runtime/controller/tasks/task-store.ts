@@ -1,0 +1,90 @@
+/** The durable task table of asynchronous operations (see schema.ts `tasks`). */
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { RepeatableCall } from "../forward/forwarder.ts";
+import type { Db } from "../store/open-database.ts";
+import { tasks } from "../store/schema.ts";
+
+/** A task row. */
+export type TaskRow = typeof tasks.$inferSelect;
+
+/** How long a claimed task is reserved for the process that claimed it. */
+const LEASE_SECONDS = 60;
+
+export class TaskStore {
+  constructor(private readonly db: Db) {}
+
+  /** Schedules the repetition of an accepted call. Runs in the caller's transaction when given one. */
+  async schedule(db: Db, task: { resourceId: string; operation: string; instanceId: string; call: RepeatableCall; info: string; retrySeconds: number }): Promise<string> {
+    const id = randomUUID();
+    const now = Date.now();
+    await db.insert(tasks).values({
+      id,
+      resourceId: task.resourceId,
+      operation: task.operation,
+      instanceId: task.instanceId,
+      method: task.call.method,
+      path: task.call.path,
+      body: task.call.body ?? null,
+      transactionId: task.call.transactionId,
+      identityId: task.call.identityId ?? null,
+      info: task.info,
+      attempts: 0,
+      retryAt: new Date(now + task.retrySeconds * 1000).toISOString(),
+      state: "pending",
+      created: new Date(now).toISOString(),
+    });
+    return id;
+  }
+
+  /**
+   * Claims one due task: the row is locked with SKIP LOCKED, so concurrent processes never take
+   * the same one, and leased, so a process that dies leaves it to others when the lease ends.
+   */
+  async claimDue(): Promise<TaskRow | undefined> {
+    const rows = await this.db.execute<Record<string, unknown>>(sql`
+      update tasks set locked_until = now() + make_interval(secs => ${LEASE_SECONDS}), attempts = attempts + 1
+      where id = (
+        select id from tasks
+        where state = 'pending' and retry_at <= now() and (locked_until is null or locked_until < now())
+        order by retry_at limit 1 for update skip locked
+      )
+      returning id`);
+    const list = Array.isArray(rows) ? rows : ((rows as { rows?: Record<string, unknown>[] }).rows ?? []);
+    const id = list[0]?.id as string | undefined;
+    if (!id) return undefined;
+    const [row] = await this.db.select().from(tasks).where(eq(tasks.id, id));
+    return row;
+  }
+
+  async reschedule(id: string, info: string, retrySeconds: number): Promise<void> {
+    await this.db
+      .update(tasks)
+      .set({ info, retryAt: new Date(Date.now() + retrySeconds * 1000).toISOString(), lockedUntil: null })
+      .where(eq(tasks.id, id));
+  }
+
+  async finish(db: Db, id: string): Promise<void> {
+    await db.update(tasks).set({ state: "done", lockedUntil: null }).where(eq(tasks.id, id));
+  }
+
+  async fail(id: string, error: string): Promise<void> {
+    await this.db.update(tasks).set({ state: "failed", lastError: error, lockedUntil: null }).where(eq(tasks.id, id));
+  }
+
+  async list(): Promise<TaskRow[]> {
+    return this.db.select().from(tasks).orderBy(asc(tasks.created));
+  }
+
+  /** Removes a task that is no longer pending (failed or done). */
+  async remove(id: string): Promise<boolean> {
+    const rows = await this.db.delete(tasks).where(and(eq(tasks.id, id), sql`${tasks.state} <> 'pending'`)).returning({ id: tasks.id });
+    return rows.length > 0;
+  }
+
+  /** Whether a resource has a pending task (a second operation must wait). */
+  async pendingFor(resourceId: string): Promise<boolean> {
+    const rows = await this.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.resourceId, resourceId), eq(tasks.state, "pending"))).limit(1);
+    return rows.length > 0;
+  }
+}
