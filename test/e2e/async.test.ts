@@ -1,0 +1,136 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConnectorApp } from "../../runtime/connector/app.ts";
+import type { ApsCallContext } from "../../runtime/connector/context.ts";
+import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
+import { accepted } from "../../runtime/connector/replies.ts";
+import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
+import { TokenService } from "../../runtime/controller/auth/tokens.ts";
+import { loadKeys } from "../../runtime/controller/data-directory.ts";
+import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { httpsClient } from "../helpers/https-client.ts";
+import { repoRoot } from "../helpers/paths.ts";
+import { databases } from "./controller-harness.ts";
+
+const T = "http://cloudmail.example.com/types";
+
+/** `aps-gen serve` as a real process, so the test can SIGKILL it. */
+function serve(dataDir: string, databaseUrl: string | undefined): { child: ChildProcess; url: Promise<string> } {
+  const child = spawn(process.execPath, ["bin/aps-gen.js", "serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", dataDir], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (d: Buffer) => {
+      err += String(d);
+      const m = err.match(/controller on (https:\/\/\S+)/);
+      if (m && err.includes("admin token in")) resolve(m[1]!);
+    });
+    child.on("exit", (code, signal) => reject(new Error(`serve ended (${code ?? signal}): ${err}`)));
+  });
+  url.catch(() => {});
+  return { child, url };
+}
+
+describe.each(databases)("asynchronous provisioning across a controller crash on %s", (kind) => {
+  const dir = mkdtempSync(join(tmpdir(), "aps-async-"));
+  const dataDir = join(dir, "data");
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  let connector: RunningConnector;
+  let endpointCa = "";
+  const tenantCalls: { phase: string; transaction?: string }[] = [];
+  let firstAsync!: () => void;
+  const firstAsyncSeen = new Promise<void>((r) => (firstAsync = r));
+  let controller: { child: ChildProcess; url: Promise<string> } | undefined;
+
+  beforeAll(async () => {
+    if (kind === "postgres") {
+      dbName = `aps_async_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
+      const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
+      await admin.unsafe(`create database ${dbName}`);
+      await admin.end();
+      databaseUrl = Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${dbName}` }).toString();
+    }
+    const tls = await ensureControllerTls(join(dir, "endpoint"), ["127.0.0.1"]);
+    endpointCa = tls.ca.cert;
+    const app = createConnectorApp({
+      credentials: fileCredentialStore(join(dir, "credentials")),
+      services: {
+        cloudmail: { provision: () => ({}) },
+        tenants: {
+          // 202 twice, then done: sync -> async -> async.
+          provision: (ctx: ApsCallContext) => {
+            tenantCalls.push({ phase: ctx.phase, ...(ctx.transactionId ? { transaction: ctx.transactionId } : {}) });
+            if (tenantCalls.length === 2) firstAsync();
+            if (tenantCalls.length < 3) return accepted(`creating the organisation, step ${tenantCalls.length}`, 1, { contractStart: `step-${tenantCalls.length}` });
+            return { organizationId: "org-async" };
+          },
+        },
+      },
+    });
+    connector = await startConnector(app, tls.server);
+  }, 60_000);
+
+  afterAll(async () => {
+    controller?.child.kill("SIGKILL");
+    await connector?.close();
+    if (dbName) {
+      const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
+      await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+      await admin.end();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("goes aps:provisioning -> aps:ready with sync, async, async, surviving a SIGKILL between attempts", async () => {
+    controller = serve(dataDir, databaseUrl);
+    let call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
+    const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
+    const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: connector.url, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    expect(installed.status, installed.text).toBe(201);
+    const account = await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } });
+    const token = await new TokenService(loadKeys(dataDir).token).mint({ accountId: account.json.aps.id });
+    const sub = await call("POST", "/aps/2/resources", { token, body: { aps: { type: "http://aps-standard.org/types/core/subscription/1.0" } } });
+
+    const created = await call("POST", "/aps/2/resources", { token, body: { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account.json.aps.id } }, subscription: { aps: { id: sub.json.aps.id } } } });
+    expect(created.status, created.text).toBe(202);
+    expect(created.headers["aps-info"]).toBe("creating the organisation, step 1");
+    expect(created.json.aps.status).toBe("aps:provisioning");
+    const id = created.json.aps.id;
+
+    // After the first async attempt (answered 202 again), kill the controller outright.
+    await firstAsyncSeen;
+    await new Promise((r) => setTimeout(r, 200));
+    controller.child.kill("SIGKILL");
+    await new Promise((r) => controller!.child.once("exit", r));
+    expect(tenantCalls.map((c) => c.phase)).toEqual(["sync", "async"]);
+
+    controller = serve(dataDir, databaseUrl);
+    call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
+    let resource: { aps: { status: string }; organizationId?: string } | undefined;
+    for (let i = 0; i < 100; i++) {
+      resource = (await call("GET", `/aps/2/resources/${id}`, { token })).json;
+      if (resource?.aps.status === "aps:ready") break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(resource).toMatchObject({ aps: { status: "aps:ready" }, organizationId: "org-async", contractStart: "step-2" });
+    expect(tenantCalls.map((c) => c.phase)).toEqual(["sync", "async", "async"]);
+    // One business transaction throughout.
+    expect(new Set(tenantCalls.map((c) => c.transaction)).size).toBe(1);
+    const tasks = (await call("GET", "/aps/2/tasks", { token: adminToken })).json;
+    expect(tasks).toEqual([expect.objectContaining({ resource: id, operation: "provision", state: "done", attempts: 2, info: "creating the organisation, step 2" })]);
+    const tenants = (await call("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/tenant/1.0`)})`, { token })).json;
+    expect(tenants).toHaveLength(1);
+    // Give a duplicate attempt the chance to show up: none does.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(tenantCalls).toHaveLength(3);
+  }, 90_000);
+});
