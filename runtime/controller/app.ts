@@ -11,6 +11,8 @@ import type { PropertySealer } from "./encryption.ts";
 import { ApsError } from "./errors.ts";
 import { ApplicationReplyError, type Forwarder } from "./forward/forwarder.ts";
 import type { InstanceService } from "./instances/instance-service.ts";
+import { ApplicationService } from "./application-service.ts";
+import { applicationRoutes } from "./routes/application.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -34,7 +36,7 @@ export interface ControllerParts {
   readonly sealer: PropertySealer;
   readonly logger: Logger;
   /** Application instances and forwarding; without them, application types answer 502. */
-  readonly applications?: { readonly instances: InstanceService; readonly forwarder: Forwarder; readonly tasks: TaskStore };
+  readonly applications?: { readonly instances: InstanceService; readonly forwarder: Forwarder; readonly tasks: TaskStore; readonly provider: { id: string; path: string } };
 }
 
 /** The app and the service the task runner drives. */
@@ -65,6 +67,11 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     parts.logger.info({ method: c.req.method, path: new URL(c.req.url).pathname, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
   });
   app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
+  // Certificate callers, before the token check that every other /aps/2 call passes.
+  if (applications) {
+    const service = new ApplicationService(parts.catalog, store, parts.sealer, applications.provider);
+    app.route("/aps/2/application", applicationRoutes(service, applications.instances) as unknown as Hono<ControllerEnv>);
+  }
   app.use("/aps/2/*", async (c, next) => {
     c.set("caller", await callers.resolve(c.req.header("aps-token")));
     await next();

@@ -32,3 +32,11 @@ export class PropertySealer {
     return parseJsonText(text) as Record<string, unknown>;
   }
 }
+
+/** Encrypted properties go to the sealed column, everything else to the jsonb body. */
+export function splitEncrypted(properties: Readonly<Record<string, { readonly encrypted: boolean }>>, values: Readonly<Record<string, unknown>>): { body: Record<string, unknown>; secrets: Record<string, unknown> } {
+  const body: Record<string, unknown> = {};
+  const secrets: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(values)) (properties[k]?.encrypted ? secrets : body)[k] = v;
+  return { body, secrets };
+}

@@ -11,7 +11,7 @@ import { parseRql, RqlError } from "../common/rql.ts";
 import type { TypeValidator } from "../common/type-validator.ts";
 import type { Caller } from "./auth/caller.ts";
 import { rolesOn } from "./auth/roles.ts";
-import type { PropertySealer } from "./encryption.ts";
+import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { EndpointReply, EndpointTarget } from "./forward/endpoint-client.ts";
 import { ApplicationReplyError } from "./forward/forwarder.ts";
 import type { Forwarder, ForwardOrigin, ForwardOutcome } from "./forward/forwarder.ts";
@@ -113,7 +113,7 @@ export class ResourceService {
       outcome = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, this.origin(caller));
       values = { ...values, ...this.acceptedFromApplication(type, outcome.properties) };
     }
-    const { body: stored, secrets } = this.split(type, values);
+    const { body: stored, secrets } = splitEncrypted(type.properties, values);
     const now = new Date().toISOString();
     const isAccount = implementsType(this.registry, typeId, ACCOUNT_TYPE);
     const row = {
@@ -126,6 +126,7 @@ export class ResourceService {
       ownerAccount: isAccount ? id : caller.accountId,
       ownerPath: isAccount ? `${caller.accountPath}${id}/` : caller.accountPath,
       packageId,
+      instanceId: served?.target.instanceId ?? null,
       body: stored,
       secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
     };
@@ -166,7 +167,7 @@ export class ResourceService {
       outcome = await app.forwarder.configure(target, type, id, changes, this.origin(caller));
       Object.assign(current, this.acceptedFromApplication(type, outcome.properties));
     }
-    const { body: stored, secrets } = this.split(type, current);
+    const { body: stored, secrets } = splitEncrypted(type.properties, current);
     const accepted = outcome?.kind === "accepted" ? outcome : undefined;
     const updated = await this.store.transaction(async (tx) => {
       const u = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(accepted ? { status: "aps:configuring" } : {}) }, tx);
@@ -232,7 +233,7 @@ export class ResourceService {
       await app.tasks.fail(task.id, (error as Error).message);
       return "failed";
     }
-    const { body, secrets } = this.split(type, merged);
+    const { body, secrets } = splitEncrypted(type.properties, merged);
     const sealed = Object.keys(secrets).length ? this.sealer.seal(row.id, secrets) : null;
     if (outcome.kind === "accepted") {
       await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString() });
@@ -382,13 +383,7 @@ export class ResourceService {
     return v;
   }
 
-  /** Encrypted properties go to the sealed column, everything else to the jsonb body. */
-  private split(type: RegistryType, values: Record<string, unknown>): { body: Record<string, unknown>; secrets: Record<string, unknown> } {
-    const body: Record<string, unknown> = {};
-    const secrets: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(values)) (type.properties[k]?.encrypted ? secrets : body)[k] = v;
-    return { body, secrets };
-  }
+
 
   /** Links named in a provision body: targets must exist, be visible and have the relation's type. */
   private async linksOf(type: RegistryType, input: Record<string, unknown>, caller: Caller, implicit: ReadonlyMap<string, string> = new Map()): Promise<StoredLink[]> {

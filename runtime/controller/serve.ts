@@ -76,11 +76,11 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
   const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` });
   const taskStore = new TaskStore(database.db);
-  const { app, resources } = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer, logger, applications: { instances, forwarder, tasks: taskStore } });
+  const { app, resources } = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer, logger, applications: { instances, forwarder, tasks: taskStore, provider: { id: provider.accountId, path: `/${provider.accountId}/` } } });
   const runner = new TaskRunner(taskStore, (task) => resources.runTask(task), logger);
 
   const server = await new Promise<Server>((ready) => {
-    const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert } }, () => ready(s as Server));
+    const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert, ca: tls.ca.cert, requestCert: true, rejectUnauthorized: false } }, () => ready(s as Server));
   });
   const port = (server.address() as AddressInfo).port;
   url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;

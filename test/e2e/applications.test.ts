@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnectorApp, type ServiceHandlers } from "../../runtime/connector/app.ts";
 import type { ApsCallContext } from "../../runtime/connector/context.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
+import { controllerClient } from "../../runtime/connector/controller-client.ts";
 import { ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
@@ -238,6 +239,48 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     expect(on.json.aps.status).toBe("aps:ready");
     expect((await admin("PUT", `/aps/2/resources/${mailbox}/enable`)).status).toBe(409);
     expect((await admin("PUT", `/aps/2/resources/${domain}/disable`)).status).toBe(404);
+  });
+
+  it("serves /aps/2/application to the instance's own certificate only", async () => {
+    const credentials = (await fileCredentialStore(join(dir, "credentials")).load(instanceId))!;
+    const app = controllerClient({ controllerUri: t.controller.url, credentials, transactionId: "tx-join-1" });
+    const services = await app.get("/aps/2/application");
+    expect(services.status).toBe(200);
+    expect((services.body as { id: string }[]).map((s) => s.id).sort()).toEqual(["cloudmail", "domains", "mailboxes", "tenants"]);
+    const read = await app.get(`/aps/2/application/mailboxes/${mailbox}`);
+    expect(read.status).toBe(200);
+    expect(read.headers["aps-transaction-id"]).toBe("tx-join-1");
+    // The application reads encrypted properties that token callers never see.
+    expect(read.body).toMatchObject({ password: "0123456789" });
+    expect((await owner("GET", `/aps/2/resources/${mailbox}`)).json).not.toHaveProperty("password");
+    // It may write readonly properties and set a status.
+    const wrote = await app.put(`/aps/2/application/mailboxes/${mailbox}`, { used: 99 });
+    expect(wrote.status).toBe(200);
+    expect((await owner("GET", `/aps/2/resources/${mailbox}`)).json.used).toBe(99);
+    // Registering a resource it created itself, for the owner of one of its resources.
+    const acting = controllerClient({ controllerUri: t.controller.url, credentials, resourceId: mailbox });
+    const registered = await acting.post("/aps/2/application/mailboxes", { aps: { status: "aps:proto" }, localPart: "bob", password: "0123456789", address: "bob@example.com" });
+    expect(registered.status).toBe(201);
+    const bob = registered.body as { aps: { id: string; status: string } };
+    expect(bob.aps.status).toBe("aps:proto");
+    expect((await owner("GET", `/aps/2/resources/${bob.aps.id}`)).json.address).toBe("bob@example.com");
+    expect((await app.delete(`/aps/2/application/mailboxes/${bob.aps.id}`)).status).toBe(204);
+    expect((await owner("GET", `/aps/2/resources/${bob.aps.id}`)).status).toBe(404);
+    expect((await app.get(`/aps/2/application/mailboxes/${tenant}`)).status).toBe(404);
+    expect((await app.post("/aps/2/application/mailboxes", { bogus: 1 })).status).toBe(400);
+  });
+
+  it("refuses /aps/2/application without a certificate, with another CA's, or with one no instance holds", async () => {
+    expect((await t.call("GET", "/aps/2/application", { token: t.adminToken })).status).toBe(401);
+    const foreign = controllerClient({ controllerUri: t.controller.url, credentials: { certAndKey: connectorCert.cert + connectorCert.key, controllerCa: t.controller.caCert } });
+    expect((await foreign.get("/aps/2/application")).status).toBe(401);
+    const controllerOwn = {
+      certAndKey: readFileSync(join(t.dataDir, "tls/controller-client.crt"), "utf8") + readFileSync(join(t.dataDir, "tls/controller-client.key"), "utf8"),
+      controllerCa: t.controller.caCert,
+    };
+    const notAnInstance = await controllerClient({ controllerUri: t.controller.url, credentials: controllerOwn }).get("/aps/2/application");
+    expect(notAnInstance.status).toBe(403);
+    expect((notAnInstance.body as { message: string }).message).toMatch(/No application instance holds this certificate/);
   });
 
   it("forwards unprovision and removes the resource only after the application agreed", async () => {

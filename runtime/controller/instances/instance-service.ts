@@ -11,7 +11,7 @@ import { applicationActor } from "../../common/actor.ts";
 import type { Caller } from "../auth/caller.ts";
 import { ApsError, invalidBody } from "../errors.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
-import type { PropertySealer } from "../encryption.ts";
+import { splitEncrypted, type PropertySealer } from "../encryption.ts";
 import type { Forwarder } from "../forward/forwarder.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
@@ -67,13 +67,11 @@ export class InstanceService {
     if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
     const { aps: _ignored, ...returned } = outcome.properties;
     const now = new Date().toISOString();
-    const body: Record<string, unknown> = {};
-    const secrets: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries({ ...values, ...returned })) (root.properties[k]?.encrypted ? secrets : body)[k] = v;
+    const { body, secrets } = splitEncrypted(root.properties, { ...values, ...returned });
     // Instance and root resource together, or neither.
     await this.db.transaction(async (tx) => {
       await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now });
-      await tx.insert(resources).values({ id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null });
+      await tx.insert(resources).values({ id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null });
     });
     return this.view((await this.get(instanceId))!);
   }

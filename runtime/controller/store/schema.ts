@@ -30,6 +30,8 @@ export const resources = pgTable(
     ownerPath: text("owner_path").notNull(),
     subscription: uuid("subscription"),
     packageId: uuid("package_id"),
+    /** The application instance that serves the resource (application types only). */
+    instanceId: uuid("instance_id"),
     body: exactJsonb("body").notNull(),
     /** Sealed JSON object of the encrypted properties, or null when there are none. */
     secrets: bytea("secrets"),

@@ -1,0 +1,124 @@
+/**
+ * `/aps/2/application` (SPEC 4.1, 4.2, 5): what an application instance may do with the
+ * resources it serves, authenticated by its client certificate. Nothing here is forwarded back
+ * to the application: it is the one asking. It may write readonly properties and reads
+ * encrypted ones (SPEC 2.2, 2.3).
+ */
+import { randomUUID } from "node:crypto";
+import { applicationActor, RoleBit } from "../common/actor.ts";
+import { ApsError, invalidBody } from "./errors.ts";
+import type { PackageCatalog } from "./packages/catalog.ts";
+import type { RegistryType } from "./registry.ts";
+import { resourceView } from "./resource-view.ts";
+import { splitEncrypted, type PropertySealer } from "./encryption.ts";
+import type { InstanceRow } from "./instances/instance-service.ts";
+import type { ResourceStore, StoredResource } from "./store/resource-store.ts";
+
+const ALL_ROLES = RoleBit.admin | RoleBit.owner | RoleBit.referrer | RoleBit.public;
+const STATUS = /^[A-Za-z][\w-]*:[A-Za-z][\w-]*$/;
+
+/** The calling instance, found from its certificate. */
+export interface ApplicationCaller {
+  readonly instance: InstanceRow;
+  /** `APS-Resource-ID`: the resource whose owner the application acts for. */
+  readonly actingAs?: string;
+}
+
+export class ApplicationService {
+  constructor(
+    private readonly catalog: PackageCatalog,
+    private readonly store: ResourceStore,
+    private readonly sealer: PropertySealer,
+    private readonly provider: { id: string; path: string },
+  ) {}
+
+  /** The services of the instance's package and the types they serve. */
+  services(caller: ApplicationCaller): Record<string, unknown>[] {
+    return this.serviceTypes(caller).map((t) => ({ id: t.service, type: t.id, href: `/aps/2/application/${t.service}` }));
+  }
+
+  /** Registers a resource the application created itself: stored as sent, no call back. */
+  async register(caller: ApplicationCaller, service: string, body: unknown): Promise<Record<string, unknown>> {
+    const type = this.typeOf(caller, service);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "The body must be a JSON object with the resource's properties.");
+    const input = body as Record<string, unknown>;
+    const errors = this.catalog.validators.get(type.id)?.validateCreate(input, applicationActor) ?? [];
+    if (errors.length) throw invalidBody(errors);
+    const aps = (input.aps ?? {}) as { status?: unknown; id?: unknown };
+    const status = aps.status === undefined ? "aps:ready" : aps.status;
+    if (typeof status !== "string" || !STATUS.test(status)) throw new ApsError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
+    const id = typeof aps.id === "string" && /^[0-9a-f-]{36}$/i.test(aps.id) ? aps.id : randomUUID();
+    if (await this.store.get(id)) throw new ApsError(409, `A resource ${id} exists already.`);
+    const owner = await this.ownerFor(caller);
+    const values: Record<string, unknown> = { ...this.catalog.validators.get(type.id)?.defaults };
+    for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations) && v !== null) values[k] = v;
+    const { body: stored, secrets } = splitEncrypted(type.properties, values);
+    const now = new Date().toISOString();
+    await this.store.insert(
+      { id, typeId: type.id, status, revision: 1, created: now, modified: now, ownerAccount: owner.id, ownerPath: owner.path, packageId: caller.instance.packageId, instanceId: caller.instance.id, body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null },
+      [],
+    );
+    return this.view((await this.store.get(id))!, type);
+  }
+
+  async read(caller: ApplicationCaller, service: string, id: string): Promise<Record<string, unknown>> {
+    const { row, type } = await this.own(caller, service, id);
+    return this.view(row, type);
+  }
+
+  /** Configure by the application: readonly properties too, and `aps.status`. */
+  async configure(caller: ApplicationCaller, service: string, id: string, body: unknown): Promise<Record<string, unknown>> {
+    const { row, type } = await this.own(caller, service, id);
+    const errors = this.catalog.validators.get(type.id)?.validateUpdate(body, applicationActor) ?? [];
+    if (errors.length) throw invalidBody(errors);
+    const input = body as Record<string, unknown>;
+    const status = (input.aps as { status?: unknown } | undefined)?.status;
+    if (status !== undefined && (typeof status !== "string" || !STATUS.test(status))) throw new ApsError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
+    const current: Record<string, unknown> = { ...row.body, ...(row.secrets ? this.sealer.open(id, row.secrets) : {}) };
+    for (const [k, v] of Object.entries(input)) {
+      if (k === "aps" || v === undefined) continue;
+      if (v === null) delete current[k];
+      else current[k] = v;
+    }
+    const { body: stored, secrets } = splitEncrypted(type.properties, current);
+    const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) });
+    if (!updated) throw new ApsError(409, "The resource changed meanwhile; read it again and repeat.");
+    return this.view(updated, type);
+  }
+
+  async unregister(caller: ApplicationCaller, service: string, id: string): Promise<void> {
+    await this.own(caller, service, id);
+    await this.store.delete(id);
+  }
+
+  private serviceTypes(caller: ApplicationCaller): RegistryType[] {
+    const pkg = this.catalog.get(caller.instance.packageId);
+    return (pkg?.typeIds ?? []).map((id) => this.catalog.registry.get(id)).filter((t): t is RegistryType => !!t?.service && t.isResource);
+  }
+
+  private typeOf(caller: ApplicationCaller, service: string): RegistryType {
+    const type = this.serviceTypes(caller).find((t) => t.service === service);
+    if (!type) throw new ApsError(404, `Your package has no service "${service}"; it has ${this.serviceTypes(caller).map((t) => t.service).join(", ")}.`);
+    return type;
+  }
+
+  /** A resource of this instance and of that service; another instance's is as good as missing. */
+  private async own(caller: ApplicationCaller, service: string, id: string): Promise<{ row: StoredResource; type: RegistryType }> {
+    const type = this.typeOf(caller, service);
+    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : undefined;
+    if (!row || row.typeId !== type.id || row.instanceId !== caller.instance.id) throw new ApsError(404, `Resource ${id} is not one of this instance's ${service}.`);
+    return { row, type };
+  }
+
+  /** With `APS-Resource-ID`, the owner of that resource (one of the instance's); else the provider. */
+  private async ownerFor(caller: ApplicationCaller): Promise<{ id: string; path: string }> {
+    if (!caller.actingAs) return this.provider;
+    const row = /^[0-9a-f-]{36}$/i.test(caller.actingAs) ? await this.store.get(caller.actingAs) : undefined;
+    if (!row || row.instanceId !== caller.instance.id || !row.ownerAccount) throw new ApsError(403, `APS-Resource-ID ${caller.actingAs} is not a resource of this instance.`);
+    return { id: row.ownerAccount, path: row.ownerPath };
+  }
+
+  private view(row: StoredResource, type: RegistryType): Record<string, unknown> {
+    return resourceView(row, type, { roles: ALL_ROLES, application: true }, { sealer: this.sealer, full: true });
+  }
+}

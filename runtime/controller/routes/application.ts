@@ -1,0 +1,41 @@
+/**
+ * `/aps/2/application` (SPEC 4.1, 4.2, 5.2, 5.5): only for application instances, which
+ * authenticate with the client certificate the controller's CA issued them. A certificate of
+ * another CA, or one no instance holds (any more), is refused.
+ */
+import type { TLSSocket } from "node:tls";
+import type { HttpBindings } from "@hono/node-server";
+import { Hono } from "hono";
+import type { ApplicationCaller, ApplicationService } from "../application-service.ts";
+import { ApsError } from "../errors.ts";
+import { readJsonBody, sendJson } from "../http-json.ts";
+import type { InstanceService } from "../instances/instance-service.ts";
+
+type Env = { Bindings: HttpBindings; Variables: { application: ApplicationCaller } };
+
+export function applicationRoutes(service: ApplicationService, instances: InstanceService): Hono<Env> {
+  const app = new Hono<Env>();
+  app.use("*", async (c, next) => {
+    const socket = c.env.incoming.socket as TLSSocket;
+    const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
+    if (!peer?.fingerprint256) throw new ApsError(401, "/aps/2/application is for application instances: present the client certificate the controller issued to yours.");
+    if (!socket.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
+    const instance = await instances.byFingerprint(peer.fingerprint256);
+    if (!instance) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
+    const actingAs = c.req.header("aps-resource-id");
+    c.set("application", { instance, ...(actingAs ? { actingAs } : {}) });
+    // Sub-requests that send the transaction back join it; say so in the reply.
+    const tx = c.req.header("aps-transaction-id");
+    await next();
+    if (tx) c.res.headers.set("APS-Transaction-ID", tx);
+  });
+  app.get("/", (c) => sendJson(c, service.services(c.get("application"))));
+  app.post("/:service", async (c) => sendJson(c, await service.register(c.get("application"), c.req.param("service"), await readJsonBody(c)), 201));
+  app.get("/:service/:id", async (c) => sendJson(c, await service.read(c.get("application"), c.req.param("service"), c.req.param("id"))));
+  app.put("/:service/:id", async (c) => sendJson(c, await service.configure(c.get("application"), c.req.param("service"), c.req.param("id"), await readJsonBody(c))));
+  app.delete("/:service/:id", async (c) => {
+    await service.unregister(c.get("application"), c.req.param("service"), c.req.param("id"));
+    return c.body(null, 204);
+  });
+  return app;
+}
