@@ -57,6 +57,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
       provision: (ctx, r) => {
         record("domain")(ctx, r);
         if (r.name === "fail.example") throw new ConnectorError(500, "the DNS provider refused the zone");
+        if (r.name === "hang.example") return new Promise(() => {});
         return { verified: true };
       },
     },
@@ -74,7 +75,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   };
 
   beforeAll(async () => {
-    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"]);
+    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 1500 });
     const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });
     customer = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id, userId: customerUser });
     // The endpoint's own HTTPS identity, from a CA of its own (not the controller's).
@@ -162,6 +163,14 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     const r = await owner("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "fail.example", tenant: { aps: { id: tenant } } });
     expect(r.status).toBe(500);
     expect(r.json.message).toMatch(/DNS provider refused/);
+    expect((await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/domain/1.0`)})`)).headers["content-range"]).toBe(before);
+  });
+
+  it("answers 504 for an endpoint that hangs, and stores nothing", async () => {
+    const before = (await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/domain/1.0`)})`)).headers["content-range"];
+    const r = await owner("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "hang.example", tenant: { aps: { id: tenant } } });
+    expect(r.status).toBe(504);
+    expect(r.json.message).toMatch(/did not answer .* within 1\.5 s/);
     expect((await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/domain/1.0`)})`)).headers["content-range"]).toBe(before);
   });
 
@@ -281,6 +290,17 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     const notAnInstance = await controllerClient({ controllerUri: t.controller.url, credentials: controllerOwn }).get("/aps/2/application");
     expect(notAnInstance.status).toBe(403);
     expect((notAnInstance.body as { message: string }).message).toMatch(/No application instance holds this certificate/);
+  });
+
+  it("keeps instances apart: another instance's certificate does not reach this one's resources", async () => {
+    const second = await admin("POST", "/aps/2/instances", { package: packageId, endpoint: connector.url, endpointCa, settings: { apiEndpoint: "https://api2.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
+    expect(second.status, second.text).toBe(201);
+    const credentials = (await fileCredentialStore(join(dir, "credentials")).load(second.json.id))!;
+    const other = controllerClient({ controllerUri: t.controller.url, credentials });
+    expect((await other.get(`/aps/2/application/mailboxes/${mailbox}`)).status).toBe(404);
+    expect((await other.put(`/aps/2/application/mailboxes/${mailbox}`, { used: 1 })).status).toBe(404);
+    expect((await other.delete(`/aps/2/application/mailboxes/${mailbox}`)).status).toBe(404);
+    expect((await admin("GET", "/aps/2/instances")).json).toHaveLength(2);
   });
 
   it("forwards unprovision and removes the resource only after the application agreed", async () => {

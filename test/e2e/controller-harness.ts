@@ -33,7 +33,7 @@ export interface ControllerUnderTest {
   sql(query: string): Promise<Record<string, unknown>[]>;
 }
 
-export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[]): Promise<ControllerUnderTest> {
+export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number } = {}): Promise<ControllerUnderTest> {
   const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
@@ -54,7 +54,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
     databaseUrl = url.toString();
   }
   const start = () =>
-    startController({ types, validators, packages, compiler: compileArchive, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+    startController({ types, validators, packages, compiler: compileArchive, ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
   const self: ControllerUnderTest = {
     controller: await start(),
     call: undefined as never,
