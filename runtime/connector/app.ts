@@ -82,6 +82,7 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
     app.put(`/${service}/:id/disable`, async (c) => reply(c, await run(() => (handlers.disable ? handlers.disable(ctxOf(c)) : missing("disable"))), 200, "disable"));
     app.put(`/${service}/:id`, async (c) => {
       const body = (await readJson(c)) as Record<string, unknown>;
+      if (await takeCredentials(c, body, options)) return reply(c, undefined, 204, "new credentials");
       return reply(c, await run(() => (handlers.configure ? handlers.configure(ctxOf(c), body) : body)), 200, "configure");
     });
     app.delete(`/${service}/:id`, async (c) => reply(c, await run(() => handlers.unprovision?.(ctxOf(c))), 204, "unprovision"));
@@ -93,15 +94,23 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
 async function provision(c: Context<Env>, service: string, handlers: ServiceHandlers, options: ConnectorOptions): Promise<Response> {
   const body = (await readJson(c)) as Record<string, unknown>;
   const ctx = ctxOf(c);
+  // The install call of the application root brings the credentials: keep them, hide them from handlers.
+  await takeCredentials(c, body, options);
+  return reply(c, await run(() => (handlers.provision ? handlers.provision(ctx, body) : body)), 200, `provision of ${service}`);
+}
+
+/**
+ * Stores `aps.x509` (install, or new credentials for an existing instance) and removes it from
+ * the body. True when the body carried nothing else (a credentials-only update).
+ */
+async function takeCredentials(c: Context<Env>, body: Record<string, unknown>, options: ConnectorOptions): Promise<boolean> {
   const aps = (body.aps ?? {}) as Record<string, unknown>;
   const x509 = aps.x509 as { self?: string; controller?: string } | undefined;
-  if (x509?.self && x509.controller) {
-    // The install call of the application root: keep the credentials, hide them from handlers.
-    await options.credentials.save(ctx.instanceId, { certAndKey: x509.self, controllerCa: x509.controller });
-    const { x509: _hidden, ...rest } = aps;
-    body.aps = rest;
-  }
-  return reply(c, await run(() => (handlers.provision ? handlers.provision(ctx, body) : body)), 200, `provision of ${service}`);
+  if (!x509?.self || !x509.controller) return false;
+  await options.credentials.save(c.req.header("aps-instance-id") ?? "", { certAndKey: x509.self, controllerCa: x509.controller });
+  const { x509: _hidden, ...rest } = aps;
+  body.aps = rest;
+  return Object.keys(body).length === 1 && Object.keys(rest).length === 0;
 }
 
 function ctxOf(c: Context<Env>): ApsCallContext {

@@ -310,4 +310,42 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     expect([204, 404]).toContain(d.status);
     expect((await admin("GET", `/aps/2/resources/${mailbox}`)).status).toBe(404);
   });
+
+  it("re-issues an instance's credentials: the endpoint gets the new ones, the old certificate stops working", async () => {
+    const store = fileCredentialStore(join(dir, "credentials"));
+    const old = (await store.load(instanceId))!;
+    const r = await admin("POST", `/aps/2/instances/${instanceId}/credentials`);
+    expect(r.status, r.text).toBe(200);
+    const fresh = (await store.load(instanceId))!;
+    expect(fresh.certAndKey).not.toBe(old.certAndKey);
+    expect((await controllerClient({ controllerUri: t.controller.url, credentials: old }).get("/aps/2/application")).status).toBe(403);
+    expect((await controllerClient({ controllerUri: t.controller.url, credentials: fresh }).get("/aps/2/application")).status).toBe(200);
+  });
+
+  it("uninstalls an instance: dependents first, the root last; a dead endpoint needs force", async () => {
+    const instances = (await admin("GET", "/aps/2/instances")).json as { id: string; rootResource: string }[];
+    const first = instances.find((i) => i.id === instanceId)!;
+    const from = seen.length;
+    const r = await admin("DELETE", `/aps/2/instances/${instanceId}`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json).toEqual({ removed: 3, endpointErrors: [] });
+    const deletes = seen.slice(from).filter((s) => s.method === "DELETE").map((s) => s.path);
+    expect(deletes).toEqual([`/domains/${domain}`, `/tenants/${tenant}`, `/cloudmail/${first.rootResource}`]);
+    expect((await admin("GET", `/aps/2/resources/${tenant}`)).status).toBe(404);
+
+    // An instance whose endpoint has gone away.
+    const tls = await ensureControllerTls(join(dir, "dead-endpoint"), ["127.0.0.1"]);
+    const dead = await startConnector(createConnectorApp({ services: { cloudmail: {} }, credentials: fileCredentialStore(join(dir, "dead-credentials")) }), tls.server);
+    const installed = await admin("POST", "/aps/2/instances", { package: packageId, endpoint: dead.url, endpointCa: tls.ca.cert, settings: { apiEndpoint: "https://api3.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
+    expect(installed.status, installed.text).toBe(201);
+    await dead.close();
+    const refused = await admin("DELETE", `/aps/2/instances/${installed.json.id}`);
+    expect(refused.status).toBe(502);
+    expect(refused.json.message).toMatch(/force=true/);
+    const forced = await admin("DELETE", `/aps/2/instances/${installed.json.id}?force=true`);
+    expect(forced.status).toBe(200);
+    expect(forced.json.removed).toBe(1);
+    expect(forced.json.endpointErrors[0]).toMatch(/cannot be reached/);
+    expect((await admin("GET", `/aps/2/instances/${installed.json.id}`)).status).toBe(404);
+  });
 });

@@ -16,7 +16,7 @@ import type { Forwarder } from "../forward/forwarder.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
-import { instances, resources } from "../store/schema.ts";
+import { instances, links, resources } from "../store/schema.ts";
 import { issueCertificate, type KeyPairPem } from "../tls/certificate-authority.ts";
 
 const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
@@ -86,6 +86,72 @@ export class InstanceService {
     const row = await this.get(id);
     if (!row) throw new ApsError(404, `Instance ${id} does not exist.`);
     return this.view(row);
+  }
+
+  /**
+   * Uninstalls an instance: its resources are unprovisioned at the endpoint, dependents before
+   * what they hold strong links to, then the application root, then the instance. With `force`,
+   * an endpoint that fails or is gone does not stop the removal (a dead endpoint can go).
+   */
+  async uninstall(caller: Caller, id: string, force: boolean): Promise<{ removed: number; endpointErrors: string[] }> {
+    requireProviderAdmin(caller);
+    const instance = await this.get(id);
+    if (!instance) throw new ApsError(404, `Instance ${id} does not exist.`);
+    const target: EndpointTarget = { instanceId: instance.id, endpoint: instance.endpoint, endpointCa: instance.endpointCa };
+    const rows = await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.instanceId, id));
+    const strong = await this.db
+      .select({ source: links.sourceId, target: links.targetId, relation: links.relation, sourceType: resources.typeId })
+      .from(links)
+      .innerJoin(resources, eq(resources.id, links.sourceId))
+      .where(eq(resources.instanceId, id));
+    const holds = strong.filter((l) => this.catalog.registry.get(l.sourceType)?.relations[l.relation]?.required);
+    const remaining = new Map(rows.map((r) => [r.id, r]));
+    const endpointErrors: string[] = [];
+    let removed = 0;
+    while (remaining.size) {
+      // Those no remaining resource holds a strong link to; the root last of all.
+      const held = new Set(holds.filter((l) => remaining.has(l.source)).map((l) => l.target));
+      let batch = [...remaining.values()].filter((r) => !held.has(r.id) && (r.id !== instance.rootResource || remaining.size === 1));
+      if (batch.length === 0) batch = [...remaining.values()]; // a cycle of strong links: take them all
+      for (const r of batch) {
+        const type = this.catalog.registry.get(r.typeId);
+        try {
+          if (type?.service) {
+            const outcome = await this.forwarder.unprovision(target, type, r.id, {});
+            if (outcome.kind === "accepted") throw new ApsError(502, `the endpoint answered 202 for ${r.id}; uninstall needs it done at once`);
+          }
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          if (!force) throw new ApsError(502, `Uninstall stopped at ${type?.name ?? r.typeId} ${r.id}: ${message}. ${removed} resource(s) were removed; repeat with ?force=true to remove the rest without the endpoint.`);
+          endpointErrors.push(`${r.id}: ${message}`);
+        }
+        await this.db.delete(resources).where(eq(resources.id, r.id));
+        remaining.delete(r.id);
+        removed++;
+      }
+    }
+    await this.db.delete(instances).where(eq(instances.id, id));
+    return { removed, endpointErrors };
+  }
+
+  /**
+   * New credentials for an instance (a lost certificate is not the end of it): a new
+   * certificate from the CA, handed to the endpoint by configuring the application root with
+   * `aps.x509`; the old certificate stops working at once.
+   */
+  async reissue(caller: Caller, id: string): Promise<Record<string, unknown>> {
+    requireProviderAdmin(caller);
+    const instance = await this.get(id);
+    if (!instance?.rootResource) throw new ApsError(404, `Instance ${id} does not exist.`);
+    const root = await this.db.select({ typeId: resources.typeId }).from(resources).where(eq(resources.id, instance.rootResource));
+    const type = root[0] && this.catalog.registry.get(root[0].typeId);
+    if (!type) throw new ApsError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
+    const credentials = await issueCertificate(this.ca, { commonName: id, usage: "client" });
+    const target: EndpointTarget = { instanceId: id, endpoint: instance.endpoint, endpointCa: instance.endpointCa };
+    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } } }, {});
+    if (outcome.kind === "accepted") throw new ApsError(502, "The endpoint answered 202; new credentials must be taken at once.");
+    await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
+    return this.view((await this.get(id))!);
   }
 
   /** The instance that serves a type: the first installed instance of its package. */

@@ -16,5 +16,7 @@ export function instanceRoutes(service: InstanceService): Hono<ControllerEnv> {
     return sendJson(c, list, 200, { "Content-Range": list.length ? `items 0-${list.length - 1}/${list.length}` : "items */0" });
   });
   app.get("/:id", async (c) => sendJson(c, await service.describe(c.get("caller"), c.req.param("id"))));
+  app.delete("/:id", async (c) => sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")));
+  app.post("/:id/credentials", async (c) => sendJson(c, await service.reissue(c.get("caller"), c.req.param("id"))));
   return app;
 }
