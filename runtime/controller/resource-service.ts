@@ -21,6 +21,7 @@ import { implementsType, type RegistryType, type TypeRegistry } from "./registry
 import { resourceView } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
+import { resources } from "./store/schema.ts";
 import { filterSql, sortSql } from "./store/rql-sql.ts";
 
 const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
@@ -306,6 +307,50 @@ export class ResourceService {
     const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? "aps:disabled" : "aps:ready" });
     if (!updated) throw new ApsError(409, `The resource changed while ${operation} ran; read it again and repeat.`);
     return this.view(updated, type, roles, links, true);
+  }
+
+  /**
+   * Suspends (or resumes) a customer: every Suspendable resource of the account and the accounts
+   * below it is disabled (enabled) through its application (SPEC 3, "customer suspended"). Each
+   * failure is tried again, up to three times, then reported; repeating the call is safe, as
+   * resources already in the wanted state are left alone.
+   */
+  async suspendCustomer(caller: Caller, accountId: string, disable: boolean): Promise<{ changed: string[]; unchanged: number; failed: { id: string; error: string }[] }> {
+    const account = /^[0-9a-f-]{36}$/i.test(accountId) ? await this.store.get(accountId) : undefined;
+    if (!account || account.ownerAccount !== account.id) throw new ApsError(404, `Account ${accountId} does not exist.`);
+    const roles = await rolesOn(account, caller, this.store, this.registry.get(account.typeId));
+    if ((roles & RoleBit.admin) === 0) throw new ApsError(403, "Only an administrator of the customer (an account above it) may suspend or resume it.");
+    const suspendable = [...this.registry.values()].filter((t) => t.isSuspendable).map((t) => t.id);
+    const from = disable ? "aps:ready" : "aps:disabled";
+    const page = await this.store.list(
+      sql`${resources.ownerPath} like ${`${account.ownerPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} and ${suspendable.length ? sql`${resources.typeId} in (${sql.join(suspendable.map((id) => sql`${id}`), sql`, `)})` : sql`false`}`,
+      [],
+      0,
+      100_000,
+    );
+    const changed: string[] = [];
+    const failed: { id: string; error: string }[] = [];
+    let unchanged = 0;
+    for (const row of page.rows) {
+      if (row.status !== from) {
+        unchanged++;
+        continue;
+      }
+      let error = "";
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        try {
+          await this.suspend(caller, row.id, disable);
+          changed.push(row.id);
+          error = "";
+          break;
+        } catch (e) {
+          error = e instanceof ApplicationReplyError ? `the application answered ${e.reply.status}` : (e as Error).message;
+          await new Promise((r) => setTimeout(r, 100 * attempt));
+        }
+      }
+      if (error) failed.push({ id: row.id, error });
+    }
+    return { changed, unchanged, failed };
   }
 
   async list(caller: Caller, queryString: string): Promise<ResourcePage> {

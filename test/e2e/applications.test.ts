@@ -38,6 +38,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   let instanceId = "";
   let packageId = "";
   let customer = "";
+  let customerAccount = "";
   const customerUser = "6d1c1f0e-7a63-4f55-9a2f-3f9a1b2c4d5e";
 
   const record = (what: string) => (ctx: ApsCallContext, body?: unknown) => {
@@ -77,7 +78,8 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 1500 });
     const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });
-    customer = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id, userId: customerUser });
+    customerAccount = account.json.aps.id;
+    customer = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: customerAccount, userId: customerUser });
     // The endpoint's own HTTPS identity, from a CA of its own (not the controller's).
     const endpointTls = await ensureControllerTls(join(dir, "endpoint-tls"), ["127.0.0.1"]);
     endpointCa = endpointTls.ca.cert;
@@ -248,6 +250,20 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     expect(on.json.aps.status).toBe("aps:ready");
     expect((await admin("PUT", `/aps/2/resources/${mailbox}/enable`)).status).toBe(409);
     expect((await admin("PUT", `/aps/2/resources/${domain}/disable`)).status).toBe(404);
+  });
+
+  it("suspends and resumes a whole customer in one admin call", async () => {
+    expect((await owner("POST", `/aps/2/customers/${customerAccount}/suspend`)).status).toBe(403);
+    const off = await admin("POST", `/aps/2/customers/${customerAccount}/suspend`);
+    expect(off.status, off.text).toBe(200);
+    expect(off.json).toEqual({ changed: [mailbox], unchanged: 0, failed: [] });
+    expect((await owner("GET", `/aps/2/resources/${mailbox}`)).json.aps.status).toBe("aps:disabled");
+    // Again: nothing left to do.
+    expect((await admin("POST", `/aps/2/customers/${customerAccount}/suspend`)).json).toEqual({ changed: [], unchanged: 1, failed: [] });
+    const on = await admin("POST", `/aps/2/customers/${customerAccount}/resume`);
+    expect(on.json.changed).toEqual([mailbox]);
+    expect((await owner("GET", `/aps/2/resources/${mailbox}`)).json.aps.status).toBe("aps:ready");
+    expect((await admin("POST", "/aps/2/customers/00000000-0000-0000-0000-000000000000/suspend")).status).toBe(404);
   });
 
   it("serves /aps/2/application to the instance's own certificate only", async () => {

@@ -1,0 +1,16 @@
+/**
+ * `POST /aps/2/customers/{account-id}/suspend` and `/resume`: one call that disables (enables)
+ * every Suspendable resource of a customer and the accounts below it. The spec names the event
+ * (SPEC 3) but no API for it; see README.
+ */
+import { Hono } from "hono";
+import type { ControllerEnv } from "../context.ts";
+import { sendJson } from "../http-json.ts";
+import type { ResourceService } from "../resource-service.ts";
+
+export function customerRoutes(service: ResourceService): Hono<ControllerEnv> {
+  const app = new Hono<ControllerEnv>();
+  app.post("/:id/suspend", async (c) => sendJson(c, await service.suspendCustomer(c.get("caller"), c.req.param("id"), true)));
+  app.post("/:id/resume", async (c) => sendJson(c, await service.suspendCustomer(c.get("caller"), c.req.param("id"), false)));
+  return app;
+}
