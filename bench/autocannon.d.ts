@@ -5,6 +5,8 @@ declare module "autocannon" {
     connections?: number;
     duration?: number;
     headers?: Record<string, string>;
+    method?: string;
+    body?: string;
     tlsOptions?: { ca?: string };
   }
   interface Result {

@@ -5,14 +5,14 @@
 // Both servers run as child processes on PostgreSQL ($DATABASE_URL, default the local test
 // server), each in a database of its own that is dropped at the end. The numbers are
 // informational: the process exits 0 unless the setup itself fails.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import postgres from "postgres";
+import { httpsCall, runCapture, startChild } from "./child-process.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, resources: { type: "string", default: "100000" }, connections: { type: "string", default: "50" } } });
 const seconds = Number(values.seconds);
@@ -21,7 +21,6 @@ const connections = Number(values.connections);
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const NOTE = "http://notes.example/types/note/1.0";
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
-const root = new URL("..", import.meta.url).pathname;
 
 const dbName = `aps_bench_${process.pid}`;
 const admin = postgres(serverUrl, { onnotice: () => {} });
@@ -29,11 +28,11 @@ await admin.unsafe(`create database ${dbName}`);
 const dbUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
 const dataDir = mkdtempSync(join(tmpdir(), "aps-bench-"));
 const children: ChildProcess[] = [];
-const keepAlive = new Agent({ keepAlive: true });
+const call = async (base: string, ca: string, method: string, path: string, token: string, body?: string) => (await httpsCall(base, ca, method, path, { "aps-token": token }, body)).text;
 
 try {
   const port = 18000 + (process.pid % 1000);
-  const controller = await startChild(["bin/aps-gen.js", "serve", "--types", "test/fixtures/controller/notes", "--port", String(port), "--data", dataDir, "--database-url", dbUrl], /controller on/, { LOG_LEVEL: "warn" });
+  const { child: controller } = await startChild(["bin/aps-gen.js", "serve", "--types", "test/fixtures/controller/notes", "--port", String(port), "--data", dataDir, "--database-url", dbUrl], /controller on/, { LOG_LEVEL: "warn" });
   children.push(controller);
   const ca = readFileSync(join(dataDir, "tls/ca.crt"), "utf8");
   const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
@@ -56,7 +55,7 @@ try {
   await db.end();
 
   const baselinePort = port + 1;
-  children.push(await startChild(["--import", "tsx", "bench/baseline-server.ts", dbUrl, join(dataDir, "tls/server.crt"), join(dataDir, "tls/server.key"), String(baselinePort)], /ready/, {}));
+  children.push((await startChild(["--import", "tsx", "bench/baseline-server.ts", dbUrl, join(dataDir, "tls/server.crt"), join(dataDir, "tls/server.key"), String(baselinePort)], /ready/)).child);
 
   const load = async (url: string, headers: Record<string, string>) => {
     await autocannon({ url, connections, duration: 2, headers, tlsOptions: { ca } }); // warm-up
@@ -93,40 +92,4 @@ try {
   await admin.unsafe(`drop database if exists ${dbName} with (force)`);
   await admin.end();
   rmSync(dataDir, { recursive: true, force: true });
-}
-
-function startChild(args: string[], ready: RegExp, env: Record<string, string>): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let seen = "";
-    const onData = (d: Buffer) => {
-      seen += String(d);
-      if (ready.test(seen)) resolve(child);
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${seen}`)));
-  });
-}
-
-async function runCapture(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += String(d)));
-    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(" ")} exited with ${code}`))));
-  });
-}
-
-function call(base: string, ca: string, method: string, path: string, token: string, body?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, base), { method, ca, agent: keepAlive, headers: { "aps-token": token, ...(body ? { "content-type": "application/json" } : {}) } }, (res) => {
-      let text = "";
-      res.on("data", (d: Buffer) => (text += String(d)));
-      res.on("end", () => resolve(text));
-    });
-    req.on("error", reject);
-    if (body) req.write(body);
-    req.end();
-  });
 }

@@ -15,6 +15,7 @@ import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { EndpointReply, EndpointTarget } from "./forward/endpoint-client.ts";
 import { ApplicationReplyError } from "./forward/forwarder.ts";
 import type { Forwarder, ForwardOrigin, ForwardOutcome } from "./forward/forwarder.ts";
+import type { ServingInstance } from "./instances/instance-service.ts";
 import type { TaskRow, TaskStore } from "./tasks/task-store.ts";
 import { ApsError, invalidBody } from "./errors.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "./registry.ts";
@@ -39,7 +40,7 @@ export interface TypeCatalog {
 
 /** How the service reaches the application that serves a type (absent: application types answer 502). */
 export interface Applications {
-  targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string; rootResource?: string }>;
+  targetFor(type: RegistryType): Promise<ServingInstance>;
   /** The endpoint of an instance by id (for tasks). */
   targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
   readonly forwarder: Forwarder;
@@ -94,12 +95,12 @@ export class ResourceService {
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
     let packageId: string | null = null;
     let outcome: ForwardOutcome | undefined;
-    let served: { target: EndpointTarget; packageId: string; rootResource?: string } | undefined;
+    let served: ServingInstance | undefined;
     const implicit = new Map<string, string>();
     if (type.servedBy === "application") {
       served = await this.applicationsFor(type).targetFor(type);
       // A relation to the application root is the instance that serves the resource: the controller links it.
-      const root = served.rootResource ? await this.store.get(served.rootResource) : undefined;
+      const root = served.rootResource;
       for (const [name, rel] of Object.entries(type.relations)) {
         if (root && !rel.collection && input[name] === undefined && implementsType(this.registry, root.typeId, rel.typeId)) implicit.set(name, root.id);
       }
@@ -131,8 +132,8 @@ export class ResourceService {
       body: stored,
       secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
     };
-    await this.store.insert(row, newLinks, outcome?.kind === "accepted" ? (tx) => this.applications!.tasks.schedule(tx, { resourceId: id, operation: "provision", instanceId: served!.target.instanceId, call: outcome.call, info: outcome.info, retrySeconds: outcome.retrySeconds }) : undefined);
-    const resource = this.view(await this.mustGet(id), type, roles, newLinks, true);
+    const inserted = await this.store.insert(row, newLinks, outcome?.kind === "accepted" ? (tx) => this.applications!.tasks.schedule(tx, { resourceId: id, operation: "provision", instanceId: served!.target.instanceId, call: outcome.call, info: outcome.info, retrySeconds: outcome.retrySeconds }) : undefined);
+    const resource = this.view(inserted, type, roles, newLinks, true);
     return outcome?.kind === "accepted" ? { resource, accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } } : { resource };
   }
 
@@ -453,12 +454,6 @@ export class ResourceService {
       }
     }
     return out;
-  }
-
-  private async mustGet(id: string): Promise<StoredResource> {
-    const row = await this.store.get(id);
-    if (!row) throw new ApsError(404, `Resource ${id} does not exist.`);
-    return row;
   }
 
   private view(row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], full: boolean): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * client certificate, trusts the endpoint's CA, and never sends a token. Unreachable endpoints
  * and time-outs become 502/504 ApsErrors that say which endpoint and why.
  */
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import { ApsError } from "../errors.ts";
 
 /** What the controller needs to reach one instance. */
@@ -28,6 +28,17 @@ export interface EndpointClientOptions {
 }
 
 export function endpointClient(options: EndpointClientOptions) {
+  // One keep-alive agent per endpoint: a mutual-TLS handshake per call would cost more than the call.
+  const agents = new Map<string, Agent>();
+  const agentFor = (target: EndpointTarget) => {
+    const key = `${new URL(target.endpoint).origin}|${target.endpointCa ?? ""}`;
+    let agent = agents.get(key);
+    if (!agent) {
+      agent = new Agent({ keepAlive: true, maxSockets: 64, cert: options.cert, key: options.key, ...(target.endpointCa ? { ca: target.endpointCa } : {}) });
+      agents.set(key, agent);
+    }
+    return agent;
+  };
   return function call(target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<EndpointReply> {
     const url = new URL(target.endpoint.replace(/\/$/, "") + path);
     return new Promise((resolve, reject) => {
@@ -35,9 +46,7 @@ export function endpointClient(options: EndpointClientOptions) {
         url,
         {
           method,
-          cert: options.cert,
-          key: options.key,
-          ...(target.endpointCa ? { ca: target.endpointCa } : {}),
+          agent: agentFor(target),
           headers: { ...headers, ...(body ? { "content-length": String(body.length) } : {}) },
           timeout: options.timeoutMs,
         },

@@ -24,6 +24,16 @@ const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
 /** An instance row. */
 export type InstanceRow = typeof instances.$inferSelect;
 
+/** The instance that serves a type, as forwarding needs it. */
+export interface ServingInstance {
+  readonly target: EndpointTarget;
+  readonly packageId: string;
+  readonly rootResource?: { readonly id: string; readonly typeId: string };
+}
+
+/** How long the serving instance of a package is remembered (another process may install or remove one). */
+const SERVING_TTL_MS = 5000;
+
 /** What an admin sends to install an instance. */
 export interface InstallRequest {
   readonly package: string;
@@ -35,6 +45,8 @@ export interface InstallRequest {
 }
 
 export class InstanceService {
+  private readonly serving = new Map<string, { value: ServingInstance; until: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly catalog: PackageCatalog,
@@ -73,6 +85,7 @@ export class InstanceService {
       await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now });
       await tx.insert(resources).values({ id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null });
     });
+    this.serving.clear();
     return this.view((await this.get(instanceId))!);
   }
 
@@ -131,6 +144,7 @@ export class InstanceService {
       }
     }
     await this.db.delete(instances).where(eq(instances.id, id));
+    this.serving.clear();
     return { removed, endpointErrors };
   }
 
@@ -151,16 +165,25 @@ export class InstanceService {
     const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } } }, {});
     if (outcome.kind === "accepted") throw new ApsError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
+    this.serving.clear();
     return this.view((await this.get(id))!);
   }
 
-  /** The instance that serves a type: the first installed instance of its package. */
-  async targetFor(type: RegistryType): Promise<{ target: EndpointTarget; packageId: string; rootResource?: string }> {
+  /**
+   * The instance that serves a type: the first installed instance of its package. Remembered for
+   * a few seconds, as every provisioning asks; this process forgets it at once on changes.
+   */
+  async targetFor(type: RegistryType): Promise<ServingInstance> {
     const pkg = this.catalog.list().find((p) => p.typeIds.includes(type.id));
     if (!pkg) throw new ApsError(502, `No package declares ${type.id}.`);
+    const known = this.serving.get(pkg.id);
+    if (known && known.until > Date.now()) return known.value;
     const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
     if (!row) throw new ApsError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
-    return { target: { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa }, packageId: pkg.id, ...(row.rootResource ? { rootResource: row.rootResource } : {}) };
+    const [root] = row.rootResource ? await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.id, row.rootResource)) : [];
+    const value: ServingInstance = { target: { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa }, packageId: pkg.id, ...(root ? { rootResource: root } : {}) };
+    this.serving.set(pkg.id, { value, until: Date.now() + SERVING_TTL_MS });
+    return value;
   }
 
   /** An instance's endpoint by id. */

@@ -75,12 +75,17 @@ export class ResourceStore {
     return (await this.referrer.execute({ id, account: accountId })).length > 0;
   }
 
-  /** Inserts a resource and its links in one transaction, with `alsoDo` (e.g. scheduling a task) in it too. */
-  async insert(row: NewResource, newLinks: readonly StoredLink[], alsoDo?: (tx: Db) => Promise<unknown>): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.insert(resources).values(row);
+  /**
+   * Inserts a resource (and its links, and `alsoDo`, e.g. scheduling a task, in one transaction)
+   * and returns the stored row. A lone resource is one statement: no transaction round trips.
+   */
+  async insert(row: NewResource, newLinks: readonly StoredLink[], alsoDo?: (tx: Db) => Promise<unknown>): Promise<StoredResource> {
+    if (newLinks.length === 0 && !alsoDo) return (await this.db.insert(resources).values(row).returning())[0]!;
+    return this.db.transaction(async (tx) => {
+      const [stored] = await tx.insert(resources).values(row).returning();
       if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
       if (alsoDo) await alsoDo(tx as unknown as Db);
+      return stored!;
     });
   }
 

@@ -1,0 +1,18 @@
+// The endpoint of npm run bench:provision: the connector runtime serving the bench package,
+// answering every provision with one readonly property. Run by the benchmark:
+// tsx bench/provision-connector.ts <tls-dir> <credentials-dir>
+import { join } from "node:path";
+import { createConnectorApp } from "../runtime/connector/app.ts";
+import { fileCredentialStore } from "../runtime/connector/credentials.ts";
+import { startConnector } from "../runtime/connector/serve.ts";
+import { ensureControllerTls } from "../runtime/controller/tls/certificate-authority.ts";
+
+const [tlsDir, credentialsDir] = process.argv.slice(2);
+const tls = await ensureControllerTls(tlsDir!, ["127.0.0.1"]);
+let n = 0;
+const app = createConnectorApp({
+  credentials: fileCredentialStore(credentialsDir!),
+  services: { app: {}, items: { provision: () => ({ externalId: `ext-${++n}` }) } },
+});
+const running = await startConnector(app, tls.server);
+process.stdout.write(`ready ${running.url} ${join(tlsDir!, "tls/ca.crt")}\n`);

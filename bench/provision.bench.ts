@@ -1,0 +1,73 @@
+// Provisioning benchmark: POST /aps/2/resources of an application type through the controller
+// (token, validation, roles, forwarding over mutual TLS to a local connector, storing the
+// merged resource) against a baseline in the same run: bare Hono that calls the same connector
+// and inserts one row. Run: npm run bench:provision [-- --seconds 8 --connections 20]
+//
+// Everything runs as child processes on PostgreSQL ($DATABASE_URL, default the local test
+// server), in a database of its own that is dropped at the end. Informational: exit 0.
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import postgres from "postgres";
+import { httpsCall, runCapture, startChild } from "./child-process.ts";
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, connections: { type: "string", default: "20" } } });
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const ITEM = "http://bench.example/types/item/1.0";
+
+const dbName = `aps_provision_${process.pid}`;
+const admin = postgres(serverUrl, { onnotice: () => {} });
+await admin.unsafe(`create database ${dbName}`);
+const dbUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
+const dir = mkdtempSync(join(tmpdir(), "aps-provision-"));
+const dataDir = join(dir, "data");
+const children: ChildProcess[] = [];
+
+try {
+  const port = 19000 + (process.pid % 500);
+  const controller = await startChild(["bin/aps-gen.js", "serve", "--types", "bench/fixtures/provision-app", "--port", String(port), "--data", dataDir, "--database-url", dbUrl], /admin token in/, { LOG_LEVEL: "warn" });
+  children.push(controller.child);
+  const connector = await startChild(["--import", "tsx", "bench/provision-connector.ts", join(dir, "endpoint"), join(dir, "credentials")], /ready (\S+) (\S+)/);
+  children.push(connector.child);
+  const [, endpoint, endpointCaPath] = connector.output.match(/ready (\S+) (\S+)/)!;
+  const ca = readFileSync(join(dataDir, "tls/ca.crt"), "utf8");
+  const base = `https://127.0.0.1:${port}`;
+  const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
+  const headers = { "aps-token": adminToken };
+  const packages = JSON.parse((await httpsCall(base, ca, "GET", "/aps/2/packages", headers)).text) as { id: string; name: string }[];
+  const install = await httpsCall(base, ca, "POST", "/aps/2/instances", headers, JSON.stringify({ package: packages[0]!.id, endpoint, endpointCa: readFileSync(endpointCaPath!, "utf8") }));
+  if (install.status !== 201) throw new Error(`install failed: ${install.text}`);
+  const instanceId = (JSON.parse(install.text) as { id: string }).id;
+  const account = JSON.parse((await httpsCall(base, ca, "POST", "/aps/2/resources", headers, JSON.stringify({ aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Bench", addressPostal: {} }))).text) as { aps: { id: string } };
+  const token = (await runCapture(["bin/aps-gen.js", "token", "--account", account.aps.id, "--data", dataDir])).trim();
+  const one = await httpsCall(base, ca, "POST", "/aps/2/resources", { "aps-token": token }, JSON.stringify({ aps: { type: ITEM }, name: "check" }));
+  if (one.status !== 201) throw new Error(`provisioning failed: ${one.text}`);
+
+  const baselinePort = port + 1;
+  children.push((await startChild(["--import", "tsx", "bench/provision-baseline.ts", dbUrl, dataDir, endpoint!, endpointCaPath!, String(baselinePort)], /ready/, { BENCH_INSTANCE: instanceId })).child);
+
+  const load = async (url: string, extra: Record<string, string>, body: string) => {
+    const options = { url, connections, method: "POST", headers: { ...extra, "content-type": "application/json" }, body, tlsOptions: { ca } };
+    await autocannon({ ...options, duration: 2 });
+    return autocannon({ ...options, duration: seconds });
+  };
+  const ours = await load(`${base}/aps/2/resources`, { "aps-token": token }, JSON.stringify({ aps: { type: ITEM }, name: "bench item", size: 3 }));
+  const bare = await load(`https://127.0.0.1:${baselinePort}/items`, {}, JSON.stringify({ name: "bench item", size: 3 }));
+  const ratio = ours.requests.average / bare.requests.average;
+  console.log(`\nProvisioning through a local connector, ${connections} connections, ${seconds} s each, PostgreSQL`);
+  console.log("server                                         req/s    p50 ms  p99 ms  errors/non-2xx");
+  console.log(`aps-gen controller (validate, roles, forward)  ${ours.requests.average.toFixed(0).padStart(6)}  ${String(ours.latency.p50).padStart(6)}  ${String(ours.latency.p99).padStart(6)}  ${ours.errors}/${ours.non2xx}`);
+  console.log(`baseline: Hono -> connector -> one INSERT      ${bare.requests.average.toFixed(0).padStart(6)}  ${String(bare.latency.p50).padStart(6)}  ${String(bare.latency.p99).padStart(6)}  ${bare.errors}/${bare.non2xx}`);
+  console.log(`ratio: ${(ratio * 100).toFixed(0)}% of the baseline (target ≥ 50%) ${ratio >= 0.5 ? "✓" : "✗"}`);
+} finally {
+  for (const c of children) c.kill("SIGTERM");
+  await new Promise((r) => setTimeout(r, 500));
+  await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+  await admin.end();
+  rmSync(dir, { recursive: true, force: true });
+}
