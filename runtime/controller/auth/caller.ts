@@ -67,3 +67,8 @@ export class CallerResolver {
     return row.ownerPath;
   }
 }
+
+/** 403 unless the caller speaks for the provider's account (the root of the account tree). */
+export function requireProviderAdmin(caller: Caller, what: string): void {
+  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ApsError(403, `Only the provider's administrators may ${what}.`);
+}

@@ -8,7 +8,7 @@
 import { randomUUID, X509Certificate } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { applicationActor } from "../../common/actor.ts";
-import type { Caller } from "../auth/caller.ts";
+import { requireProviderAdmin, type Caller } from "../auth/caller.ts";
 import { ApsError, invalidBody } from "../errors.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import { splitEncrypted, type PropertySealer } from "../encryption.ts";
@@ -57,7 +57,7 @@ export class InstanceService {
   ) {}
 
   async install(caller: Caller, request: unknown): Promise<Record<string, unknown>> {
-    requireProviderAdmin(caller);
+    requireProviderAdmin(caller, "manage application instances");
     const input = parseInstall(request);
     await this.catalog.refresh();
     const pkg = this.catalog.get(input.package);
@@ -90,12 +90,12 @@ export class InstanceService {
   }
 
   async list(caller: Caller): Promise<Record<string, unknown>[]> {
-    requireProviderAdmin(caller);
+    requireProviderAdmin(caller, "manage application instances");
     return (await this.db.select().from(instances).orderBy(asc(instances.created))).map((r) => this.view(r));
   }
 
   async describe(caller: Caller, id: string): Promise<Record<string, unknown>> {
-    requireProviderAdmin(caller);
+    requireProviderAdmin(caller, "manage application instances");
     const row = await this.get(id);
     if (!row) throw new ApsError(404, `Instance ${id} does not exist.`);
     return this.view(row);
@@ -107,7 +107,7 @@ export class InstanceService {
    * an endpoint that fails or is gone does not stop the removal (a dead endpoint can go).
    */
   async uninstall(caller: Caller, id: string, force: boolean): Promise<{ removed: number; endpointErrors: string[] }> {
-    requireProviderAdmin(caller);
+    requireProviderAdmin(caller, "manage application instances");
     const instance = await this.get(id);
     if (!instance) throw new ApsError(404, `Instance ${id} does not exist.`);
     const target: EndpointTarget = { instanceId: instance.id, endpoint: instance.endpoint, endpointCa: instance.endpointCa };
@@ -154,7 +154,7 @@ export class InstanceService {
    * `aps.x509`; the old certificate stops working at once.
    */
   async reissue(caller: Caller, id: string): Promise<Record<string, unknown>> {
-    requireProviderAdmin(caller);
+    requireProviderAdmin(caller, "manage application instances");
     const instance = await this.get(id);
     if (!instance?.rootResource) throw new ApsError(404, `Instance ${id} does not exist.`);
     const root = await this.db.select({ typeId: resources.typeId }).from(resources).where(eq(resources.id, instance.rootResource));
@@ -209,9 +209,6 @@ export class InstanceService {
   }
 }
 
-function requireProviderAdmin(caller: Caller): void {
-  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ApsError(403, "Only the provider's administrators manage application instances.");
-}
 
 function parseInstall(body: unknown): InstallRequest {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, 'Send {"package": "<package id>", "endpoint": "https://..."} to install an instance.');

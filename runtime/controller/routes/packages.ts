@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
-import type { Caller } from "../auth/caller.ts";
+import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
 import { sendJson } from "../http-json.ts";
@@ -25,7 +25,7 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
     return sendJson(c, list, 200, { "Content-Range": list.length ? `items 0-${list.length - 1}/${list.length}` : "items */0" });
   });
   app.post("/", async (c) => {
-    requireProviderAdmin(c.get("caller"));
+    requireProviderAdmin(c.get("caller"), "import packages");
     if (!compiler) throw new ApsError(405, "This controller was started without a package compiler, so it cannot import packages.");
     const type = c.req.header("content-type") ?? "";
     if (!/^application\/(zip|octet-stream|x-zip-compressed)\b/i.test(type)) throw new ApsError(415, "Send the package as the body, Content-Type: application/zip (an .app.zip archive).");
@@ -73,9 +73,6 @@ async function find(catalog: PackageCatalog, id: string): Promise<PackageRecord>
   return pkg;
 }
 
-function requireProviderAdmin(caller: Caller): void {
-  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ApsError(403, "Only the provider's administrators may import packages.");
-}
 
 function packageView(p: PackageRecord): Record<string, unknown> {
   return { id: p.id, appId: p.appId, name: p.name, version: p.version, release: p.release, origin: p.origin, types: p.typeIds, href: `/aps/2/packages/${p.id}` };

@@ -1,6 +1,6 @@
 /** `/aps/2/tasks` (provider administrators): asynchronous operations, their APS-Info, attempts and last error. */
 import { Hono } from "hono";
-import type { Caller } from "../auth/caller.ts";
+import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
 import { sendJson } from "../http-json.ts";
@@ -9,21 +9,18 @@ import type { TaskRow, TaskStore } from "../tasks/task-store.ts";
 export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   app.get("/", async (c) => {
-    requireProviderAdmin(c.get("caller"));
+    requireProviderAdmin(c.get("caller"), "see tasks");
     const list = (await tasks.list()).map(taskView);
     return sendJson(c, list, 200, { "Content-Range": list.length ? `items 0-${list.length - 1}/${list.length}` : "items */0" });
   });
   app.delete("/:id", async (c) => {
-    requireProviderAdmin(c.get("caller"));
+    requireProviderAdmin(c.get("caller"), "see tasks");
     if (!(await tasks.remove(c.req.param("id")))) throw new ApsError(409, "Only a failed or finished task can be removed; a pending one is still running.");
     return c.body(null, 204);
   });
   return app;
 }
 
-function requireProviderAdmin(caller: Caller): void {
-  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ApsError(403, "Only the provider's administrators see tasks.");
-}
 
 function taskView(t: TaskRow): Record<string, unknown> {
   return { id: t.id, resource: t.resourceId, operation: t.operation, state: t.state, info: t.info, attempts: t.attempts, retryAt: t.retryAt, lastError: t.lastError, created: t.created };

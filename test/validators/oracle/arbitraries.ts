@@ -22,21 +22,10 @@ import {
   resolveStructure,
   type OracleActor,
   type OracleMode,
+  type ValueSpec,
 } from "./json-schema.ts";
 
 type Arb = fc.Arbitrary<unknown>;
-
-/** The value-shaping attributes of a property or structure member. */
-interface ValueSpec {
-  readonly type: TypeRef;
-  readonly pattern?: string | undefined;
-  readonly minLength?: number | undefined;
-  readonly maxLength?: number | undefined;
-  readonly minItems?: number | undefined;
-  readonly maxItems?: number | undefined;
-  readonly uniqueItems?: boolean | undefined;
-  readonly enum?: readonly Literal[] | undefined;
-}
 
 /** One change applied to a valid-looking body. */
 export type Mutation =

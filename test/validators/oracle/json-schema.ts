@@ -124,7 +124,7 @@ export const LINK_REF: Schema = {
 };
 
 /** The constraint attributes of SPEC 2.2 that shape a value. */
-interface ValueSpec {
+export interface ValueSpec {
   readonly type: TypeRef;
   readonly pattern?: string | undefined;
   readonly minLength?: number | undefined;
