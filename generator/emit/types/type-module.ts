@@ -1,11 +1,10 @@
-import { posix } from "node:path";
 import { defaultPropertyAccess, type ApsModel, type Literal, type Property, type Relation, type ResolvedType, type TypeRef } from "../../model/model.ts";
 import { enumMemberKeys, enumTsName, propertyKey } from "../naming.ts";
 import { banner } from "../render.ts";
 import type { TypeNames } from "./name-table.ts";
 import { propertyDoc, tsdoc } from "./tsdoc.ts";
+import { ImportSet, refTs, RUNTIME_TYPES } from "./type-refs.ts";
 
-const RUNTIME_TYPES = "aps-gen/runtime/common/types";
 const MAX_SAFE = 9007199254740991n;
 
 interface Field {
@@ -45,7 +44,7 @@ type Shape = "read" | "create" | "update";
  */
 export function typeModuleView(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>): TypeModuleView {
   const self = names.get(type.id)!;
-  const imports = new ImportSet(self);
+  const imports = new ImportSet(self.modulePath, [self.tsName, `${self.tsName}Create`, `${self.tsName}Update`, `${self.tsName}TypeId`, ...self.structures.values()]);
   const enums: EnumView[] = [];
   const interfaces: InterfaceView[] = [];
   const enumNames = new Map<Property, string>();
@@ -137,42 +136,6 @@ function relationField(r: Relation, shape: Shape, imports: ImportSet, names: Rea
   return { doc, line: `${propertyKey(r.name)}?: ${r.collection ? `${ref}[]` : ref};` };
 }
 
-function refTs(ref: TypeRef, context: ResolvedType, imports: ImportSet, names: ReadonlyMap<string, TypeNames>): string {
-  switch (ref.kind) {
-    case "primitive":
-      switch (ref.name) {
-        case "string":
-          return "string";
-        case "number":
-          return "number";
-        case "integer":
-        case "long":
-          return imports.use(RUNTIME_TYPES, "Int64");
-        case "boolean":
-          return "boolean";
-        case "object":
-          return "Record<string, unknown>";
-      }
-      break;
-    case "array": {
-      const inner = refTs(ref.items, context, imports, names);
-      return /^[A-Za-z0-9_.]+$/.test(inner) ? `${inner}[]` : `(${inner})[]`;
-    }
-    case "structure": {
-      const owner = names.get(ref.typeId);
-      const tsName = owner?.structures.get(ref.name);
-      return owner && tsName ? imports.useType(owner, tsName) : "unknown";
-    }
-    case "resource":
-    case "self":
-      return imports.use(RUNTIME_TYPES, "ApsLinkRef");
-    case "opaque":
-    case "unresolved":
-      return "unknown";
-  }
-  return "unknown";
-}
-
 function literalTs(l: Literal): string {
   if (typeof l.value === "number" && /^-?\d+$/.test(l.raw)) {
     const big = BigInt(l.raw);
@@ -180,49 +143,3 @@ function literalTs(l: Literal): string {
   }
   return JSON.stringify(l.value);
 }
-
-/** Import statements of a module, with aliases when two imported names would clash. */
-class ImportSet {
-  private readonly byModule = new Map<string, Map<string, string>>();
-  private readonly usedLocal = new Set<string>();
-
-  private readonly modulePath: string;
-
-  constructor(self: TypeNames) {
-    this.modulePath = self.modulePath;
-    // Names the module declares itself; imports must not shadow them.
-    for (const local of [self.tsName, `${self.tsName}Create`, `${self.tsName}Update`, `${self.tsName}TypeId`, ...self.structures.values()]) this.usedLocal.add(local);
-  }
-
-  /** Uses an exported name of a module; returns the local identifier to write. */
-  use(moduleSpec: string, name: string): string {
-    let names = this.byModule.get(moduleSpec);
-    if (!names) this.byModule.set(moduleSpec, (names = new Map()));
-    const existing = names.get(name);
-    if (existing) return existing;
-    let local = name;
-    for (let n = 2; this.usedLocal.has(local); n++) local = `${name}_${n}`;
-    this.usedLocal.add(local);
-    names.set(name, local);
-    return local;
-  }
-
-  /** Uses a name exported by another type's module (or this one: no import needed). */
-  useType(owner: TypeNames, tsName: string): string {
-    if (owner.modulePath === this.modulePath) return tsName;
-    let spec = posix.relative(posix.dirname(this.modulePath), owner.modulePath).replace(/\.ts$/, ".js");
-    if (!spec.startsWith(".")) spec = `./${spec}`;
-    return this.use(spec, tsName);
-  }
-
-  render(): string[] {
-    return [...this.byModule.entries()]
-      .sort(([a], [b]) => (a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1))
-      .map(([spec, names]) => {
-        const parts = [...names.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, local]) => (name === local ? name : `${name} as ${local}`));
-        return `import type { ${parts.join(", ")} } from "${spec}";`;
-      });
-  }
-}
-
-

@@ -1,0 +1,89 @@
+import { posix } from "node:path";
+import type { ResolvedType, TypeRef } from "../../model/model.ts";
+import type { TypeNames } from "./name-table.ts";
+
+/** Where generated modules import the shared shapes from. */
+export const RUNTIME_TYPES = "aps-gen/runtime/common/types";
+
+/** The TypeScript type of a type reference, importing what it names. */
+export function refTs(ref: TypeRef, context: ResolvedType, imports: ImportSet, names: ReadonlyMap<string, TypeNames>): string {
+  switch (ref.kind) {
+    case "primitive":
+      switch (ref.name) {
+        case "string":
+          return "string";
+        case "number":
+          return "number";
+        case "integer":
+        case "long":
+          return imports.use(RUNTIME_TYPES, "Int64");
+        case "boolean":
+          return "boolean";
+        case "object":
+          return "Record<string, unknown>";
+      }
+      break;
+    case "array": {
+      const inner = refTs(ref.items, context, imports, names);
+      return /^[A-Za-z0-9_.]+$/.test(inner) ? `${inner}[]` : `(${inner})[]`;
+    }
+    case "structure": {
+      const owner = names.get(ref.typeId);
+      const tsName = owner?.structures.get(ref.name);
+      return owner && tsName ? imports.useType(owner, tsName) : "unknown";
+    }
+    case "resource":
+    case "self":
+      return imports.use(RUNTIME_TYPES, "ApsLinkRef");
+    case "opaque":
+    case "unresolved":
+      return "unknown";
+  }
+  return "unknown";
+}
+
+/** Import statements of a module, with aliases when two imported names would clash. */
+export class ImportSet {
+  private readonly byModule = new Map<string, Map<string, string>>();
+  private readonly usedLocal = new Set<string>();
+
+  /** `reserved`: names the module declares itself, which imports must not shadow. */
+  constructor(
+    private readonly modulePath: string,
+    reserved: readonly string[],
+  ) {
+    for (const local of reserved) this.usedLocal.add(local);
+  }
+
+  /** Uses an exported name of a module; returns the local identifier to write. */
+  use(moduleSpec: string, name: string): string {
+    let names = this.byModule.get(moduleSpec);
+    if (!names) this.byModule.set(moduleSpec, (names = new Map()));
+    const existing = names.get(name);
+    if (existing) return existing;
+    let local = name;
+    for (let n = 2; this.usedLocal.has(local); n++) local = `${name}_${n}`;
+    this.usedLocal.add(local);
+    names.set(name, local);
+    return local;
+  }
+
+  /** Uses a name exported by another type's module (or this one: no import needed). */
+  useType(owner: TypeNames, tsName: string): string {
+    if (owner.modulePath === this.modulePath) return tsName;
+    let spec = posix.relative(posix.dirname(this.modulePath), owner.modulePath).replace(/\.ts$/, ".js");
+    if (!spec.startsWith(".")) spec = `./${spec}`;
+    return this.use(spec, tsName);
+  }
+
+  render(): string[] {
+    return [...this.byModule.entries()]
+      .sort(([a], [b]) => (a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1))
+      .map(([spec, names]) => {
+        const parts = [...names.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, local]) => (name === local ? name : `${name} as ${local}`));
+        return `import type { ${parts.join(", ")} } from "${spec}";`;
+      });
+  }
+}
+
+
