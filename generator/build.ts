@@ -1,4 +1,5 @@
 import { emitTypes } from "./emit/types/emit-types.ts";
+import { emitConnectors } from "./emit/connector/emit-connector.ts";
 import { emitRegistry } from "./emit/controller/emit-registry.ts";
 import { emitValidators } from "./emit/validators/emit-validators.ts";
 import { buildNameTable } from "./emit/types/name-table.ts";
@@ -8,6 +9,6 @@ import type { ApsModel } from "./model/model.ts";
 /** Runs every emitter over the model and returns all files of one build, sorted by path. */
 export function emitAll(model: ApsModel): GeneratedFile[] {
   const names = buildNameTable(model);
-  const files = [...emitTypes(model, names), ...emitValidators(model, names), ...emitRegistry(model)];
+  const files = [...emitTypes(model, names), ...emitValidators(model, names), ...emitRegistry(model), ...emitConnectors(model, names)];
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

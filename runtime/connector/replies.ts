@@ -35,3 +35,15 @@ export class ConnectorError extends Error {
     this.name = "ConnectorError";
   }
 }
+
+/** A value, or a promise of it: what handlers may return. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** What a handler answers for a write: properties to store, nothing, or a 202 (call again later). */
+export type WriteReply<T> = T | void | Accepted;
+
+/** Parameters a generated parser converted, or a 400 naming every problem. */
+export function operationParams<T>(result: { ok: true; params: Record<string, unknown> } | { ok: false; errors: readonly { path: string; message: string }[] }): T {
+  if (!result.ok) throw new ConnectorError(400, `invalid parameters: ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  return result.params as T;
+}

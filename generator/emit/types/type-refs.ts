@@ -46,6 +46,8 @@ export function refTs(ref: TypeRef, context: ResolvedType, imports: ImportSet, n
 export class ImportSet {
   private readonly byModule = new Map<string, Map<string, string>>();
   private readonly usedLocal = new Set<string>();
+  /** `spec|name` of imports used as values; all others are type-only. */
+  private readonly values = new Set<string>();
 
   /** `reserved`: names the module declares itself, which imports must not shadow. */
   constructor(
@@ -68,6 +70,18 @@ export class ImportSet {
     return local;
   }
 
+  /** Uses an exported value (a function, a constant) rather than a type. */
+  useValue(moduleSpec: string, name: string): string {
+    this.values.add(`${moduleSpec}|${name}`);
+    return this.use(moduleSpec, name);
+  }
+
+  /** The specifier of another generated module, relative to this one. */
+  relative(modulePath: string): string {
+    const spec = posix.relative(posix.dirname(this.modulePath), modulePath).replace(/\.ts$/, ".js");
+    return spec.startsWith(".") ? spec : `./${spec}`;
+  }
+
   /** Uses a name exported by another type's module (or this one: no import needed). */
   useType(owner: TypeNames, tsName: string): string {
     if (owner.modulePath === this.modulePath) return tsName;
@@ -80,8 +94,10 @@ export class ImportSet {
     return [...this.byModule.entries()]
       .sort(([a], [b]) => (a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1))
       .map(([spec, names]) => {
-        const parts = [...names.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, local]) => (name === local ? name : `${name} as ${local}`));
-        return `import type { ${parts.join(", ")} } from "${spec}";`;
+        const entries = [...names.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+        const anyValue = entries.some(([name]) => this.values.has(`${spec}|${name}`));
+        const parts = entries.map(([name, local]) => `${anyValue && !this.values.has(`${spec}|${name}`) ? "type " : ""}${name === local ? name : `${name} as ${local}`}`);
+        return `import ${anyValue ? "" : "type "}{ ${parts.join(", ")} } from "${spec}";`;
       });
   }
 }
