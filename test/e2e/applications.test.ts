@@ -5,7 +5,8 @@ import { join } from "node:path";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConnectorApp, type ServiceHandlers } from "../../runtime/connector/app.ts";
+import { cloudmailServices } from "../../generated/connector/examples/cloudmail/index.gen.ts";
+import { createConnectorApp } from "../../runtime/connector/app.ts";
 import type { ApsCallContext } from "../../runtime/connector/context.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
 import { controllerClient } from "../../runtime/connector/controller-client.ts";
@@ -44,15 +45,20 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   const record = (what: string) => (ctx: ApsCallContext, body?: unknown) => {
     calls.push({ what, ctx, body });
   };
-  const services: Record<string, ServiceHandlers> = {
-    cloudmail: { provision: (ctx, r) => (record("install")(ctx, r), { imapHost: "imap.example.net" }) },
+  const notUsed = (): never => {
+    throw new ConnectorError(501, "not used in this test");
+  };
+  // The generated, type-checked handler interfaces of the cloudmail package, wired by generated code.
+  const services = cloudmailServices({
+    cloudmail: { provision: (ctx, r) => (record("install")(ctx, r), { imapHost: "imap.example.net" }), testConnection: notUsed },
     tenants: {
       provision: (ctx, r) => (record("tenant")(ctx, r), { organizationId: "org-1" }),
-      operations: {
-        usage: { verb: "GET", path: "/usage/{period}", handle: (ctx) => ({ period: ctx.params.period, top: ctx.query.top ?? null, mailboxes: [] }) },
-        exportMailboxes: { verb: "GET", path: "/exportMailboxes", handle: () => new RawReply("text/csv", "address,quota\na@example.com,5120\n") },
-        importMailboxes: { verb: "POST", path: "/importMailboxes", handle: (_ctx, body) => ({ imported: new TextDecoder().decode(body as Uint8Array).split("\n").filter(Boolean).length - 1, failed: 0 }) },
-      },
+      usage: (_ctx, params) => ({ period: params.period, trafficIn: params.top ?? 0 }),
+      exportMailboxes: () => new RawReply("text/csv", "address,quota\na@example.com,5120\n"),
+      importMailboxes: (_ctx, params) => ({ created: new TextDecoder().decode(params.file).split("\n").filter(Boolean).length - 1, skipped: [] }),
+      onSubscriptionLimitsChanged: notUsed,
+      onDomainLinked: notUsed,
+      onMailboxChanged: notUsed,
     },
     domains: {
       provision: (ctx, r) => {
@@ -61,19 +67,21 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
         if (r.name === "hang.example") return new Promise(() => {});
         return { verified: true };
       },
+      verifyDns: notUsed,
+      requiredRecords: notUsed,
     },
     mailboxes: {
-      provision: (ctx, r) => (record("mailbox")(ctx, r), { address: `${String(r.localPart)}@example.com`, used: 0 }),
+      provision: (ctx, r) => (record("mailbox")(ctx, r), { address: `${r.localPart}@example.com`, used: 0 }),
       configure: (ctx, changes) => (record("configure")(ctx, changes), { used: 42 }),
       unprovision: (ctx) => void record("unprovision")(ctx),
       disable: (ctx) => void record("disable")(ctx),
       enable: (ctx) => void record("enable")(ctx),
-      operations: {
-        changePassword: { verb: "POST", path: "/changePassword", handle: (ctx, body) => (record("changePassword")(ctx, body), true as unknown as Record<string, unknown>) },
-        purgeArchive: { verb: "POST", path: "/purgeArchive", handle: (ctx) => ({ messages: Number(ctx.query.olderThanDays), freed: 9223372036854775807n }) },
-      },
+      changePassword: (ctx, params) => (record("changePassword")(ctx, params.request), true),
+      checkAvailability: notUsed,
+      storageUsage: notUsed,
+      purgeArchive: (_ctx, params) => ({ messages: params.olderThanDays, freed: 9223372036854775807n }),
     },
-  };
+  });
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 1500 });
@@ -187,13 +195,13 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   it("forwards custom operations: path and query parameters, JSON and non-JSON bodies both ways", async () => {
     const usage = await admin("GET", `/aps/2/resources/${tenant}/usage/2026-11?top=3`);
     expect(usage.status, usage.text).toBe(200);
-    expect(usage.json).toEqual({ period: "2026-11", top: "3", mailboxes: [] });
+    expect(usage.json).toEqual({ period: "2026-11", trafficIn: 3 });
     expect(seen.at(-1)!.path).toBe(`/tenants/${tenant}/usage/2026-11`);
     const csv = await admin("GET", `/aps/2/resources/${tenant}/exportMailboxes`);
     expect(csv.headers["content-type"]).toBe("text/csv");
     expect(csv.text).toBe("address,quota\na@example.com,5120\n");
     const imported = await t.call("POST", `/aps/2/resources/${tenant}/importMailboxes`, { token: t.adminToken, rawBody: "address\nb@example.com\nc@example.com\n", headers: { "content-type": "text/csv" } });
-    expect(imported.json).toEqual({ imported: 2, failed: 0 });
+    expect(imported.json).toEqual({ created: 2, skipped: [] });
     const pw = await admin("POST", `/aps/2/resources/${mailbox}/changePassword`, { newPassword: "abcdefghijk" });
     expect(pw.status, pw.text).toBe(200);
     expect(pw.json).toBe(true);
