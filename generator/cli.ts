@@ -10,6 +10,7 @@ import { compile, type CompileResult } from "./pipeline.ts";
 import { ACTOR_NAMES } from "../runtime/common/actor.ts";
 import { validateBody, type ValidateOptions } from "./validate-command.ts";
 import { serveModel, type ServeOptions } from "./serve-command.ts";
+import { initProject } from "./init-project.ts";
 import { loadKeys } from "../runtime/controller/data-directory.ts";
 import { TokenService } from "../runtime/controller/auth/tokens.ts";
 
@@ -116,10 +117,22 @@ export async function main(argv: readonly string[], io: Console = processConsole
         io.out(token);
       },
     )
+    .command(
+      "init <dir>",
+      "Scaffold a connector project for an application package: generated interfaces, handler stubs, a start script and a test.",
+      (y) =>
+        y
+          .positional("dir", { type: "string", demandOption: true, describe: "Folder of the new (or existing) connector project." })
+          .option("package", { type: "string", demandOption: true, describe: "The package folder or .app.zip (with APP-META.xml)." }),
+      (args) => {
+        if (usageError) return;
+        exitCode = runInit(String(args.dir), String(args.package), args as unknown as CommonOptions, io, cwd);
+      },
+    )
     .command("rules", "List every declaration rule with its code.", (y) => y, () => {
       for (const c of allCodes) io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
     })
-    .demandCommand(1, "Name a command: check, build, validate, serve, token or rules.")
+    .demandCommand(1, "Name a command: check, build, validate, serve, token, init or rules.")
     .strict()
     .help()
     .version(false)
@@ -154,6 +167,21 @@ async function runServe(options: CommonOptions & ServeOptions, io: Console, cwd:
   });
   io.err("stopping: finishing running requests");
   await controller.close();
+  return ExitCode.ok;
+}
+
+function runInit(dir: string, packageInput: string, options: CommonOptions, io: Console, cwd: string): number {
+  const result = compileCleanOrReport("init", ExitCode.findings, { ...options, types: [packageInput] }, io, cwd);
+  if (typeof result === "number") return result;
+  const pkg = result.model.packages.find((p) => !p.bundled && p.descriptor !== undefined);
+  if (!pkg) {
+    io.err(`aps-gen init: ${packageInput} has no APP-META.xml, so it is not an application package.`);
+    return ExitCode.unusable;
+  }
+  const report = initProject(result.model, pkg, resolve(cwd, dir), resolve(cwd, packageInput));
+  for (const f of report.written) io.out(`  wrote  ${f}`);
+  for (const f of report.kept) io.out(`  kept   ${f} (yours; not overwritten)`);
+  io.out(`✓ connector project for ${pkg.name} in ${dir}: cd ${dir} && npm install && npm start`);
   return ExitCode.ok;
 }
 

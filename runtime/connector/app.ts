@@ -149,7 +149,10 @@ function reply(c: Context<Env>, result: HandlerResult | ConnectorError, emptySta
   if (result instanceof Accepted) {
     return json(result.body ?? {}, 202, { ...headers, "APS-Info": result.info, "APS-Retry-Timeout": String(Math.max(0, Math.round(result.retrySeconds))) });
   }
-  if (result instanceof RawReply) return new Response(result.body, { status: 200, headers: { ...headers, "content-type": result.contentType } });
+  if (result instanceof RawReply) {
+    const body = typeof result.body === "string" ? result.body : new Uint8Array(result.body);
+    return new Response(body, { status: 200, headers: { ...headers, "content-type": result.contentType } });
+  }
   if (result === undefined || result === null) return new Response(null, { status: emptyStatus === 204 ? 204 : 204, headers });
   return json(result, 200, headers);
 }

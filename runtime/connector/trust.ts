@@ -3,7 +3,8 @@ import "reflect-metadata";
 import { webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+// Node's WebCrypto; the cast keeps this compiling with and without the DOM library.
+x509.cryptoProvider.set(webcrypto as never);
 
 const verdicts = new Map<string, boolean>();
 
@@ -12,7 +13,7 @@ export async function isSignedBy(der: Uint8Array, caPems: readonly string[]): Pr
   const key = `${Buffer.from(der).toString("base64")}|${caPems.length}`;
   const known = verdicts.get(key);
   if (known !== undefined) return known;
-  const cert = new x509.X509Certificate(der);
+  const cert = new x509.X509Certificate(new Uint8Array(der));
   let ok = false;
   for (const pem of caPems) {
     const ca = new x509.X509Certificate(pem);
