@@ -17,7 +17,9 @@ export function typecheck(files: readonly string[]): string[] {
     noEmit: true,
     skipLibCheck: true,
     allowImportingTsExtensions: true,
-    types: [],
+    // Generated connectors import the connector runtime, which uses Node's types.
+    types: ["node"],
+    typeRoots: [join(repoRoot, "node_modules/@types")],
     paths: { "aps-gen/runtime/*": [join(repoRoot, "runtime/*.ts")] },
   });
   return ts.getPreEmitDiagnostics(program).map((d) => {

@@ -34,7 +34,7 @@ export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeN
     const appName = pascalCase(pkg.name.split("/").at(-1)!);
     const lines = [
       banner(pkg.descriptor),
-      `import type { ServiceHandlers } from "${CONNECTOR}/app";`,
+      `import type { ServiceHandlers as RuntimeServiceHandlers } from "${CONNECTOR}/app";`,
       ...services.map((s) => `import { ${s.fn}, type ${s.iface} } from "./${s.file.split("/").at(-1)!.replace(/\.ts$/, ".js")}";`),
       "",
       ...services.map((s) => `export { ${s.fn}, type ${s.iface} };`),
@@ -45,7 +45,7 @@ export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeN
       "}",
       "",
       `/** The services of ${pkg.name} for createConnectorApp({ services }). */`,
-      `export function ${appName[0]!.toLowerCase()}${appName.slice(1)}Services(handlers: ${appName}ApplicationHandlers): Record<string, ServiceHandlers> {`,
+      `export function ${appName[0]!.toLowerCase()}${appName.slice(1)}Services(handlers: ${appName}ApplicationHandlers): Record<string, RuntimeServiceHandlers> {`,
       "  return {",
       ...services.map((s) => `    ${propertyKey(s.service)}: ${s.fn}(handlers${/^[A-Za-z_$][\w$]*$/.test(s.service) ? `.${s.service}` : `[${JSON.stringify(s.service)}]`}),`),
       "  };",
