@@ -14,6 +14,7 @@ import type { InstanceService } from "./instances/instance-service.ts";
 import { ApplicationService } from "./application-service.ts";
 import { applicationRoutes } from "./routes/application.ts";
 import { customerRoutes } from "./routes/customers.ts";
+import { staticOperationRoutes } from "./routes/static-operations.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -82,6 +83,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler));
   app.route("/aps/2/navigation", navigationRoutes(parts.db));
   app.route("/aps/2/customers", customerRoutes(resources));
+  app.route("/aps/2/static", staticOperationRoutes(resources));
   if (applications) {
     app.route("/aps/2/instances", instanceRoutes(applications.instances));
     app.route("/aps/2/tasks", taskRoutes(applications.tasks));

@@ -261,12 +261,30 @@ export class ResourceService {
    */
   async custom(caller: Caller, id: string, method: string, rest: string, rawQuery: string, body: { bytes: Buffer; contentType: string } | undefined): Promise<EndpointReply> {
     const { type, roles } = await this.visible(caller, id, "retrieve");
+    return this.callOperation(caller, type, roles, id, method, rest, rawQuery, body);
+  }
+
+  /**
+   * A static custom operation (SPEC 4.4 `static`): called on the type rather than on a resource,
+   * at `/aps/2/static/<type id>/<path>`, forwarded to `<endpoint>/<service>/<path>`. The caller
+   * acts in its own account, as when it provisions.
+   */
+  async staticOperation(caller: Caller, typeId: string, method: string, rest: string, rawQuery: string, body: { bytes: Buffer; contentType: string } | undefined): Promise<EndpointReply> {
+    if (!this.registry.has(typeId)) await this.catalog.refresh();
+    const type = this.registry.get(typeId);
+    if (!type) throw new ApsError(404, `Type ${typeId} is not known to this controller.`);
+    if (!caller.accountId) throw new ApsError(403, "An anonymous token cannot call operations; use a token that names an account.");
+    return this.callOperation(caller, type, RoleBit.owner | RoleBit.public, undefined, method, rest, rawQuery, body);
+  }
+
+  private async callOperation(caller: Caller, type: RegistryType, roles: number, id: string | undefined, method: string, rest: string, rawQuery: string, body: { bytes: Buffer; contentType: string } | undefined): Promise<EndpointReply> {
+    const isStatic = id === undefined;
     const match = Object.entries(type.operations)
-      .filter(([, op]) => !op.base && !op.static && op.verb === method)
+      .filter(([, op]) => !op.base && op.static === isStatic && op.verb === method)
       .map(([name, op]) => ({ name, params: matchPath(op.path, rest) }))
       .find((m) => m.params !== undefined);
     if (!match) {
-      const paths = Object.values(type.operations).filter((op) => !op.base && !op.static).map((op) => `${op.verb} ${op.path}`);
+      const paths = Object.values(type.operations).filter((op) => !op.base && op.static === isStatic).map((op) => `${op.verb} ${op.path}`);
       throw new ApsError(paths.some((p) => matchPath(p.split(" ")[1]!, rest)) ? 405 : 404, `${type.name} has no operation ${method} ${rest}${paths.length ? `; it has ${paths.join(", ")}` : ""}.`);
     }
     this.requireOperation(type, match.name, roles);
@@ -286,7 +304,7 @@ export class ResourceService {
     }
     const app = this.applicationsFor(type);
     const { target } = await app.targetFor(type);
-    return app.forwarder.custom(target, type, method, `/${id}${rest}`, rawQuery, this.origin(caller), body);
+    return app.forwarder.custom(target, type, method, isStatic ? rest : `/${id}${rest}`, rawQuery, this.origin(caller), body);
   }
 
   /**

@@ -33,7 +33,7 @@ export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
     const bytes = c.req.method === "GET" || c.req.method === "DELETE" ? undefined : Buffer.from(await c.req.arrayBuffer());
     const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), bytes && bytes.length ? { bytes, contentType: contentType ?? "application/octet-stream" } : undefined);
     const type = reply.headers["content-type"];
-    return new Response(reply.status === 204 ? null : reply.body, { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
+    return new Response(reply.status === 204 ? null : new Uint8Array(reply.body), { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
   });
   return app;
 }

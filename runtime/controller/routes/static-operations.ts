@@ -1,0 +1,23 @@
+/**
+ * `/aps/2/static/<url-encoded type id>/<path>`: static custom operations (SPEC 4.4), which
+ * belong to a type rather than to a resource. The spec gives the application side only; this
+ * address is aps-gen's choice (see README).
+ */
+import { Hono } from "hono";
+import type { ControllerEnv } from "../context.ts";
+import type { ResourceService } from "../resource-service.ts";
+
+export function staticOperationRoutes(service: ResourceService): Hono<ControllerEnv> {
+  const app = new Hono<ControllerEnv>();
+  app.on(["GET", "POST", "PUT", "DELETE"], "/:type/*", async (c) => {
+    const url = new URL(c.req.url);
+    const encoded = url.pathname.replace(/^.*?\/aps\/2\/static\//, "").split("/")[0]!;
+    const rest = url.pathname.slice(url.pathname.indexOf(encoded) + encoded.length);
+    const bytes = c.req.method === "GET" || c.req.method === "DELETE" ? undefined : Buffer.from(await c.req.arrayBuffer());
+    const contentType = c.req.header("content-type") ?? "application/octet-stream";
+    const reply = await service.staticOperation(c.get("caller"), decodeURIComponent(encoded), c.req.method, rest, url.search.slice(1), bytes && bytes.length ? { bytes, contentType } : undefined);
+    const type = reply.headers["content-type"];
+    return new Response(reply.status === 204 ? null : new Uint8Array(reply.body), { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
+  });
+  return app;
+}
