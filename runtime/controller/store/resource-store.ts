@@ -3,6 +3,7 @@
  * links, the referrer test) are prepared statements, planned once per connection.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
+import { stringifyJson } from "../../common/json-text.ts";
 import type { Db } from "./open-database.ts";
 import { links, resources } from "./schema.ts";
 
@@ -23,8 +24,30 @@ export class ResourceStore {
   private readonly linksFromId;
   private readonly linksToId;
   private readonly referrer;
+  private readonly insertOne;
 
   constructor(private readonly db: Db) {
+    // The provisioning hot path: one prepared INSERT ... RETURNING.
+    const p = (name: string) => sql.placeholder(name);
+    this.insertOne = db
+      .insert(resources)
+      .values({
+        id: p("id"),
+        typeId: p("typeId"),
+        status: p("status"),
+        revision: p("revision"),
+        created: p("created"),
+        modified: p("modified"),
+        ownerAccount: p("ownerAccount"),
+        ownerPath: p("ownerPath"),
+        subscription: p("subscription"),
+        packageId: p("packageId"),
+        instanceId: p("instanceId"),
+        body: p("body"),
+        secrets: p("secrets"),
+      })
+      .returning()
+      .prepare("insert_resource");
     this.byId = db.select().from(resources).where(eq(resources.id, sql.placeholder("id"))).prepare("resource_by_id");
     // One round trip for what a GET needs: the row and its outgoing links.
     this.byIdWithLinks = db
@@ -80,13 +103,55 @@ export class ResourceStore {
    * and returns the stored row. A lone resource is one statement: no transaction round trips.
    */
   async insert(row: NewResource, newLinks: readonly StoredLink[], alsoDo?: (tx: Db) => Promise<unknown>): Promise<StoredResource> {
-    if (newLinks.length === 0 && !alsoDo) return (await this.db.insert(resources).values(row).returning())[0]!;
+    if (newLinks.length === 0 && !alsoDo) {
+      const [stored] = await this.insertOne.execute({
+        id: row.id,
+        typeId: row.typeId,
+        status: row.status,
+        revision: row.revision,
+        created: row.created,
+        modified: row.modified,
+        ownerAccount: row.ownerAccount ?? null,
+        ownerPath: row.ownerPath,
+        subscription: row.subscription ?? null,
+        packageId: row.packageId ?? null,
+        instanceId: row.instanceId ?? null,
+        body: row.body,
+        secrets: row.secrets ?? null,
+      });
+      return stored!;
+    }
+    if (!alsoDo) return this.insertWithLinks(row, newLinks);
     return this.db.transaction(async (tx) => {
       const [stored] = await tx.insert(resources).values(row).returning();
       if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
       if (alsoDo) await alsoDo(tx as unknown as Db);
       return stored!;
     });
+  }
+
+  /**
+   * A resource and its links in one statement (one round trip, atomic as any statement): the
+   * links insert is a data-modifying CTE beside the resource insert.
+   */
+  private async insertWithLinks(row: NewResource, newLinks: readonly StoredLink[]): Promise<StoredResource> {
+    const values = sql.join(
+      newLinks.map((l) => sql`(${row.id}::uuid, ${l.relation}, ${l.targetId}::uuid)`),
+      sql`, `,
+    );
+    const result = await this.db.execute(sql`
+      with r as (
+        insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, subscription, package_id, instance_id, body, secrets)
+        values (${row.id}, ${row.typeId}, ${row.status}, ${row.revision}, ${row.created}, ${row.modified}, ${row.ownerAccount ?? null}, ${row.ownerPath},
+                ${row.subscription ?? null}, ${row.packageId ?? null}, ${row.instanceId ?? null}, ${stringifyJson(row.body)}::jsonb, ${row.secrets ?? null})
+        returning seq
+      ), l as (
+        insert into links (source_id, relation, target_id) values ${values}
+      )
+      select seq from r`);
+    const rows = Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? []);
+    const seq = Number((rows[0] as { seq: number | string }).seq);
+    return { ...row, ownerAccount: row.ownerAccount ?? null, subscription: row.subscription ?? null, packageId: row.packageId ?? null, instanceId: row.instanceId ?? null, secrets: row.secrets ?? null, seq } as StoredResource;
   }
 
   /** Runs statements in one transaction. */
