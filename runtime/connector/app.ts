@@ -11,7 +11,7 @@ import { Hono, type Context } from "hono";
 import { parseJsonText, stringifyJson } from "../common/json-text.ts";
 import { callContext, type ApsCallContext } from "./context.ts";
 import type { CredentialStore } from "./credentials.ts";
-import { Accepted, ConnectorError, RawReply } from "./replies.ts";
+import { Accepted, ConnectorError, RawReply, type MaybePromise } from "./replies.ts";
 import { isSignedBy } from "./trust.ts";
 
 /** What a handler may return: a body, nothing, a 202, or a non-JSON reply. */
@@ -34,6 +34,12 @@ export interface ServiceHandlers {
   enable?(ctx: ApsCallContext): Promise<HandlerResult> | HandlerResult;
   disable?(ctx: ApsCallContext): Promise<HandlerResult> | HandlerResult;
   readonly operations?: Readonly<Record<string, OperationHandler>>;
+  /**
+   * Link callbacks per relation (aps-facts 3): told when the controller links (`linked`) or
+   * unlinks (`unlinked`) another resource. A relation without one answers 501, which the
+   * controller takes as "not tracked here" and keeps the link.
+   */
+  readonly links?: Readonly<Record<string, { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> }>>;
 }
 
 /** Options of {@link createConnectorApp}. */
@@ -86,6 +92,19 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
       return reply(c, await run(() => (handlers.configure ? handlers.configure(ctxOf(c), body) : body)), 200, "configure");
     });
     app.delete(`/${service}/:id`, async (c) => reply(c, await run(() => handlers.unprovision?.(ctxOf(c))), 204, "unprovision"));
+    app.post(`/${service}/:id/:relation`, async (c) => {
+      const relation = c.req.param("relation");
+      const other = ((await readJson(c)) as { aps?: { id?: unknown } }).aps?.id;
+      const callback = handlers.links?.[relation]?.linked;
+      if (!callback) return reply(c, new ConnectorError(501, `links of "${relation}" are not tracked here`), 501, "link");
+      return reply(c, await run(async () => void (await callback(ctxOf(c), String(other)))), 204, `link of ${relation}`);
+    });
+    app.delete(`/${service}/:id/:relation/:other`, async (c) => {
+      const relation = c.req.param("relation");
+      const callback = handlers.links?.[relation]?.unlinked;
+      if (!callback) return reply(c, new ConnectorError(501, `links of "${relation}" are not tracked here`), 501, "unlink");
+      return reply(c, await run(async () => void (await callback(ctxOf(c), c.req.param("other")))), 204, `unlink of ${relation}`);
+    });
   }
   app.notFound((c) => c.json({ code: 404, error: "NotFound", message: `This endpoint has no ${c.req.method} ${new URL(c.req.url).pathname}.` }, 404));
   return app;

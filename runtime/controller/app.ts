@@ -20,6 +20,7 @@ import { taskRoutes } from "./routes/tasks.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { sendJson } from "./http-json.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
+import { RelationService } from "./relation-service.ts";
 import { ResourceService } from "./resource-service.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { packageRoutes } from "./routes/packages.ts";
@@ -78,7 +79,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     c.set("caller", await callers.resolve(c.req.header("aps-token")));
     await next();
   });
-  app.route("/aps/2/resources", resourceRoutes(resources));
+  app.route("/aps/2/resources", resourceRoutes(resources, new RelationService(() => parts.catalog.registry, store, resources)));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler));
   app.route("/aps/2/navigation", navigationRoutes(parts.db));

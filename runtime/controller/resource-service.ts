@@ -400,7 +400,7 @@ export class ResourceService {
   }
 
   /** The resource, its type and the caller's roles; 404 when the caller may not see it, 403 when the operation is denied. */
-  private async visible(caller: Caller, id: string, operation: string): Promise<{ row: StoredResource; type: RegistryType; roles: number; links: StoredLink[] }> {
+  async visible(caller: Caller, id: string, operation: string): Promise<{ row: StoredResource; type: RegistryType; roles: number; links: StoredLink[] }> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw new ApsError(404, `Resource ${id} does not exist.`);
     const found = await this.store.getWithLinks(id);
     const row = found?.row;
@@ -419,13 +419,13 @@ export class ResourceService {
     if ((access & roles) === 0) throw new ApsError(403, `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`);
   }
 
-  private applicationsFor(type: RegistryType): Applications {
+  applicationsFor(type: RegistryType): Applications {
     if (!this.applications) throw new ApsError(502, `${type.name} is served by an application, and this controller was started without access to applications.`);
     return this.applications;
   }
 
   /** `APS-Identity-ID` is the token's user; anonymous tokens send none (SPEC 4.7 rule 1). */
-  private origin(caller: Caller): ForwardOrigin {
+  origin(caller: Caller): ForwardOrigin {
     return caller.userId ? { identityId: caller.userId } : {};
   }
 

@@ -83,6 +83,10 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     },
   });
 
+  // Link callbacks are the runtime's (the generated interfaces do not list them yet).
+  const linkCalls: string[] = [];
+  services.tenants = { ...services.tenants!, links: { mailboxes: { linked: (ctx, other) => void linkCalls.push(`+${ctx.resourceId}/mailboxes/${other}`), unlinked: (ctx, other) => void linkCalls.push(`-${ctx.resourceId}/mailboxes/${other}`) } } };
+
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 1500 });
     const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });
@@ -325,6 +329,22 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     expect((await other.put(`/aps/2/application/mailboxes/${mailbox}`, { used: 1 })).status).toBe(404);
     expect((await other.delete(`/aps/2/application/mailboxes/${mailbox}`)).status).toBe(404);
     expect((await admin("GET", "/aps/2/instances")).json).toHaveLength(2);
+  });
+
+  it("tells the application of link changes (501 keeps the link), and keeps strong links", async () => {
+    const linked = await owner("POST", `/aps/2/resources/${tenant}/mailboxes`, { aps: { id: mailbox } });
+    expect(linked.status, linked.text).toBe(200);
+    expect(linkCalls).toEqual([`+${tenant}/mailboxes/${mailbox}`]);
+    expect(seen.at(-1)).toMatchObject({ method: "POST", path: `/tenants/${tenant}/mailboxes` });
+    // No callback for domains: the endpoint answers 501 and the controller keeps the link.
+    expect((await owner("POST", `/aps/2/resources/${tenant}/domains`, { aps: { id: domain } })).status).toBe(200);
+    expect((await owner("GET", `/aps/2/resources/${tenant}/domains`)).json.map((d: { name: string }) => d.name)).toEqual(["example.com"]);
+    expect((await owner("DELETE", `/aps/2/resources/${tenant}/mailboxes/${mailbox}`)).status).toBe(204);
+    expect(linkCalls).toEqual([`+${tenant}/mailboxes/${mailbox}`, `-${tenant}/mailboxes/${mailbox}`]);
+    const root = (await admin("GET", "/aps/2/instances")).json[0].rootResource;
+    const strong = await owner("DELETE", `/aps/2/resources/${tenant}/app/${root}`);
+    expect(strong.status).toBe(409);
+    expect(strong.json.message).toMatch(/strong link/);
   });
 
   it("forwards unprovision and removes the resource only after the application agreed", async () => {

@@ -80,6 +80,19 @@ export class Forwarder {
     return { transactionId: origin.transactionId ?? randomUUID(), ...(origin.identityId ? { identityId: origin.identityId } : {}) };
   }
 
+  /**
+   * Tells the application of a new link (`POST <endpoint>/<service>/<id>/<relation>`) or a removed
+   * one (`DELETE .../<relation>/<id2>`), aps-facts 3: 200/204 agree, 501 means the application does
+   * not track this relation (the link is kept all the same); anything else refuses it.
+   */
+  async linkChanged(target: EndpointTarget, type: RegistryType, id: string, relation: string, other: string, added: boolean, origin: ForwardOrigin): Promise<void> {
+    const call = added
+      ? { method: "POST", path: `/${serviceOf(type)}/${id}/${relation}`, body: stringifyJson({ aps: { id: other } }), ...this.origin(origin) }
+      : { method: "DELETE", path: `/${serviceOf(type)}/${id}/${relation}/${other}`, ...this.origin(origin) };
+    const outcome = await this.base(target, call, [200, 201, 204, 501]);
+    if (outcome.kind === "accepted") throw new ApsError(502, `The application at ${target.endpoint} answered 202 to a link change; links change at once.`);
+  }
+
   /** Suspendable: `PUT <endpoint>/<service>/<id>/disable` or `/enable` (SPEC 4.5). */
   async suspend(target: EndpointTarget, type: RegistryType, id: string, disable: boolean, origin: ForwardOrigin): Promise<void> {
     const outcome = await this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}/${disable ? "disable" : "enable"}`, ...this.origin(origin) }, [200, 204]);

@@ -2,10 +2,13 @@
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { readJsonBody, sendJson } from "../http-json.ts";
+import { parseJsonText } from "../../common/json-text.ts";
+import { ApsError } from "../errors.ts";
+import type { RelationService } from "../relation-service.ts";
 import type { ResourceService, WriteResult } from "../resource-service.ts";
 
 /** The resource collection routes over a service. */
-export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
+export function resourceRoutes(service: ResourceService, relations: RelationService): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   app.get("/", async (c) => {
     const url = c.req.url;
@@ -31,6 +34,9 @@ export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
     if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await service.suspend(c.get("caller"), id, rest === "/disable"));
     const contentType = c.req.header("content-type");
     const bytes = c.req.method === "GET" || c.req.method === "DELETE" ? undefined : Buffer.from(await c.req.arrayBuffer());
+    const json = bytes?.length && /json/i.test(contentType ?? "application/json") ? parseJsonOr400(bytes) : undefined;
+    const linked = await relations.handle(c.get("caller"), id, c.req.method, rest, json);
+    if (linked) return linked.status === 204 ? c.body(null, 204) : sendJson(c, linked.value, linked.status, linked.range ? { "Content-Range": linked.range } : {});
     const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), bytes && bytes.length ? { bytes, contentType: contentType ?? "application/octet-stream" } : undefined);
     const type = reply.headers["content-type"];
     return new Response(reply.status === 204 ? null : new Uint8Array(reply.body), { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
@@ -41,4 +47,12 @@ export function resourceRoutes(service: ResourceService): Hono<ControllerEnv> {
 /** 202 with the resource in progress when the application took the write for later (SPEC 3). */
 function written(c: Parameters<typeof sendJson>[0], result: WriteResult, status: number): Response {
   return result.accepted ? sendJson(c, result.resource, 202, { "APS-Info": result.accepted.info }) : sendJson(c, result.resource, status);
+}
+
+function parseJsonOr400(bytes: Buffer): unknown {
+  try {
+    return parseJsonText(bytes.toString("utf8"));
+  } catch {
+    throw new ApsError(400, "The body is not valid JSON.");
+  }
 }

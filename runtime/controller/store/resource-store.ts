@@ -154,6 +154,23 @@ export class ResourceStore {
     return { ...row, ownerAccount: row.ownerAccount ?? null, subscription: row.subscription ?? null, packageId: row.packageId ?? null, instanceId: row.instanceId ?? null, secrets: row.secrets ?? null, seq } as StoredResource;
   }
 
+  /** Sets the links of `relation` from `source`: adds `target`, replacing what was there for a singular relation. */
+  async link(source: string, relation: string, target: string, singular: boolean): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (singular) await tx.delete(links).where(and(eq(links.sourceId, source), eq(links.relation, relation)));
+      await tx.insert(links).values({ sourceId: source, relation, targetId: target }).onConflictDoNothing();
+    });
+  }
+
+  /** Removes one link; true when it existed. */
+  async unlink(source: string, relation: string, target: string): Promise<boolean> {
+    const rows = await this.db
+      .delete(links)
+      .where(and(eq(links.sourceId, source), eq(links.relation, relation), eq(links.targetId, target)))
+      .returning({ source: links.sourceId });
+    return rows.length > 0;
+  }
+
   /** Runs statements in one transaction. */
   async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     return this.db.transaction(async (tx) => work(tx as unknown as Db));

@@ -1,0 +1,102 @@
+/**
+ * Links of relations (aps-facts 3): `POST /aps/2/resources/{id}/{relation}` links (or, for a
+ * singular relation, relinks) `{"aps": {"id"}}`, `DELETE .../{relation}/{id2}` unlinks,
+ * `GET .../{relation}` lists the linked resources, `GET .../aps/links` every link. Changing links
+ * needs configure access on the resource; the application serving it is told first.
+ */
+import { RoleBit } from "../common/actor.ts";
+import type { Caller } from "./auth/caller.ts";
+import { rolesOn } from "./auth/roles.ts";
+import { ApsError } from "./errors.ts";
+import { implementsType, type TypeRegistry } from "./registry.ts";
+import type { ResourceService } from "./resource-service.ts";
+import { resourceView } from "./resource-view.ts";
+import type { ResourceStore } from "./store/resource-store.ts";
+
+const DEFAULT_RETRIEVE = RoleBit.admin | RoleBit.owner | RoleBit.referrer;
+const UUID = /^[0-9a-f-]{36}$/i;
+
+export class RelationService {
+  constructor(
+    private readonly registry: () => TypeRegistry,
+    private readonly store: ResourceStore,
+    private readonly resources: ResourceService,
+  ) {}
+
+  /** Handles `rest` (the path below the resource) when it names a relation or `aps/links`; undefined otherwise. */
+  async handle(caller: Caller, id: string, method: string, rest: string, body: unknown): Promise<{ status: number; value?: unknown; range?: string } | undefined> {
+    if (rest === "/aps/links" && method === "GET") return { status: 200, ...(await this.allLinks(caller, id)) };
+    const m = /^\/([A-Za-z_][A-Za-z0-9_]*)(?:\/([0-9a-fA-F-]{36}))?\/?$/.exec(rest);
+    if (!m) return undefined;
+    const [, relation, other] = m;
+    const row = UUID.test(id) ? await this.store.get(id) : undefined;
+    if (!row || !this.registry().get(row.typeId)?.relations[relation!]) return undefined;
+    if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!)) };
+    if (method === "POST" && !other) return { status: 200, value: await this.link(caller, id, relation!, body) };
+    if (method === "DELETE" && other) {
+      await this.unlink(caller, id, relation!, other);
+      return { status: 204 };
+    }
+    throw new ApsError(405, `${method} is not a link operation; use GET or POST .../${relation} and DELETE .../${relation}/<id>.`);
+  }
+
+  private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<Record<string, unknown>> {
+    const { type } = await this.resources.visible(caller, id, "configure");
+    const rel = type.relations[relation]!;
+    const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
+    if (typeof targetId !== "string") throw new ApsError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
+    const target = UUID.test(targetId) ? await this.store.get(targetId) : undefined;
+    const targetType = target && this.registry().get(target.typeId);
+    const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
+    if (!target || (roles & (targetType?.operations.retrieve?.access ?? DEFAULT_RETRIEVE)) === 0) throw new ApsError(400, `${targetId} does not exist or is not visible to you.`);
+    if (!implementsType(this.registry(), target.typeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
+    if (type.servedBy === "application") {
+      const app = this.resources.applicationsFor(type);
+      const { target: endpoint } = await app.targetFor(type);
+      await app.forwarder.linkChanged(endpoint, type, id, relation, targetId, true, this.resources.origin(caller));
+    }
+    await this.store.link(id, relation, targetId, !rel.collection);
+    return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
+  }
+
+  private async unlink(caller: Caller, id: string, relation: string, other: string): Promise<void> {
+    const { type, links } = await this.resources.visible(caller, id, "configure");
+    const rel = type.relations[relation]!;
+    if (!links.some((l) => l.relation === relation && l.targetId === other)) throw new ApsError(404, `${id} has no "${relation}" link to ${other}.`);
+    if (rel.required && !rel.collection) throw new ApsError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
+    if (type.servedBy === "application") {
+      const app = this.resources.applicationsFor(type);
+      const { target: endpoint } = await app.targetFor(type);
+      await app.forwarder.linkChanged(endpoint, type, id, relation, other, false, this.resources.origin(caller));
+    }
+    await this.store.unlink(id, relation, other);
+  }
+
+  /** The resources a relation links to, those the caller may see (always an array, aps-facts 3). */
+  private async related(caller: Caller, id: string, relation: string): Promise<{ value: unknown[]; range: string }> {
+    const { links } = await this.resources.visible(caller, id, "retrieve");
+    const items: unknown[] = [];
+    for (const l of links.filter((x) => x.relation === relation)) {
+      const row = await this.store.get(l.targetId);
+      const type = row && this.registry().get(row.typeId);
+      if (!row || !type) continue;
+      const roles = await rolesOn(row, caller, this.store, type);
+      if ((roles & (type.operations.retrieve?.access ?? DEFAULT_RETRIEVE)) === 0) continue;
+      items.push(resourceView(row, type, { roles, application: false }, { full: false }));
+    }
+    return { value: items, range: items.length ? `items 0-${items.length - 1}/${items.length}` : "items */0" };
+  }
+
+  /** Every link from the resource, and every link to it from another resource (an anonymous backward relation). */
+  private async allLinks(caller: Caller, id: string): Promise<{ value: unknown[]; range: string }> {
+    const { type, links } = await this.resources.visible(caller, id, "retrieve");
+    const out: unknown[] = links.map((l) => {
+      const rel = type.relations[l.relation];
+      return { relation: l.relation, kind: rel?.collection ? "collection" : rel?.required ? "strong" : "weak", direction: "out", id: l.targetId, href: `/aps/2/resources/${l.targetId}` };
+    });
+    for (const l of await this.store.linksTo(id)) {
+      out.push({ relation: l.relation, kind: this.registry().get(l.sourceType)?.relations[l.relation]?.required ? "strong" : "weak", direction: "in", id: l.sourceId, href: `/aps/2/resources/${l.sourceId}` });
+    }
+    return { value: out, range: out.length ? `items 0-${out.length - 1}/${out.length}` : "items */0" };
+  }
+}
