@@ -32,7 +32,11 @@ export class RelationService {
     const row = UUID.test(id) ? await this.store.get(id) : undefined;
     if (!row || !this.registry().get(row.typeId)?.relations[relation!]) return undefined;
     if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!)) };
-    if (method === "POST" && !other) return { status: 200, value: await this.link(caller, id, relation!, body) };
+    if (method === "POST" && !other) {
+      const aps = (body as { aps?: { id?: unknown; type?: unknown } } | undefined)?.aps;
+      if (aps && aps.id === undefined && typeof aps.type === "string") return { status: 201, value: await this.provisionThrough(caller, id, relation!, body as Record<string, unknown>) };
+      return { status: 200, value: await this.link(caller, id, relation!, body) };
+    }
     if (method === "DELETE" && other) {
       await this.unlink(caller, id, relation!, other);
       return { status: 204 };
@@ -57,6 +61,25 @@ export class RelationService {
     }
     await this.store.link(id, relation, targetId, !rel.collection);
     return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
+  }
+
+  /**
+   * Provisions a new resource already linked (aps-facts 3: "provision a resource through a
+   * required link"): the body is the new resource; its relation back to this resource is set,
+   * and this resource's relation gets the link to it.
+   */
+  private async provisionThrough(caller: Caller, id: string, relation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { row, type } = await this.resources.visible(caller, id, "configure");
+    const rel = type.relations[relation]!;
+    const newTypeId = (body.aps as { type: string }).type;
+    if (!implementsType(this.registry(), newTypeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; a ${newTypeId} cannot be provisioned through it.`);
+    const newType = this.registry().get(newTypeId)!;
+    const back = Object.entries(newType.relations).find(([, r]) => !r.collection && implementsType(this.registry(), row.typeId, r.typeId))?.[0];
+    const input = back && body[back] === undefined ? { ...body, [back]: { aps: { id } } } : body;
+    const { resource } = await this.resources.provision(caller, input);
+    const newId = (resource.aps as { id: string }).id;
+    await this.store.link(id, relation, newId, !rel.collection);
+    return resource;
   }
 
   private async unlink(caller: Caller, id: string, relation: string, other: string): Promise<void> {

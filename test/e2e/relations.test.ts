@@ -65,4 +65,13 @@ describe.each(databases)("relations and links on %s", (kind) => {
     expect((await call("GET", `/aps/2/resources/${ids.note}/topic`)).json.map((r: { name: string }) => r.name)).toEqual(["two"]);
     expect((await call("PATCH", `/aps/2/resources/${ids.note}/topic`)).status).toBe(405);
   });
+
+  it("provisions a new resource through a relation: linked both ways", async () => {
+    const r = await call("POST", `/aps/2/resources/${ids.t1}/notes`, { aps: { type: NOTE }, title: "via topic" });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.topic).toMatchObject({ aps: { link: "weak", id: ids.t1 } });
+    expect((await call("GET", `/aps/2/resources/${ids.t1}/notes`)).json.map((n: { title: string }) => n.title)).toContain("via topic");
+    expect((await call("POST", `/aps/2/resources/${ids.t1}/notes`, { aps: { type: TOPIC }, name: "x" })).status).toBe(400);
+    expect((await call("POST", `/aps/2/resources/${ids.t1}/notes`, { aps: { type: NOTE } })).status).toBe(400);
+  });
 });
