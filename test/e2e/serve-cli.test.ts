@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,11 +7,17 @@ import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "aps-serve-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const started: ChildProcess[] = [];
+afterAll(() => {
+  // A failed assertion must not leave a controller running.
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 /** Runs `aps-gen serve` as a real process until it prints its URL. */
 function serve() {
   const child = spawn(process.execPath, ["bin/aps-gen.js", "serve", "--types", "test/fixtures/controller/notes", "--port", "0", "--data", dataDir], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  started.push(child);
   let err = "";
   let out = "";
   const ready = new Promise<string>((resolve, reject) => {
