@@ -9,6 +9,7 @@ import { applicationActor, RoleBit } from "../common/actor.ts";
 import { ApsError, invalidBody } from "./errors.ts";
 import type { PackageCatalog } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
+import { applyChanges, storedValues } from "./property-values.ts";
 import { resourceView } from "./resource-view.ts";
 import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
@@ -74,12 +75,8 @@ export class ApplicationService {
     const input = body as Record<string, unknown>;
     const status = (input.aps as { status?: unknown } | undefined)?.status;
     if (status !== undefined && (typeof status !== "string" || !STATUS.test(status))) throw new ApsError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
-    const current: Record<string, unknown> = { ...row.body, ...(row.secrets ? this.sealer.open(id, row.secrets) : {}) };
-    for (const [k, v] of Object.entries(input)) {
-      if (k === "aps" || v === undefined) continue;
-      if (v === null) delete current[k];
-      else current[k] = v;
-    }
+    const current = storedValues(row, this.sealer);
+    applyChanges(current, input);
     const { body: stored, secrets } = splitEncrypted(type.properties, current);
     const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) });
     if (!updated) throw new ApsError(409, "The resource changed meanwhile; read it again and repeat.");

@@ -26,3 +26,8 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 export function sendJson(c: Context, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(stringifyJson(value), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
+
+/** `items FIRST-LAST/TOTAL` for a page of `count` items from `start` (SPEC 4.6); an empty page has `*` for FIRST-LAST. */
+export function contentRange(start: number, count: number, total: number): string {
+  return count > 0 ? `items ${start}-${start + count - 1}/${total}` : `items */${total}`;
+}

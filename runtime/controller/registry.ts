@@ -4,6 +4,8 @@
  * at run time), never derived from declarations per request.
  */
 
+import { RoleBit } from "../common/actor.ts";
+
 /** How the controller treats a property's value (RQL casts, read filtering). */
 export type PropertyKind = "string" | "integer" | "number" | "boolean" | "object" | "array" | "structure" | "link" | "unknown";
 
@@ -70,4 +72,14 @@ export function typeRegistry(types: readonly RegistryType[]): TypeRegistry {
 /** Whether `typeId` is `base` or implements it (RQL `implementing` includes the base itself). */
 export function implementsType(registry: TypeRegistry, typeId: string, base: string): boolean {
   return typeId === base || (registry.get(typeId)?.ancestors.includes(base) ?? false);
+}
+
+/** Roles an operation allows when a type does not declare it: admin and owner (aps-facts 6). */
+const DEFAULT_OPERATION_ACCESS = RoleBit.admin | RoleBit.owner;
+/** Retrieve also allows referrers by default (aps-facts 6). */
+const DEFAULT_RETRIEVE_ACCESS = RoleBit.admin | RoleBit.owner | RoleBit.referrer;
+
+/** Role bits that may run `operation` on resources of `type`. */
+export function operationAccess(type: RegistryType, operation: string): number {
+  return type.operations[operation]?.access ?? (operation === "retrieve" ? DEFAULT_RETRIEVE_ACCESS : DEFAULT_OPERATION_ACCESS);
 }

@@ -4,16 +4,15 @@
  * `GET .../{relation}` lists the linked resources, `GET .../aps/links` every link. Changing links
  * needs configure access on the resource; the application serving it is told first.
  */
-import { RoleBit } from "../common/actor.ts";
 import type { Caller } from "./auth/caller.ts";
 import { rolesOn } from "./auth/roles.ts";
 import { ApsError } from "./errors.ts";
-import { implementsType, type TypeRegistry } from "./registry.ts";
+import { contentRange } from "./http-json.ts";
+import { implementsType, operationAccess, type TypeRegistry } from "./registry.ts";
 import type { ResourceService } from "./resource-service.ts";
 import { resourceView } from "./resource-view.ts";
 import type { ResourceStore } from "./store/resource-store.ts";
 
-const DEFAULT_RETRIEVE = RoleBit.admin | RoleBit.owner | RoleBit.referrer;
 const UUID = /^[0-9a-f-]{36}$/i;
 
 export class RelationService {
@@ -29,6 +28,8 @@ export class RelationService {
     const m = /^\/([A-Za-z_][A-Za-z0-9_]*)(?:\/([0-9a-fA-F-]{36}))?\/?$/.exec(rest);
     if (!m) return undefined;
     const [, relation, other] = m;
+    // Custom operation paths pass through here too: only read the resource when some type has such a relation.
+    if (!relationNames(this.registry()).has(relation!)) return undefined;
     const row = UUID.test(id) ? await this.store.get(id) : undefined;
     if (!row || !this.registry().get(row.typeId)?.relations[relation!]) return undefined;
     if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!)) };
@@ -52,7 +53,7 @@ export class RelationService {
     const target = UUID.test(targetId) ? await this.store.get(targetId) : undefined;
     const targetType = target && this.registry().get(target.typeId);
     const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
-    if (!target || (roles & (targetType?.operations.retrieve?.access ?? DEFAULT_RETRIEVE)) === 0) throw new ApsError(400, `${targetId} does not exist or is not visible to you.`);
+    if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `${targetId} does not exist or is not visible to you.`);
     if (!implementsType(this.registry(), target.typeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
     if (type.servedBy === "application") {
       const app = this.resources.applicationsFor(type);
@@ -104,10 +105,10 @@ export class RelationService {
       const type = row && this.registry().get(row.typeId);
       if (!row || !type) continue;
       const roles = await rolesOn(row, caller, this.store, type);
-      if ((roles & (type.operations.retrieve?.access ?? DEFAULT_RETRIEVE)) === 0) continue;
+      if ((roles & operationAccess(type, "retrieve")) === 0) continue;
       items.push(resourceView(row, type, { roles, application: false }, { full: false }));
     }
-    return { value: items, range: items.length ? `items 0-${items.length - 1}/${items.length}` : "items */0" };
+    return { value: items, range: contentRange(0, items.length, items.length) };
   }
 
   /** Every link from the resource, and every link to it from another resource (an anonymous backward relation). */
@@ -120,6 +121,15 @@ export class RelationService {
     for (const l of await this.store.linksTo(id)) {
       out.push({ relation: l.relation, kind: this.registry().get(l.sourceType)?.relations[l.relation]?.required ? "strong" : "weak", direction: "in", id: l.sourceId, href: `/aps/2/resources/${l.sourceId}` });
     }
-    return { value: out, range: out.length ? `items 0-${out.length - 1}/${out.length}` : "items */0" };
+    return { value: out, range: contentRange(0, out.length, out.length) };
   }
+}
+
+const relationNameCache = new WeakMap<TypeRegistry, ReadonlySet<string>>();
+
+/** Every relation name of the registry, computed once per registry. */
+function relationNames(registry: TypeRegistry): ReadonlySet<string> {
+  let names = relationNameCache.get(registry);
+  if (!names) relationNameCache.set(registry, (names = new Set([...registry.values()].flatMap((t) => Object.keys(t.relations)))));
+  return names;
 }

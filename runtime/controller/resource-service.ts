@@ -18,7 +18,8 @@ import type { Forwarder, ForwardOrigin, ForwardOutcome } from "./forward/forward
 import type { ServingInstance } from "./instances/instance-service.ts";
 import type { TaskRow, TaskStore } from "./tasks/task-store.ts";
 import { ApsError, invalidBody } from "./errors.ts";
-import { implementsType, type RegistryType, type TypeRegistry } from "./registry.ts";
+import { implementsType, operationAccess, type RegistryType, type TypeRegistry } from "./registry.ts";
+import { applyChanges, storedValues } from "./property-values.ts";
 import { resourceView } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
@@ -26,7 +27,6 @@ import { resources } from "./store/schema.ts";
 import { filterSql, sortSql } from "./store/rql-sql.ts";
 
 const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
-const ADMIN_OR_OWNER = RoleBit.admin | RoleBit.owner;
 /** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
 export const DEFAULT_PAGE = 1000;
 
@@ -151,14 +151,8 @@ export class ResourceService {
     if (wanted !== undefined && wanted !== row.revision) {
       throw new ApsError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
     }
-    const current: Record<string, unknown> = { ...row.body, ...(row.secrets ? this.sealer.open(id, row.secrets) : {}) };
-    const changes: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(input)) {
-      if (k === "aps" || v === undefined) continue;
-      changes[k] = v;
-      if (v === null) delete current[k];
-      else current[k] = v;
-    }
+    const current = storedValues(row, this.sealer);
+    const changes = applyChanges(current, input);
     let outcome: ForwardOutcome | undefined;
     let instanceId = "";
     if (type.servedBy === "application") {
@@ -228,7 +222,7 @@ export class ResourceService {
       await app.tasks.fail(task.id, reason);
       return "failed";
     }
-    let merged: Record<string, unknown> = { ...row.body, ...(row.secrets ? this.sealer.open(row.id, row.secrets) : {}) };
+    let merged = storedValues(row, this.sealer);
     try {
       merged = { ...merged, ...this.acceptedFromApplication(type, outcome.properties) };
     } catch (error) {
@@ -407,7 +401,7 @@ export class ResourceService {
     if (row && !this.registry.has(row.typeId)) await this.catalog.refresh();
     const type = row && this.registry.get(row.typeId);
     if (!row || !type) throw new ApsError(404, `Resource ${id} does not exist.`);
-    const retrieve = type.operations.retrieve?.access ?? ADMIN_OR_OWNER | RoleBit.referrer;
+    const retrieve = operationAccess(type, "retrieve");
     const roles = await rolesOn(row, caller, this.store, type);
     if ((roles & retrieve) === 0) throw new ApsError(404, `Resource ${id} does not exist.`);
     this.requireOperation(type, operation, roles);
@@ -415,7 +409,7 @@ export class ResourceService {
   }
 
   private requireOperation(type: RegistryType, operation: string, roles: number): void {
-    const access = type.operations[operation]?.access ?? ADMIN_OR_OWNER;
+    const access = operationAccess(type, operation);
     if ((access & roles) === 0) throw new ApsError(403, `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`);
   }
 
@@ -466,7 +460,7 @@ export class ResourceService {
         const target = /^[0-9a-f-]{36}$/i.test(targetId) ? await this.store.get(targetId) : undefined;
         const targetType = target && this.registry.get(target.typeId);
         const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
-        if (!target || (roles & (targetType?.operations.retrieve?.access ?? ADMIN_OR_OWNER)) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
+        if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
         if (!implementsType(this.registry, target.typeId, rel.typeId)) throw new ApsError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
         out.push({ relation: name, targetId });
       }

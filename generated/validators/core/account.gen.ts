@@ -2,7 +2,7 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { codePointLength, pointerSegment, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
 import { checkContactAddress } from "./contact.gen.js";
 
 /** Checks a provision (create) body of Account written by `actor`; returns every error, none when valid. */

@@ -2,7 +2,7 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { pointerSegment, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
 
 /** Checks a provision (create) body of subscriptionService written by `actor`; returns every error, none when valid. */
 export function validateSubscriptionServiceCreate(body: unknown, actor: Actor): ValidationError[] {

@@ -70,6 +70,11 @@ export class ImportSet {
     return local;
   }
 
+  /** A name the module declares itself, which no import may shadow. */
+  reserve(name: string): void {
+    this.usedLocal.add(name);
+  }
+
   /** Uses an exported value (a function, a constant) rather than a type. */
   useValue(moduleSpec: string, name: string): string {
     this.values.add(`${moduleSpec}|${name}`);

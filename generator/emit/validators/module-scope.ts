@@ -1,6 +1,6 @@
-import { posix } from "node:path";
 import { pascalCase } from "../naming.ts";
 import type { TypeNames } from "../types/name-table.ts";
+import { ImportSet } from "../types/type-refs.ts";
 
 /**
  * How generated validators import `runtime/common/<name>`: `aps-gen/runtime/common/<name>` for
@@ -29,30 +29,27 @@ export function structureCheckerName(owner: TypeNames, structure: string): strin
  * when the module loads, never per call.
  */
 export class ModuleScope {
-  private readonly imports = new Map<string, Map<string, string>>();
-  private readonly typeImports = new Map<string, Set<string>>();
+  private readonly imports: ImportSet;
   private readonly constants: string[] = [];
   private readonly constantByInit = new Map<string, string>();
-  private readonly taken = new Set<string>();
   private counter = 0;
 
   constructor(
     private readonly modulePath: string,
     private readonly names: ReadonlyMap<string, TypeNames>,
     private readonly runtimeSpecifier: RuntimeSpecifier,
-  ) {}
+  ) {
+    this.imports = new ImportSet(modulePath, []);
+  }
 
   /** A local name for `runtime/common/<module>`'s export `name`. */
   runtime(module: string, name: string): string {
-    return this.importName(this.runtimeSpecifier(module), name);
+    return this.imports.useValue(this.runtimeSpecifier(module), name);
   }
 
   /** A runtime type, imported with `import type`. */
   runtimeType(module: string, name: string): string {
-    const spec = this.runtimeSpecifier(module);
-    if (!this.typeImports.has(spec)) this.typeImports.set(spec, new Set());
-    this.typeImports.get(spec)!.add(name);
-    return name;
+    return this.imports.use(this.runtimeSpecifier(module), name);
   }
 
   /** The checker of `<typeId>#<name>`, imported when another module declares it. */
@@ -62,9 +59,7 @@ export class ModuleScope {
     const fn = structureCheckerName(owner, name);
     const target = validatorModulePath(owner);
     if (target === this.modulePath) return fn;
-    let spec = posix.relative(posix.dirname(this.modulePath), target).replace(/\.ts$/, ".js");
-    if (!spec.startsWith(".")) spec = `./${spec}`;
-    return this.importName(spec, fn);
+    return this.imports.useValue(this.imports.relative(target), fn);
   }
 
   /** A compiled pattern constant; the `u` flag when the pattern allows it, as JSON Schema tools do. */
@@ -90,38 +85,15 @@ export class ModuleScope {
 
   /** Names the module declares itself, so imports never shadow them. */
   reserve(name: string): void {
-    this.taken.add(name);
+    this.imports.reserve(name);
   }
 
   renderImports(): string[] {
-    const lines: string[] = [];
-    const specs = [...new Set([...this.imports.keys(), ...this.typeImports.keys()])].sort((a, b) => (a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1));
-    for (const spec of specs) {
-      const values = [...(this.imports.get(spec) ?? new Map<string, string>()).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-      const types = [...(this.typeImports.get(spec) ?? [])].sort();
-      if (values.length === 0) {
-        lines.push(`import type { ${types.join(", ")} } from "${spec}";`);
-        continue;
-      }
-      const parts = [...values.map(([n, local]) => (n === local ? n : `${n} as ${local}`)), ...types.map((t) => `type ${t}`)];
-      lines.push(`import { ${parts.join(", ")} } from "${spec}";`);
-    }
-    return lines;
+    return this.imports.render();
   }
 
   renderConstants(): string[] {
     return this.constants;
   }
 
-  private importName(spec: string, name: string): string {
-    let names = this.imports.get(spec);
-    if (!names) this.imports.set(spec, (names = new Map()));
-    const existing = names.get(name);
-    if (existing) return existing;
-    let local = name;
-    for (let n = 2; this.taken.has(local); n++) local = `${name}_${n}`;
-    this.taken.add(local);
-    names.set(name, local);
-    return local;
-  }
 }

@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
-import { sendJson } from "../http-json.ts";
+import { contentRange, sendJson } from "../http-json.ts";
 import { PackageRejected, type PackageCatalog, type PackageCompiler, type PackageRecord } from "../packages/catalog.ts";
 import type { Db } from "../store/open-database.ts";
 import { packages } from "../store/schema.ts";
@@ -22,7 +22,7 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
   app.get("/", async (c) => {
     await catalog.refresh();
     const list = catalog.list().map(packageView);
-    return sendJson(c, list, 200, { "Content-Range": list.length ? `items 0-${list.length - 1}/${list.length}` : "items */0" });
+    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
   });
   app.post("/", async (c) => {
     requireProviderAdmin(c.get("caller"), "import packages");

@@ -1,7 +1,7 @@
 /** `/aps/2/resources` (SPEC 4.2, 4.3, 4.6). */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { readJsonBody, sendJson } from "../http-json.ts";
+import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
 import { parseJsonText } from "../../common/json-text.ts";
 import { ApsError } from "../errors.ts";
 import type { RelationService } from "../relation-service.ts";
@@ -15,7 +15,7 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
     const q = url.indexOf("?");
     const page = await service.list(c.get("caller"), q < 0 ? "" : url.slice(q + 1));
     const last = page.start + page.items.length - 1;
-    const range = page.items.length ? `items ${page.start}-${last}/${page.total}` : `items */${page.total}`;
+    const range = contentRange(page.start, page.items.length, page.total);
     const partial = page.items.length > 0 && (page.start > 0 || last < page.total - 1);
     return sendJson(c, page.items, partial ? 206 : 200, { "Content-Range": range });
   });

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
-import { sendJson } from "../http-json.ts";
+import { contentRange, sendJson } from "../http-json.ts";
 import type { TaskRow, TaskStore } from "../tasks/task-store.ts";
 
 export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
@@ -11,7 +11,7 @@ export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
   app.get("/", async (c) => {
     requireProviderAdmin(c.get("caller"), "see tasks");
     const list = (await tasks.list()).map(taskView);
-    return sendJson(c, list, 200, { "Content-Range": list.length ? `items 0-${list.length - 1}/${list.length}` : "items */0" });
+    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
   });
   app.delete("/:id", async (c) => {
     requireProviderAdmin(c.get("caller"), "see tasks");

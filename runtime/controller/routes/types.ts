@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { parseRql, RqlError, type RqlFilter } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
-import { sendJson } from "../http-json.ts";
+import { contentRange, sendJson } from "../http-json.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType, TypeRegistry } from "../registry.ts";
 
@@ -25,8 +25,7 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     const all = [...types.values()].filter((t) => !query.filter || matches(query.filter, t, types));
     const start = query.limit?.start ?? 0;
     const page = all.slice(start, start + (query.limit?.count ?? 1000));
-    const range = page.length ? `items ${start}-${start + page.length - 1}/${all.length}` : `items */${all.length}`;
-    return sendJson(c, page.map(typeView), 200, { "Content-Range": range });
+    return sendJson(c, page.map(typeView), 200, { "Content-Range": contentRange(start, page.length, all.length) });
   });
   app.get("/*", async (c) => {
     const rest = decodeURIComponent(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, ""));

@@ -45,3 +45,8 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
   await migratePglite(db, { migrationsFolder: MIGRATIONS });
   return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
 }
+
+/** The rows of `db.execute(...)`: postgres.js gives an array, PGlite an object with `rows`. */
+export function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? [])) as T[];
+}

@@ -4,7 +4,7 @@
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { stringifyJson } from "../../common/json-text.ts";
-import type { Db } from "./open-database.ts";
+import { rowsOf, type Db } from "./open-database.ts";
 import { links, resources } from "./schema.ts";
 
 /** A resource row as stored. */
@@ -149,8 +149,7 @@ export class ResourceStore {
         insert into links (source_id, relation, target_id) values ${values}
       )
       select seq from r`);
-    const rows = Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? []);
-    const seq = Number((rows[0] as { seq: number | string }).seq);
+    const seq = Number(rowsOf<{ seq: number | string }>(result)[0]!.seq);
     return { ...row, ownerAccount: row.ownerAccount ?? null, subscription: row.subscription ?? null, packageId: row.packageId ?? null, instanceId: row.instanceId ?? null, secrets: row.secrets ?? null, seq } as StoredResource;
   }
 

@@ -6,10 +6,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import { RoleBit } from "../../common/actor.ts";
 import type { Caller } from "../auth/caller.ts";
-import type { TypeRegistry } from "../registry.ts";
+import { operationAccess, type TypeRegistry } from "../registry.ts";
 import { resources } from "./schema.ts";
 
-const DEFAULT_RETRIEVE = RoleBit.admin | RoleBit.owner | RoleBit.referrer;
 
 /** True on rows where the caller holds one of the roles in `bits`. */
 export function holdsRole(bits: number, caller: Caller): SQL {
@@ -27,21 +26,37 @@ export function holdsRole(bits: number, caller: Caller): SQL {
   return parts.length ? sql`(${sql.join(parts, sql` or `)})` : sql`false`;
 }
 
-/** Rows of types grouped by one access set, each group tested once. */
-function byAccess(registry: TypeRegistry, accessOf: (typeId: string) => number | undefined, caller: Caller): SQL {
-  const groups = new Map<number, string[]>();
-  for (const t of registry.values()) {
-    const bits = accessOf(t.id);
-    if (bits === undefined) continue;
-    groups.set(bits, [...(groups.get(bits) ?? []), t.id]);
+/**
+ * Type ids grouped by access bits, per registry and per question ("retrieve" or a property
+ * name). Computed once per registry (imports replace the registry whole), not per request.
+ */
+const groupCache = new WeakMap<TypeRegistry, Map<string, [number, string[]][]>>();
+
+function groupsOf(registry: TypeRegistry, key: string, accessOf: (typeId: string) => number | undefined): [number, string[]][] {
+  let perRegistry = groupCache.get(registry);
+  if (!perRegistry) groupCache.set(registry, (perRegistry = new Map()));
+  let groups = perRegistry.get(key);
+  if (!groups) {
+    const byBits = new Map<number, string[]>();
+    for (const t of registry.values()) {
+      const bits = accessOf(t.id);
+      if (bits !== undefined) byBits.set(bits, [...(byBits.get(bits) ?? []), t.id]);
+    }
+    groups = [...byBits];
+    perRegistry.set(key, groups);
   }
-  const parts = [...groups].map(([bits, ids]) => sql`(${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${holdsRole(bits, caller)})`);
+  return groups;
+}
+
+/** Rows of types grouped by one access set, each group tested once. */
+function byAccess(groups: readonly [number, string[]][], caller: Caller): SQL {
+  const parts = groups.map(([bits, ids]) => sql`(${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${holdsRole(bits, caller)})`);
   return parts.length ? sql`(${sql.join(parts, sql` or `)})` : sql`false`;
 }
 
 /** Rows the caller may list: those whose type's retrieve operation allows a role it holds. */
 export function visibleRows(registry: TypeRegistry, caller: Caller): SQL {
-  return byAccess(registry, (id) => registry.get(id)!.operations.retrieve?.access ?? DEFAULT_RETRIEVE, caller);
+  return byAccess(groupsOf(registry, "retrieve", (id) => operationAccess(registry.get(id)!, "retrieve")), caller);
 }
 
 /**
@@ -49,5 +64,5 @@ export function visibleRows(registry: TypeRegistry, caller: Caller): SQL {
  * it there. Encrypted properties are never in the body, so they never match anyway.
  */
 export function readableProperty(registry: TypeRegistry, name: string, caller: Caller): SQL {
-  return byAccess(registry, (id) => registry.get(id)!.properties[name]?.access, caller);
+  return byAccess(groupsOf(registry, `property:${name}`, (id) => registry.get(id)!.properties[name]?.access), caller);
 }

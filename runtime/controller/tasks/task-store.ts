@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { RepeatableCall } from "../forward/forwarder.ts";
-import type { Db } from "../store/open-database.ts";
+import { rowsOf, type Db } from "../store/open-database.ts";
 import { tasks } from "../store/schema.ts";
 
 /** A task row. */
@@ -50,8 +50,7 @@ export class TaskStore {
         order by retry_at limit 1 for update skip locked
       )
       returning id`);
-    const list = Array.isArray(rows) ? rows : ((rows as { rows?: Record<string, unknown>[] }).rows ?? []);
-    const id = list[0]?.id as string | undefined;
+    const id = rowsOf<{ id: string }>(rows)[0]?.id;
     if (!id) return undefined;
     const [row] = await this.db.select().from(tasks).where(eq(tasks.id, id));
     return row;

@@ -2,7 +2,7 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, codePointLength, pointerSegment, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
 
 /** Checks a value of structure `ConnectionCheck` of CloudMail; pushes what is wrong onto `errors`. */
 export function checkCloudMailConnectionCheck(value: unknown, path: string, errors: ValidationError[]): void {

@@ -3,7 +3,7 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { codePointLength, jsonTextLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
 
 const ENUM_0 = new Set<unknown>(["MX", "TXT", "CNAME"]);
 const PATTERN_1 = new RegExp("^[a-z0-9-]{1,63}$", "u");

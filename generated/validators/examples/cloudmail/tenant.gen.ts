@@ -3,7 +3,7 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { codePointLength, jsonTextLength, pointerSegment, showValue, typeError, type ValidationError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
 import { checkContactAddress } from "../../core/contact.gen.js";
 import { checkResourceCounter, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
 
