@@ -42,7 +42,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
   let usageError = false;
   const parser = yargs()
     .scriptName("aps-gen")
-    .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into TypeScript types (and, soon, validators, a controller, connectors and clients).")
+    .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into types, validators, a controller and connectors, and runs the controller.")
     .option("types", { type: "string", array: true, describe: "Package folders, .app.zip files or folders to search. Default: ./types if it exists, else the current folder." })
     .option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "Diagnostics as text lines or one JSON document." })
     .option("warn-as-error", { type: "boolean", default: false, describe: "Treat warnings as errors." })
