@@ -30,7 +30,7 @@ const children: ChildProcess[] = [];
 
 try {
   const port = 19000 + (process.pid % 500);
-  const controller = await startChild(["bin/aps-gen.js", "serve", "--types", "bench/fixtures/provision-app", "--port", String(port), "--data", dataDir, "--database-url", dbUrl], /admin token in/, { LOG_LEVEL: "warn" });
+  const controller = await startChild([...(process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : []), "bin/aps-gen.js", "serve", "--types", "bench/fixtures/provision-app", "--port", String(port), "--data", dataDir, "--database-url", dbUrl], /admin token in/, { LOG_LEVEL: "warn" });
   children.push(controller.child);
   const connector = await startChild(["--import", "tsx", "bench/provision-connector.ts", join(dir, "endpoint"), join(dir, "credentials")], /ready (\S+) (\S+)/);
   children.push(connector.child);

@@ -95,7 +95,9 @@ export async function main(argv: readonly string[], io: Console = processConsole
           .option("data", { type: "string", default: ".aps-data", describe: "Data folder: keys, TLS files, admin token, embedded database." })
           .option("database-url", { type: "string", describe: "PostgreSQL URL (default: $DATABASE_URL, else embedded PGlite)." })
           .option("jwks-url", { type: "string", describe: "Also accept APS tokens signed by this external issuer's JWKS." })
-          .option("jwks-issuer", { type: "string", describe: "The external issuer's iss claim (default: the JWKS URL's origin)." }),
+          .option("jwks-issuer", { type: "string", describe: "The external issuer's iss claim (default: the JWKS URL's origin)." })
+          .option("event-attempts", { type: "number", default: 10, describe: "Failed deliveries of an event notification before it goes to the dead-letter list." })
+          .option("event-retry", { type: "number", default: 5, describe: "Seconds before the first retry of a failed delivery; doubled for each further one (at most 600)." }),
       async (args) => {
         if (usageError) return;
         exitCode = await runServe(args as unknown as CommonOptions & ServeOptions, io, cwd);

@@ -1,5 +1,6 @@
 import { startController, type RunningController } from "../runtime/controller/serve.ts";
 import { buildRegistry } from "./emit/controller/registry-data.ts";
+import { buildOpenApi } from "./emit/openapi/emit-openapi.ts";
 import { loadValidators } from "./load-validators.ts";
 import { compileArchive, startPackages } from "./package-compiler.ts";
 import type { ApsModel } from "./model/model.ts";
@@ -12,6 +13,8 @@ export interface ServeOptions {
   readonly "database-url"?: string;
   readonly "jwks-url"?: string;
   readonly "jwks-issuer"?: string;
+  readonly "event-attempts"?: number;
+  readonly "event-retry"?: number;
 }
 
 /**
@@ -26,10 +29,12 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     validators,
     packages: startPackages(model, cwd),
     compiler: compileArchive,
+    openApi: buildOpenApi(model),
     host: options.host,
     port: options.port,
     dataDir: options.data,
     ...(databaseUrl ? { databaseUrl } : {}),
+    eventDelivery: { ...(options["event-attempts"] !== undefined ? { maxAttempts: Math.max(1, options["event-attempts"]) } : {}), ...(options["event-retry"] !== undefined ? { retryBaseSeconds: Math.max(0, options["event-retry"]) } : {}) },
     ...(options["jwks-url"] ? { externalIssuer: { jwksUrl: options["jwks-url"], issuer: options["jwks-issuer"] ?? new URL(options["jwks-url"]).origin } } : {}),
   });
 }

@@ -623,6 +623,126 @@ export const registryTypes: readonly RegistryType[] = [
     "operations": {}
   },
   {
+    "id": "http://parallels.com/aps/types/pa/subscription/1.0",
+    "name": "PASubscription",
+    "packageName": "core",
+    "ancestors": [
+      "http://aps-standard.org/types/core/subscription/1.0",
+      "http://aps-standard.org/types/core/resource/1.0"
+    ],
+    "isResource": true,
+    "isApplication": false,
+    "isSuspendable": false,
+    "servedBy": "platform",
+    "properties": {
+      "trial": {
+        "kind": "boolean",
+        "required": false,
+        "readonly": false,
+        "final": false,
+        "encrypted": false,
+        "access": 3
+      },
+      "disabled": {
+        "kind": "boolean",
+        "required": false,
+        "readonly": false,
+        "final": false,
+        "encrypted": false,
+        "access": 3
+      },
+      "name": {
+        "kind": "string",
+        "required": false,
+        "readonly": false,
+        "final": false,
+        "encrypted": false,
+        "access": 3
+      },
+      "description": {
+        "kind": "string",
+        "required": false,
+        "readonly": false,
+        "final": false,
+        "encrypted": false,
+        "access": 3
+      },
+      "subscriptionId": {
+        "kind": "integer",
+        "required": true,
+        "readonly": false,
+        "final": true,
+        "encrypted": false,
+        "access": 3
+      },
+      "serviceTemplateId": {
+        "kind": "integer",
+        "required": true,
+        "readonly": false,
+        "final": false,
+        "encrypted": false,
+        "access": 3
+      },
+      "activationStructure": {
+        "kind": "structure",
+        "required": false,
+        "readonly": false,
+        "final": false,
+        "encrypted": false,
+        "access": 3
+      }
+    },
+    "relations": {
+      "services": {
+        "typeId": "http://aps-standard.org/types/core/subscription/service/1.0",
+        "collection": true,
+        "required": false
+      },
+      "account": {
+        "typeId": "http://aps-standard.org/types/core/account/1.0",
+        "collection": false,
+        "required": true
+      }
+    },
+    "operations": {
+      "provision": {
+        "verb": "POST",
+        "path": "/",
+        "static": true,
+        "base": true,
+        "access": 3
+      },
+      "retrieve": {
+        "verb": "GET",
+        "path": "/",
+        "static": false,
+        "base": true,
+        "access": 7
+      },
+      "configure": {
+        "verb": "PUT",
+        "path": "/",
+        "static": false,
+        "base": true,
+        "access": 3
+      },
+      "unprovision": {
+        "verb": "DELETE",
+        "path": "/",
+        "static": false,
+        "base": true,
+        "access": 3
+      },
+      "resources": {
+        "verb": "GET",
+        "path": "/resources",
+        "static": false,
+        "base": false,
+        "access": 3
+      }
+    }
+  },
+  {
     "id": "http://aps-standard.org/types/core/resource/1.0",
     "name": "Resource",
     "packageName": "core",

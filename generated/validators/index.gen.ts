@@ -4,6 +4,7 @@ import { accountValidator } from "./core/account.gen.js";
 import { adminUserValidator } from "./core/admin-user.gen.js";
 import { applicationValidator } from "./core/application.gen.js";
 import { brandValidator } from "./core/brand.gen.js";
+import { pASubscriptionValidator } from "./core/pasubscription.gen.js";
 import { resourceValidator } from "./core/resource.gen.js";
 import { serviceUserValidator } from "./core/service-user.gen.js";
 import { subscriptionServiceValidator } from "./core/subscription-service.gen.js";
@@ -25,6 +26,7 @@ export const validators: ReadonlyMap<string, TypeValidator> = new Map<string, Ty
   [adminUserValidator.typeId, adminUserValidator],
   [applicationValidator.typeId, applicationValidator],
   [brandValidator.typeId, brandValidator],
+  [pASubscriptionValidator.typeId, pASubscriptionValidator],
   [resourceValidator.typeId, resourceValidator],
   [serviceUserValidator.typeId, serviceUserValidator],
   [subscriptionServiceValidator.typeId, subscriptionServiceValidator],

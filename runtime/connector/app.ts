@@ -70,7 +70,17 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
   });
 
   for (const [service, handlers] of Object.entries(options.services)) {
-    // Custom operations first: their paths are more specific than /:id.
+    // Event notifications (SPEC 6.2) go to the handler operation the subscription named; before
+    // custom operations, whose `/{a}/{b}` paths would also match.
+    app.post(`/${service}/events/:subscriber/:handler`, async (c) => {
+      const name = c.req.param("handler");
+      const op = handlers.operations?.[name];
+      if (!op || op.static || op.verb !== "POST") return reply(c, new ConnectorError(404, `service ${service} has no POST operation "${name}" to take events`), 404, "event");
+      const ctx = callContext((h) => c.req.header(h), { resourceId: c.req.param("subscriber"), params: {}, query: {} });
+      const body = await readJson(c);
+      return reply(c, await run(() => op.handle(ctx, body)), 204, `event handler ${name}`);
+    });
+    // Custom operations next: their paths are more specific than /:id.
     for (const [name, op] of Object.entries(handlers.operations ?? {})) {
       const path = op.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1").replace(/^\/?/, "/");
       const route = op.static ? `/${service}${path}` : `/${service}/:aps_resource_id${path}`;

@@ -39,6 +39,12 @@ export class ConnectorError extends Error {
 /** A value, or a promise of it: what handlers may return. */
 export type MaybePromise<T> = T | Promise<T>;
 
+/**
+ * What an event handler answers (SPEC 6.2, aps-facts 5): nothing (204, delivered), or
+ * `accepted(...)` (202: the controller delivers the notification again later).
+ */
+export type EventReply = void | Accepted;
+
 /** What a handler answers for a write: properties to store, nothing, or a 202 (call again later). */
 export type WriteReply<T> = T | void | Accepted;
 

@@ -17,6 +17,11 @@ import { customerRoutes } from "./routes/customers.ts";
 import { staticOperationRoutes } from "./routes/static-operations.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { eventOutboxRoutes } from "./routes/event-outbox.ts";
+import { subscriptionRoutes } from "./routes/subscriptions.ts";
+import type { NotificationStore } from "./events/notification-store.ts";
+import { SubscriptionService } from "./events/subscription-service.ts";
+import type { OpenTransactions } from "./forward/open-transactions.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { sendJson } from "./http-json.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
@@ -38,8 +43,18 @@ export interface ControllerParts {
   readonly tokens: TokenService;
   readonly sealer: PropertySealer;
   readonly logger: Logger;
+  /** The OpenAPI document of the controller for its types, served at /aps/2/openapi.json. */
+  readonly openApi?: Record<string, unknown>;
   /** Application instances and forwarding; without them, application types answer 502. */
-  readonly applications?: { readonly instances: InstanceService; readonly forwarder: Forwarder; readonly tasks: TaskStore; readonly provider: { id: string; path: string } };
+  readonly applications?: {
+    readonly instances: InstanceService;
+    readonly forwarder: Forwarder;
+    readonly tasks: TaskStore;
+    readonly provider: { id: string; path: string };
+    readonly open: OpenTransactions;
+    /** The event outbox, and how to tell the deliverer there is something new. */
+    readonly events: { readonly store: NotificationStore; nudge(): void };
+  };
 }
 
 /** The app and the service the task runner drives. */
@@ -58,7 +73,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     store,
     parts.sealer,
     applications
-      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks }
+      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, open: applications.open }
       : undefined,
   );
   const app = new Hono<ControllerEnv>();
@@ -70,10 +85,17 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     parts.logger.info({ method: c.req.method, path: new URL(c.req.url).pathname, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
   });
   app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
+  if (parts.openApi) {
+    // Serialised once; the document describes the API, not data, so it needs no token.
+    const text = JSON.stringify(parts.openApi);
+    app.get("/aps/2/openapi.json", (c) => c.body(text, 200, { "content-type": "application/json; charset=utf-8" }));
+  }
   // Certificate callers, before the token check that every other /aps/2 call passes.
   if (applications) {
     const service = new ApplicationService(parts.catalog, store, parts.sealer, applications.provider);
     app.route("/aps/2/application", applicationRoutes(service, applications.instances) as unknown as Hono<ControllerEnv>);
+    const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
+    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, open: applications.open }) as unknown as Hono<ControllerEnv>);
   }
   app.use("/aps/2/*", async (c, next) => {
     c.set("caller", await callers.resolve(c.req.header("aps-token")));
@@ -88,6 +110,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   if (applications) {
     app.route("/aps/2/instances", instanceRoutes(applications.instances));
     app.route("/aps/2/tasks", taskRoutes(applications.tasks));
+    app.route("/aps/2/events", eventOutboxRoutes(applications.events.store, applications.events.nudge));
   }
   app.all("/aps/2/resources/*", (c) => {
     throw new ApsError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);

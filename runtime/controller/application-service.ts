@@ -7,6 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { applicationActor, RoleBit } from "../common/actor.ts";
 import { ApsError, invalidBody } from "./errors.ts";
+import { CoreEvent } from "./events/core-events.ts";
+import { changeEvents, raise } from "./events/raise.ts";
 import type { PackageCatalog } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
 import { applyChanges, storedValues } from "./property-values.ts";
@@ -55,10 +57,9 @@ export class ApplicationService {
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations) && v !== null) values[k] = v;
     const { body: stored, secrets } = splitEncrypted(type.properties, values);
     const now = new Date().toISOString();
-    await this.store.insert(
-      { id, typeId: type.id, status, revision: 1, created: now, modified: now, ownerAccount: owner.id, ownerPath: owner.path, packageId: caller.instance.packageId, instanceId: caller.instance.id, body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null },
-      [],
-    );
+    const row = { id, typeId: type.id, status, revision: 1, created: now, modified: now, ownerAccount: owner.id, ownerPath: owner.path, packageId: caller.instance.packageId, instanceId: caller.instance.id, body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null };
+    // A resource registered in another status (aps:proto, say) becomes available when it turns ready.
+    await this.store.insert(row, [], { events: status === "aps:ready" ? [raise(this.catalog.registry, CoreEvent.available, row)] : [] });
     return this.view((await this.store.get(id))!, type);
   }
 
@@ -78,14 +79,15 @@ export class ApplicationService {
     const current = storedValues(row, this.sealer);
     applyChanges(current, input);
     const { body: stored, secrets } = splitEncrypted(type.properties, current);
-    const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) });
+    const events = status === "aps:ready" && row.status !== "aps:ready" ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, storedValues(row, this.sealer), current);
+    const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) }, undefined, events);
     if (!updated) throw new ApsError(409, "The resource changed meanwhile; read it again and repeat.");
     return this.view(updated, type);
   }
 
   async unregister(caller: ApplicationCaller, service: string, id: string): Promise<void> {
-    await this.own(caller, service, id);
-    await this.store.delete(id);
+    const { row } = await this.own(caller, service, id);
+    await this.store.delete(id, undefined, [raise(this.catalog.registry, CoreEvent.removed, row)]);
   }
 
   private serviceTypes(caller: ApplicationCaller): RegistryType[] {

@@ -7,6 +7,8 @@
 import type { Caller } from "./auth/caller.ts";
 import { rolesOn } from "./auth/roles.ts";
 import { ApsError } from "./errors.ts";
+import { CoreEvent } from "./events/core-events.ts";
+import { raise } from "./events/raise.ts";
 import { contentRange } from "./http-json.ts";
 import { implementsType, operationAccess, type TypeRegistry } from "./registry.ts";
 import type { ResourceService } from "./resource-service.ts";
@@ -46,7 +48,7 @@ export class RelationService {
   }
 
   private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<Record<string, unknown>> {
-    const { type } = await this.resources.visible(caller, id, "configure");
+    const { row, type, links } = await this.resources.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
     if (typeof targetId !== "string") throw new ApsError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
@@ -60,7 +62,13 @@ export class RelationService {
       const { target: endpoint } = await app.targetFor(type);
       await app.forwarder.linkChanged(endpoint, type, id, relation, targetId, true, this.resources.origin(caller));
     }
-    await this.store.link(id, relation, targetId, !rel.collection);
+    // A singular relation relinks: the link it had goes, and says so.
+    const replaced = rel.collection ? [] : links.filter((l) => l.relation === relation && l.targetId !== targetId);
+    const events = [
+      ...replaced.map((l) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: l.targetId, linkedIds: [l.targetId] })),
+      ...(links.some((l) => l.relation === relation && l.targetId === targetId) ? [] : [raise(this.registry(), CoreEvent.linked, row, { relation, targetId, linkedIds: [targetId] })]),
+    ];
+    await this.store.link(id, relation, targetId, !rel.collection, events);
     return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
   }
 
@@ -79,12 +87,12 @@ export class RelationService {
     const input = back && body[back] === undefined ? { ...body, [back]: { aps: { id } } } : body;
     const { resource } = await this.resources.provision(caller, input);
     const newId = (resource.aps as { id: string }).id;
-    await this.store.link(id, relation, newId, !rel.collection);
+    await this.store.link(id, relation, newId, !rel.collection, [raise(this.registry(), CoreEvent.linked, row, { relation, targetId: newId, linkedIds: [newId] })]);
     return resource;
   }
 
   private async unlink(caller: Caller, id: string, relation: string, other: string): Promise<void> {
-    const { type, links } = await this.resources.visible(caller, id, "configure");
+    const { row, type, links } = await this.resources.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     if (!links.some((l) => l.relation === relation && l.targetId === other)) throw new ApsError(404, `${id} has no "${relation}" link to ${other}.`);
     if (rel.required && !rel.collection) throw new ApsError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
@@ -93,7 +101,7 @@ export class RelationService {
       const { target: endpoint } = await app.targetFor(type);
       await app.forwarder.linkChanged(endpoint, type, id, relation, other, false, this.resources.origin(caller));
     }
-    await this.store.unlink(id, relation, other);
+    await this.store.unlink(id, relation, other, [raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: other, linkedIds: [other] })]);
   }
 
   /** The resources a relation links to, those the caller may see (always an array, aps-facts 3). */

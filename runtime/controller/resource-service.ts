@@ -17,13 +17,17 @@ import { ApplicationReplyError } from "./forward/forwarder.ts";
 import type { Forwarder, ForwardOrigin, ForwardOutcome } from "./forward/forwarder.ts";
 import type { ServingInstance } from "./instances/instance-service.ts";
 import type { TaskRow, TaskStore } from "./tasks/task-store.ts";
+import { CoreEvent } from "./events/core-events.ts";
+import { changeEvents, raise } from "./events/raise.ts";
+import type { OpenTransactions, StagedSubscription } from "./forward/open-transactions.ts";
+import type { Db } from "./store/open-database.ts";
 import { ApsError, invalidBody } from "./errors.ts";
 import { implementsType, operationAccess, type RegistryType, type TypeRegistry } from "./registry.ts";
 import { applyChanges, storedValues } from "./property-values.ts";
 import { resourceView } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
-import { resources } from "./store/schema.ts";
+import { resources, subscriptions } from "./store/schema.ts";
 import { filterSql, sortSql } from "./store/rql-sql.ts";
 
 const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
@@ -45,6 +49,8 @@ export interface Applications {
   targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
   readonly forwarder: Forwarder;
   readonly tasks: TaskStore;
+  /** Provisioning calls in flight, for subscriptions made during them. */
+  readonly open: OpenTransactions;
 }
 
 /** A write the application accepted for later (202): the caller gets 202 and the resource in progress. */
@@ -96,6 +102,7 @@ export class ResourceService {
     let packageId: string | null = null;
     let outcome: ForwardOutcome | undefined;
     let served: ServingInstance | undefined;
+    let staged: readonly StagedSubscription[] = [];
     const implicit = new Map<string, string>();
     if (type.servedBy === "application") {
       served = await this.applicationsFor(type).targetFor(type);
@@ -112,7 +119,12 @@ export class ResourceService {
       const { target, packageId: pkg } = served;
       packageId = pkg;
       const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, { aps: { id: l.targetId } }]));
-      outcome = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, this.origin(caller));
+      const transactionId = randomUUID();
+      outcome = await app.open.during(transactionId, { resourceId: id, typeId, instanceId: target.instanceId }, async (open) => {
+        const reply = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, { ...this.origin(caller), transactionId });
+        staged = [...open.staged];
+        return reply;
+      });
       values = { ...values, ...this.acceptedFromApplication(type, outcome.properties) };
     }
     const { body: stored, secrets } = splitEncrypted(type.properties, values);
@@ -132,7 +144,17 @@ export class ResourceService {
       body: stored,
       secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
     };
-    const inserted = await this.store.insert(row, newLinks, outcome?.kind === "accepted" ? (tx) => this.applications!.tasks.schedule(tx, { resourceId: id, operation: "provision", instanceId: served!.target.instanceId, call: outcome.call, info: outcome.info, retrySeconds: outcome.retrySeconds }) : undefined);
+    const accepted = outcome?.kind === "accepted" ? outcome : undefined;
+    const alsoDo =
+      accepted || staged.length
+        ? async (tx: Db) => {
+            if (staged.length) await tx.insert(subscriptions).values([...staged]);
+            if (accepted) await this.applications!.tasks.schedule(tx, { resourceId: id, operation: "provision", instanceId: served!.target.instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
+          }
+        : undefined;
+    // An accepted resource becomes available when its task ends; its links exist from now on.
+    const events = [...(accepted ? [] : [raise(this.registry, CoreEvent.available, row, { linkedIds: newLinks.map((l) => l.targetId) })]), ...newLinks.map((l) => raise(this.registry, CoreEvent.linked, row, { relation: l.relation, targetId: l.targetId, linkedIds: [l.targetId] }))];
+    const inserted = await this.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), events });
     const resource = this.view(inserted, type, roles, newLinks, true);
     return outcome?.kind === "accepted" ? { resource, accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } } : { resource };
   }
@@ -152,6 +174,7 @@ export class ResourceService {
       throw new ApsError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
     }
     const current = storedValues(row, this.sealer);
+    const before = { ...current };
     const changes = applyChanges(current, input);
     let outcome: ForwardOutcome | undefined;
     let instanceId = "";
@@ -166,7 +189,9 @@ export class ResourceService {
     const { body: stored, secrets } = splitEncrypted(type.properties, current);
     const accepted = outcome?.kind === "accepted" ? outcome : undefined;
     const updated = await this.store.transaction(async (tx) => {
-      const u = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(accepted ? { status: "aps:configuring" } : {}) }, tx);
+      // An accepted configure is "changed" when its task ends.
+      const events = accepted ? [] : changeEvents(this.registry, row, before, current);
+      const u = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(accepted ? { status: "aps:configuring" } : {}) }, tx, events);
       if (u && accepted) await this.applications!.tasks.schedule(tx, { resourceId: id, operation: "configure", instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
       return u;
     });
@@ -195,7 +220,7 @@ export class ResourceService {
         return { accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } };
       }
     }
-    if (!(await this.store.delete(id))) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if (!(await this.store.delete(id, undefined, [raise(this.registry, CoreEvent.removed, row)]))) throw new ApsError(404, `Resource ${id} does not exist.`);
     return {};
   }
 
@@ -237,8 +262,11 @@ export class ResourceService {
       return "rescheduled";
     }
     await this.store.transaction(async (tx) => {
-      if (task.operation === "unprovision") await this.store.delete(row.id, tx);
-      else await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString(), status: "aps:ready" }, tx);
+      if (task.operation === "unprovision") await this.store.delete(row.id, tx, [raise(this.registry, CoreEvent.removed, row)]);
+      else {
+        const events = task.operation === "provision" ? [raise(this.registry, CoreEvent.available, row)] : changeEvents(this.registry, row, storedValues(row, this.sealer), merged);
+        await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString(), status: "aps:ready" }, tx, events);
+      }
       await app.tasks.finish(tx, task.id);
     });
     return "done";
@@ -317,7 +345,7 @@ export class ResourceService {
       const { target } = await app.targetFor(type);
       await app.forwarder.suspend(target, type, id, disable, this.origin(caller));
     }
-    const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? "aps:disabled" : "aps:ready" });
+    const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? "aps:disabled" : "aps:ready" }, undefined, [raise(this.registry, CoreEvent.changed, row)]);
     if (!updated) throw new ApsError(409, `The resource changed while ${operation} ran; read it again and repeat.`);
     return this.view(updated, type, roles, links, true);
   }

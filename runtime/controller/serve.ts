@@ -19,6 +19,9 @@ import { endpointClient } from "./forward/endpoint-client.ts";
 import { Forwarder } from "./forward/forwarder.ts";
 import { InstanceService } from "./instances/instance-service.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
+import { defaultDeliveryPolicy, EventDeliverer, type DeliveryPolicy } from "./events/event-deliverer.ts";
+import { NotificationStore } from "./events/notification-store.ts";
+import { OpenTransactions } from "./forward/open-transactions.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
@@ -44,6 +47,10 @@ export interface ControllerOptions {
   readonly logger?: Logger;
   /** How long to wait for an application endpoint (default 30 s). */
   readonly endpointTimeoutMs?: number;
+  /** The OpenAPI document to serve at /aps/2/openapi.json (the generator builds it). */
+  readonly openApi?: Record<string, unknown>;
+  /** Retries of event delivery (defaults: events/event-deliverer.ts). */
+  readonly eventDelivery?: Partial<DeliveryPolicy>;
 }
 
 /** A running controller. */
@@ -74,9 +81,26 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const sealer = new PropertySealer(keys.encryption);
   let url = "";
   const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
-  const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` });
+  const open = new OpenTransactions();
+  const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` }, open);
   const taskStore = new TaskStore(database.db);
-  const { app, resources } = createControllerApp({ catalog, ...(options.compiler ? { compiler: options.compiler } : {}), db: database.db, tokens, sealer, logger, applications: { instances, forwarder, tasks: taskStore, provider: { id: provider.accountId, path: `/${provider.accountId}/` } } });
+  const notifications = new NotificationStore(database.db);
+  const deliverer = new EventDeliverer(
+    notifications,
+    { registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id), notify: (target, service, subscriber, handler, body) => forwarder.notify(target, service, subscriber, handler, body) },
+    logger,
+    { ...defaultDeliveryPolicy, ...options.eventDelivery },
+  );
+  const { app, resources } = createControllerApp({
+    catalog,
+    ...(options.compiler ? { compiler: options.compiler } : {}),
+    db: database.db,
+    ...(options.openApi ? { openApi: options.openApi } : {}),
+    tokens,
+    sealer,
+    logger,
+    applications: { instances, forwarder, tasks: taskStore, provider: { id: provider.accountId, path: `/${provider.accountId}/` }, open, events: { store: notifications, nudge: () => deliverer.nudge() } },
+  });
   const runner = new TaskRunner(taskStore, (task) => resources.runTask(task), logger);
 
   const server = await new Promise<Server>((ready) => {
@@ -86,6 +110,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   logger.info({ url, database: database.kind }, "controller listening");
   runner.start();
+  deliverer.start();
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -96,7 +121,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     database: database.kind,
     close: () =>
       (closing ??= (async () => {
-        await runner.stop();
+        await Promise.all([runner.stop(), deliverer.stop()]);
         await new Promise<void>((done) => {
           server.close(() => done());
           server.closeIdleConnections();

@@ -48,6 +48,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   const notUsed = (): never => {
     throw new ConnectorError(501, "not used in this test");
   };
+  const linkCalls: string[] = [];
   // The generated, type-checked handler interfaces of the cloudmail package, wired by generated code.
   const services = cloudmailServices({
     cloudmail: { provision: (ctx, r) => (record("install")(ctx, r), { imapHost: "imap.example.net" }), testConnection: notUsed },
@@ -59,6 +60,8 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
       onSubscriptionLimitsChanged: notUsed,
       onDomainLinked: notUsed,
       onMailboxChanged: notUsed,
+      // Link callbacks of the generated interface (aps-facts 3).
+      links: { mailboxes: { linked: (ctx, other) => void linkCalls.push(`+${ctx.resourceId}/mailboxes/${other}`), unlinked: (ctx, other) => void linkCalls.push(`-${ctx.resourceId}/mailboxes/${other}`) } },
     },
     domains: {
       provision: (ctx, r) => {
@@ -83,9 +86,6 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     },
   });
 
-  // Link callbacks are the runtime's (the generated interfaces do not list them yet).
-  const linkCalls: string[] = [];
-  services.tenants = { ...services.tenants!, links: { mailboxes: { linked: (ctx, other) => void linkCalls.push(`+${ctx.resourceId}/mailboxes/${other}`), unlinked: (ctx, other) => void linkCalls.push(`-${ctx.resourceId}/mailboxes/${other}`) } } };
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 1500 });

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,30 +12,10 @@ import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { httpsClient } from "../helpers/https-client.ts";
-import { repoRoot } from "../helpers/paths.ts";
 import { databases } from "./controller-harness.ts";
+import { serveProcess, type ServeProcess } from "./serve-process.ts";
 
 const T = "http://cloudmail.example.com/types";
-
-/** `aps-gen serve` as a real process, so the test can SIGKILL it. */
-function serve(dataDir: string, databaseUrl: string | undefined): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, ["bin/aps-gen.js", "serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", dataDir], {
-    cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: "warn" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (d: Buffer) => {
-      err += String(d);
-      const m = err.match(/controller on (https:\/\/\S+)/);
-      if (m && err.includes("admin token in")) resolve(m[1]!);
-    });
-    child.on("exit", (code, signal) => reject(new Error(`serve ended (${code ?? signal}): ${err}`)));
-  });
-  url.catch(() => {});
-  return { child, url };
-}
 
 describe.each(databases)("asynchronous provisioning across a controller crash on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-async-"));
@@ -48,7 +27,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
   const tenantCalls: { phase: string; transaction?: string }[] = [];
   let firstAsync!: () => void;
   const firstAsyncSeen = new Promise<void>((r) => (firstAsync = r));
-  let controller: { child: ChildProcess; url: Promise<string> } | undefined;
+  let controller: ServeProcess | undefined;
 
   beforeAll(async () => {
     if (kind === "postgres") {
@@ -90,7 +69,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
   });
 
   it("goes aps:provisioning -> aps:ready with sync, async, async, surviving a SIGKILL between attempts", async () => {
-    controller = serve(dataDir, databaseUrl);
+    controller = serveProcess(dataDir, databaseUrl);
     let call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
     const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
@@ -113,7 +92,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
     await new Promise((r) => controller!.child.once("exit", r));
     expect(tenantCalls.map((c) => c.phase)).toEqual(["sync", "async"]);
 
-    controller = serve(dataDir, databaseUrl);
+    controller = serveProcess(dataDir, databaseUrl);
     call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     let resource: { aps: { status: string }; organizationId?: string } | undefined;
     for (let i = 0; i < 100; i++) {

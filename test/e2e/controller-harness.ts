@@ -4,9 +4,11 @@ import { join } from "node:path";
 import pino from "pino";
 import postgres from "postgres";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
+import { buildOpenApi } from "../../generator/emit/openapi/emit-openapi.ts";
 import { loadValidators } from "../../generator/load-validators.ts";
 import { compileArchive, startPackages } from "../../generator/package-compiler.ts";
 import { compile } from "../../generator/pipeline.ts";
+import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliverer.ts";
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
@@ -33,7 +35,7 @@ export interface ControllerUnderTest {
   sql(query: string): Promise<Record<string, unknown>[]>;
 }
 
-export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number } = {}): Promise<ControllerUnderTest> {
+export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number; eventDelivery?: Partial<DeliveryPolicy> } = {}): Promise<ControllerUnderTest> {
   const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
@@ -54,7 +56,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
     databaseUrl = url.toString();
   }
   const start = () =>
-    startController({ types, validators, packages, compiler: compileArchive, ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+    startController({ types, validators, packages, compiler: compileArchive, openApi: buildOpenApi(model), ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
   const self: ControllerUnderTest = {
     controller: await start(),
     call: undefined as never,

@@ -74,4 +74,37 @@ describe.each(databases)("relations and links on %s", (kind) => {
     expect((await call("POST", `/aps/2/resources/${ids.t1}/notes`, { aps: { type: TOPIC }, name: "x" })).status).toBe(400);
     expect((await call("POST", `/aps/2/resources/${ids.t1}/notes`, { aps: { type: NOTE } })).status).toBe(400);
   });
+
+  it("makes the owner of a linked resource its referrer, for as long as the link lasts", async () => {
+    const shared = await call("PUT", `/aps/2/resources/${ids.note}`, { shared: "for referrers", title: "n" });
+    expect(shared.status, shared.text).toBe(200);
+    // Before: the other account cannot see the note at all.
+    expect((await call("GET", `/aps/2/resources/${ids.note}`, undefined, other)).status).toBe(404);
+    expect((await call("GET", `/aps/2/resources?linkedWith(${ids.foreign})`, undefined, other)).json).toEqual([]);
+    // The provider links the other account's topic to the note: that account now refers to it.
+    expect((await call("POST", `/aps/2/resources/${ids.foreign}/notes`, { aps: { id: ids.note } }, t.adminToken)).status).toBe(200);
+    const seen = await call("GET", `/aps/2/resources/${ids.note}`, undefined, other);
+    expect(seen.status, seen.text).toBe(200);
+    expect(seen.json.shared).toBe("for referrers");
+    expect(seen.json).not.toHaveProperty("adminNote");
+    // Referrers may not configure by default (core access: admin/owner only).
+    expect((await call("PUT", `/aps/2/resources/${ids.note}`, { title: "mine now" }, other)).status).toBe(403);
+    const listed = await call("GET", `/aps/2/resources?linkedWith(${ids.foreign}),select(shared)`, undefined, other);
+    expect(listed.json.map((r: { aps: { id: string } }) => r.aps.id)).toEqual([ids.note]);
+    // Unlinked: the role goes with the link.
+    expect((await call("DELETE", `/aps/2/resources/${ids.foreign}/notes/${ids.note}`, undefined, t.adminToken)).status).toBe(204);
+    expect((await call("GET", `/aps/2/resources/${ids.note}`, undefined, other)).status).toBe(404);
+    expect((await call("GET", `/aps/2/resources?linkedWith(${ids.foreign})`, undefined, other)).json).toEqual([]);
+  });
+
+  it("lists links only when select names the relation, and filters with linkedWith", async () => {
+    expect((await call("POST", `/aps/2/resources/${ids.note}/topic`, { aps: { id: ids.t1 } })).status).toBe(200);
+    const plain = (await call("GET", `/aps/2/resources?eq(aps.id,${ids.note})`)).json;
+    expect(plain[0]).not.toHaveProperty("topic");
+    const selected = (await call("GET", `/aps/2/resources?eq(aps.id,${ids.note}),select(topic)`)).json;
+    expect(selected[0].topic).toMatchObject({ aps: { link: "weak", id: ids.t1 } });
+    const linked = (await call("GET", `/aps/2/resources?linkedWith(${ids.t1})`)).json.map((r: { aps: { id: string } }) => r.aps.id);
+    expect(linked).toContain(ids.note);
+    expect((await call("GET", `/aps/2/resources?linkedWith(not-an-id)`)).json).toEqual([]);
+  });
 });

@@ -9,6 +9,8 @@ export type { Brand, BrandCreate, BrandUpdate } from "./brand.gen.js";
 export { BrandTypeId } from "./brand.gen.js";
 export type { Address, Contact } from "./contact.gen.js";
 export { ContactTypeId } from "./contact.gen.js";
+export type { ActivationStructure, SubscriptionResourceLimit, PASubscription, PASubscriptionCreate, PASubscriptionUpdate } from "./pasubscription.gen.js";
+export { PASubscriptionTypeId } from "./pasubscription.gen.js";
 export type { Counter, Limit, Usage, NotificationSource, Notification, ErrorInfo, Resource, ResourceCreate, ResourceUpdate } from "./resource.gen.js";
 export { ResourceTypeId } from "./resource.gen.js";
 export type { ServiceUser, ServiceUserCreate, ServiceUserUpdate } from "./service-user.gen.js";

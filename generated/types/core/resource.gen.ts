@@ -54,6 +54,18 @@ export interface Notification {
   serial?: Int64;
   /** The resource that raised the event. */
   source?: NotificationSource;
+  /**
+   * URI of the event type again, under the name SPEC 6.2 gives it.
+   *
+   * Format: uri.
+   */
+  event?: string;
+  /** Id of the event subscription that asked for this notification. */
+  subscription?: string;
+  /** For linked and unlinked: the relation of the source whose link changed. */
+  relation?: string;
+  /** For linked and unlinked: the resource at the other end of the link (its id). */
+  target?: NotificationSource;
 }
 
 /** The body of a failed call, as SPEC section 7 shows it: a numeric code, a short error name and a message for people. */

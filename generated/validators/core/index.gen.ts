@@ -4,6 +4,7 @@ export { validateAdminUserCreate, validateAdminUserUpdate, adminUserValidator } 
 export { validateApplicationCreate, validateApplicationUpdate, applicationValidator } from "./application.gen.js";
 export { validateBrandCreate, validateBrandUpdate, brandValidator } from "./brand.gen.js";
 export { checkContactAddress } from "./contact.gen.js";
+export { checkPASubscriptionActivationStructure, checkPASubscriptionSubscriptionResourceLimit, validatePASubscriptionCreate, validatePASubscriptionUpdate, parsePASubscriptionResources, pASubscriptionValidator } from "./pasubscription.gen.js";
 export { checkResourceCounter, checkResourceLimit, checkResourceUsage, checkResourceNotificationSource, checkResourceNotification, checkResourceErrorInfo, validateResourceCreate, validateResourceUpdate, resourceValidator } from "./resource.gen.js";
 export { validateServiceUserCreate, validateServiceUserUpdate, serviceUserValidator } from "./service-user.gen.js";
 export { validateSubscriptionServiceCreate, validateSubscriptionServiceUpdate, subscriptionServiceValidator } from "./subscription-service.gen.js";

@@ -144,8 +144,33 @@ export function checkResourceNotification(value: unknown, path: string, errors: 
         checkResourceNotificationSource(v, path + "/source", errors);
         break;
       }
+      case "event": {
+        if (typeof v !== "string") errors.push(typeError(path + "/event", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/event", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        }
+        break;
+      }
+      case "subscription": {
+        if (typeof v !== "string") errors.push(typeError(path + "/subscription", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/subscription", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        }
+        break;
+      }
+      case "relation": {
+        if (typeof v !== "string") errors.push(typeError(path + "/relation", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/relation", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        }
+        break;
+      }
+      case "target": {
+        checkResourceNotificationSource(v, path + "/target", errors);
+        break;
+      }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure Notification; known: type, time, serial, source" });
+        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure Notification; known: type, time, serial, source, event, subscription, relation, target" });
     }
   }
   if (o["type"] === undefined) errors.push({ path: path + "/type", code: "required", message: "is required" });

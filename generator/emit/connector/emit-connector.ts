@@ -1,5 +1,6 @@
 import type { GeneratedFile } from "../../host.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
+import { isEventHandler } from "../../model/event-handler.ts";
 import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
 import { kebabCase, pascalCase, propertyKey } from "../naming.ts";
 import { banner } from "../render.ts";
@@ -89,8 +90,12 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
       return `  ${propertyKey(p.name)}${p.required ? "" : "?"}: ${t};`;
     });
     paramTypes.push(`/** Parameters of ${op.name} (${op.static ? "static " : ""}${op.verb} ${op.path}). */`, `export interface ${paramsName} {`, ...fields, "}", "");
-    const replyType = op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : op.response?.type ? refTs(op.response.type, type, imports, names) : "unknown";
-    members.push(`  /** ${op.description ?? `Custom operation ${op.name}`} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`, `  ${propertyKey(method)}(ctx: ${ctx}, params: ${paramsName}): ${maybe}<${replyType}>;`);
+    const event = isEventHandler(op);
+    const replyType = event
+      ? imports.use(`${CONNECTOR}/replies`, "EventReply")
+      : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : op.response?.type ? refTs(op.response.type, type, imports, names) : "unknown";
+    const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
+    members.push(`  /** ${doc} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`, `  ${propertyKey(method)}(ctx: ${ctx}, params: ${paramsName}): ${maybe}<${replyType}>;`);
     const parser = importParser(imports, type, names, op);
     const convert = imports.useValue(`${CONNECTOR}/replies`, "operationParams");
     wiring.push(
@@ -100,6 +105,16 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
       ...(op.static ? ["        static: true,"] : []),
       `        handle: async (ctx, body) => (await handlers.${method}(ctx, ${convert}<${paramsName}>(${parser}({ path: ctx.params, query: ctx.query, body })))) as never,`,
       `      },`,
+    );
+  }
+  // Link callbacks (aps-facts 3): optional per relation; a relation without one answers 501.
+  const relations = [...type.relations.keys()];
+  if (relations.length) {
+    members.push(
+      `  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */`,
+      `  links?: {`,
+      ...relations.map((r) => `    ${propertyKey(r)}?: { linked?(ctx: ${ctx}, otherId: string): ${maybe}<void>; unlinked?(ctx: ${ctx}, otherId: string): ${maybe}<void> };`),
+      `  };`,
     );
   }
   const serviceHandlers = imports.use(`${CONNECTOR}/app`, "ServiceHandlers");
@@ -120,6 +135,7 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
     "    ...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, changes as never) as never } : {}),",
     "    ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),",
     ...(type.isSuspendable ? ["    disable: (ctx) => handlers.disable(ctx),", "    enable: (ctx) => handlers.enable(ctx),"] : []),
+    ...(relations.length ? ["    ...(handlers.links ? { links: handlers.links } : {}),"] : []),
     `    operations: {${wiring.length ? "" : "},"}`,
     ...(wiring.length ? [...wiring, "    },"] : []),
     "  };",
@@ -135,6 +151,7 @@ function importParser(imports: ImportSet, type: ResolvedType, names: ReadonlyMap
   const fn = `parse${own.tsName}${op.name[0]!.toUpperCase()}${op.name.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}`;
   return imports.useValue(imports.relative(validatorModulePath(own)), fn);
 }
+
 
 function methodName(op: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(op) ? op : `op_${op.replace(/[^A-Za-z0-9_$]/g, "_")}`;

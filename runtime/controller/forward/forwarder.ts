@@ -106,6 +106,14 @@ export class Forwarder {
     return reply;
   }
 
+  /**
+   * An event notification (SPEC 6.2): `POST <endpoint>/<service>/events/<subscriberID>/<handler>`.
+   * The reply comes back as it is: the deliverer decides what it means.
+   */
+  notify(target: EndpointTarget, service: string, subscriberId: string, handler: string, notification: Record<string, unknown>): Promise<EndpointReply> {
+    return this.call(target, "POST", `/${service}/events/${subscriberId}/${encodeURIComponent(handler)}`, this.headers(target, {}, "application/json"), Buffer.from(stringifyJson(notification)));
+  }
+
   private headers(target: EndpointTarget, origin: ForwardOrigin, contentType?: string): Record<string, string> {
     return {
       "APS-Controller-URI": this.controllerUri(),

@@ -16,7 +16,11 @@ import type { Forwarder } from "../forward/forwarder.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
-import { instances, links, resources } from "../store/schema.ts";
+import { instances, links, resources, subscriptions } from "../store/schema.ts";
+import { CoreEvent } from "../events/core-events.ts";
+import { recordEvents } from "../events/outbox.ts";
+import { raise } from "../events/raise.ts";
+import type { OpenTransactions, StagedSubscription } from "../forward/open-transactions.ts";
 import { issueCertificate, type KeyPairPem } from "../tls/certificate-authority.ts";
 
 const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
@@ -54,6 +58,7 @@ export class InstanceService {
     private readonly ca: KeyPairPem,
     private readonly sealer: PropertySealer,
     private readonly providerAccount: { id: string; path: string },
+    private readonly open: OpenTransactions,
   ) {}
 
   async install(caller: Caller, request: unknown): Promise<Record<string, unknown>> {
@@ -75,15 +80,25 @@ export class InstanceService {
     const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null };
     const rootId = randomUUID();
     const values: Record<string, unknown> = { ...(validator?.defaults ?? {}), ...(input.settings ?? {}) };
-    const outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, {});
+    // The application may subscribe to events while it installs (SPEC 6.1): with this transaction id and its new certificate.
+    const transactionId = randomUUID();
+    let staged: StagedSubscription[] = [];
+    const outcome = await this.open.during(transactionId, { resourceId: rootId, typeId: root.id, instanceId, fingerprint }, async (open) => {
+      const reply = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, { transactionId });
+      staged = [...open.staged];
+      return reply;
+    });
     if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
     const { aps: _ignored, ...returned } = outcome.properties;
     const now = new Date().toISOString();
     const { body, secrets } = splitEncrypted(root.properties, { ...values, ...returned });
-    // Instance and root resource together, or neither.
+    // Instance, root resource and its subscriptions together, or none of them.
+    const rootRow = { id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null };
     await this.db.transaction(async (tx) => {
       await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now });
-      await tx.insert(resources).values({ id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null });
+      await tx.insert(resources).values(rootRow);
+      if (staged.length) await tx.insert(subscriptions).values(staged);
+      await recordEvents(tx as unknown as Db, [raise(this.catalog.registry, CoreEvent.available, rootRow)]);
     });
     this.serving.clear();
     return this.view((await this.get(instanceId))!);
@@ -138,7 +153,13 @@ export class InstanceService {
           if (!force) throw new ApsError(502, `Uninstall stopped at ${type?.name ?? r.typeId} ${r.id}: ${message}. ${removed} resource(s) were removed; repeat with ?force=true to remove the rest without the endpoint.`);
           endpointErrors.push(`${r.id}: ${message}`);
         }
-        await this.db.delete(resources).where(eq(resources.id, r.id));
+        const [row] = await this.db.select().from(resources).where(eq(resources.id, r.id));
+        if (row) {
+          await this.db.transaction(async (tx) => {
+            await recordEvents(tx as unknown as Db, [raise(this.catalog.registry, CoreEvent.removed, row)]);
+            await tx.delete(resources).where(eq(resources.id, r.id));
+          });
+        }
         remaining.delete(r.id);
         removed++;
       }

@@ -3,9 +3,9 @@
  * authenticate with the client certificate the controller's CA issued them. A certificate of
  * another CA, or one no instance holds (any more), is refused.
  */
-import type { TLSSocket } from "node:tls";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono } from "hono";
+import { peerCertificate } from "../auth/peer-certificate.ts";
 import type { ApplicationCaller, ApplicationService } from "../application-service.ts";
 import { ApsError } from "../errors.ts";
 import { readJsonBody, sendJson } from "../http-json.ts";
@@ -16,11 +16,10 @@ type Env = { Bindings: HttpBindings; Variables: { application: ApplicationCaller
 export function applicationRoutes(service: ApplicationService, instances: InstanceService): Hono<Env> {
   const app = new Hono<Env>();
   app.use("*", async (c, next) => {
-    const socket = c.env.incoming.socket as TLSSocket;
-    const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
-    if (!peer?.fingerprint256) throw new ApsError(401, "/aps/2/application is for application instances: present the client certificate the controller issued to yours.");
-    if (!socket.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
-    const instance = await instances.byFingerprint(peer.fingerprint256);
+    const peer = peerCertificate(c);
+    if (!peer) throw new ApsError(401, "/aps/2/application is for application instances: present the client certificate the controller issued to yours.");
+    if (!peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
+    const instance = await instances.byFingerprint(peer.fingerprint);
     if (!instance) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
     const actingAs = c.req.header("aps-resource-id");
     c.set("application", { instance, ...(actingAs ? { actingAs } : {}) });

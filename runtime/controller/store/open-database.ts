@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
+import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
@@ -20,6 +21,29 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** Runs a statement text as a prepared statement, where the driver can (see {@link executePrepared}). */
+type PreparedRunner = (text: string, values: unknown[]) => Promise<unknown>;
+const preparedRunners = new WeakMap<Db, PreparedRunner>();
+
+/**
+ * Runs a statement (text with `$n` parameters) that a hot path repeats with other values: on
+ * postgres.js it is prepared once per connection and text, with no query building per call
+ * (drizzle's `execute` builds and re-plans every time); elsewhere (PGlite, a transaction) it
+ * goes through `execute`. The result has the shape `rowsOf` reads.
+ */
+export function executePrepared(db: Db, statement: { readonly text: string; readonly values: readonly unknown[] }): Promise<unknown> {
+  const run = preparedRunners.get(db);
+  return run ? run(statement.text, [...statement.values]) : db.execute(withParameters(statement.text, statement.values));
+}
+
+/** Text with `$n` placeholders as drizzle SQL. */
+function withParameters(text: string, values: readonly unknown[]): SQL {
+  const parts = text.split(/\$(\d+)/);
+  const chunks: SQL[] = [];
+  parts.forEach((part, i) => chunks.push(i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`));
+  return sql.join(chunks);
+}
+
 const MIGRATIONS = fileURLToPath(new URL("./migrations", import.meta.url));
 const asText = (value: string) => value;
 
@@ -35,6 +59,7 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
     client.options.parsers[3802] = asText;
     const db = drizzlePostgres({ client });
     await migratePostgres(db, { migrationsFolder: MIGRATIONS });
+    preparedRunners.set(db as unknown as Db, (text, values) => client.unsafe(text, values as never[], { prepare: true }));
     return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
   const dir = join(options.dataDir, "pgdata");

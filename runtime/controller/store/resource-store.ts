@@ -4,7 +4,8 @@
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { stringifyJson } from "../../common/json-text.ts";
-import { rowsOf, type Db } from "./open-database.ts";
+import { executePrepared, rowsOf, type Db } from "./open-database.ts";
+import { notificationStatement, pgArray, recordEvents, type RaisedEvent } from "../events/outbox.ts";
 import { links, resources } from "./schema.ts";
 
 /** A resource row as stored. */
@@ -17,6 +18,9 @@ export interface StoredLink {
   readonly targetId: string;
 }
 
+/** Rolls back the events of a delete that found nothing. */
+const NOTHING_DELETED = new Error("nothing deleted");
+
 /** The resource store over one database. */
 export class ResourceStore {
   private readonly byId;
@@ -24,30 +28,8 @@ export class ResourceStore {
   private readonly linksFromId;
   private readonly linksToId;
   private readonly referrer;
-  private readonly insertOne;
 
   constructor(private readonly db: Db) {
-    // The provisioning hot path: one prepared INSERT ... RETURNING.
-    const p = (name: string) => sql.placeholder(name);
-    this.insertOne = db
-      .insert(resources)
-      .values({
-        id: p("id"),
-        typeId: p("typeId"),
-        status: p("status"),
-        revision: p("revision"),
-        created: p("created"),
-        modified: p("modified"),
-        ownerAccount: p("ownerAccount"),
-        ownerPath: p("ownerPath"),
-        subscription: p("subscription"),
-        packageId: p("packageId"),
-        instanceId: p("instanceId"),
-        body: p("body"),
-        secrets: p("secrets"),
-      })
-      .returning()
-      .prepare("insert_resource");
     this.byId = db.select().from(resources).where(eq(resources.id, sql.placeholder("id"))).prepare("resource_by_id");
     // One round trip for what a GET needs: the row and its outgoing links.
     this.byIdWithLinks = db
@@ -99,75 +81,62 @@ export class ResourceStore {
   }
 
   /**
-   * Inserts a resource (and its links, and `alsoDo`, e.g. scheduling a task, in one transaction)
-   * and returns the stored row. A lone resource is one statement: no transaction round trips.
+   * Inserts a resource with its links and the notifications of `events`, and returns the stored
+   * row. Without `alsoDo` that is one statement (data-modifying CTEs: one round trip, atomic as
+   * any statement); `alsoDo` (scheduling a task, storing staged subscriptions) makes it a
+   * transaction, with the events recorded last so that they see what it wrote.
    */
-  async insert(row: NewResource, newLinks: readonly StoredLink[], alsoDo?: (tx: Db) => Promise<unknown>): Promise<StoredResource> {
-    if (newLinks.length === 0 && !alsoDo) {
-      const [stored] = await this.insertOne.execute({
-        id: row.id,
-        typeId: row.typeId,
-        status: row.status,
-        revision: row.revision,
-        created: row.created,
-        modified: row.modified,
-        ownerAccount: row.ownerAccount ?? null,
-        ownerPath: row.ownerPath,
-        subscription: row.subscription ?? null,
-        packageId: row.packageId ?? null,
-        instanceId: row.instanceId ?? null,
-        body: row.body,
-        secrets: row.secrets ?? null,
+  async insert(row: NewResource, newLinks: readonly StoredLink[], extra: { alsoDo?: (tx: Db) => Promise<unknown>; events?: readonly RaisedEvent[] } = {}): Promise<StoredResource> {
+    const events = extra.events ?? [];
+    if (extra.alsoDo) {
+      const alsoDo = extra.alsoDo;
+      return this.db.transaction(async (tx) => {
+        const [stored] = await tx.insert(resources).values(row).returning();
+        if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
+        await alsoDo(tx as unknown as Db);
+        await recordEvents(tx as unknown as Db, events);
+        return stored!;
       });
-      return stored!;
     }
-    if (!alsoDo) return this.insertWithLinks(row, newLinks);
-    return this.db.transaction(async (tx) => {
-      const [stored] = await tx.insert(resources).values(row).returning();
-      if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
-      if (alsoDo) await alsoDo(tx as unknown as Db);
-      return stored!;
-    });
-  }
-
-  /**
-   * A resource and its links in one statement (one round trip, atomic as any statement): the
-   * links insert is a data-modifying CTE beside the resource insert.
-   */
-  private async insertWithLinks(row: NewResource, newLinks: readonly StoredLink[]): Promise<StoredResource> {
-    const values = sql.join(
-      newLinks.map((l) => sql`(${row.id}::uuid, ${l.relation}, ${l.targetId}::uuid)`),
-      sql`, `,
-    );
-    const result = await this.db.execute(sql`
-      with r as (
+    // Links and events travel as arrays: one statement text (planned once), whatever their number.
+    const values: unknown[] = [row.id, row.typeId, row.status, row.revision, row.created, row.modified, row.ownerAccount ?? null, row.ownerPath, row.subscription ?? null, row.packageId ?? null, row.instanceId ?? null, stringifyJson(row.body), row.secrets ?? null];
+    let text = `with r as (
         insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, subscription, package_id, instance_id, body, secrets)
-        values (${row.id}, ${row.typeId}, ${row.status}, ${row.revision}, ${row.created}, ${row.modified}, ${row.ownerAccount ?? null}, ${row.ownerPath},
-                ${row.subscription ?? null}, ${row.packageId ?? null}, ${row.instanceId ?? null}, ${stringifyJson(row.body)}::jsonb, ${row.secrets ?? null})
-        returning seq
-      ), l as (
-        insert into links (source_id, relation, target_id) values ${values}
-      )
-      select seq from r`);
+        values ($1::uuid, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7::uuid, $8, $9::uuid, $10::uuid, $11::uuid, $12::jsonb, $13::bytea)
+        returning seq)`;
+    if (newLinks.length) {
+      text += `, l as (insert into links (source_id, relation, target_id) select $1::uuid, x.relation, x.target from unnest($${values.length + 1}::text[], $${values.length + 2}::uuid[]) as x(relation, target))`;
+      values.push(pgArray(newLinks.map((l) => l.relation)), pgArray(newLinks.map((l) => l.targetId)));
+    }
+    if (events.length) {
+      const notify = notificationStatement(events, values.length + 1);
+      text += `, n as (${notify.text})`;
+      values.push(...notify.values);
+    }
+    const result = await executePrepared(this.db, { text: `${text} select seq from r`, values });
     const seq = Number(rowsOf<{ seq: number | string }>(result)[0]!.seq);
     return { ...row, ownerAccount: row.ownerAccount ?? null, subscription: row.subscription ?? null, packageId: row.packageId ?? null, instanceId: row.instanceId ?? null, secrets: row.secrets ?? null, seq } as StoredResource;
   }
 
   /** Sets the links of `relation` from `source`: adds `target`, replacing what was there for a singular relation. */
-  async link(source: string, relation: string, target: string, singular: boolean): Promise<void> {
+  async link(source: string, relation: string, target: string, singular: boolean, events: readonly RaisedEvent[] = []): Promise<void> {
     await this.db.transaction(async (tx) => {
       if (singular) await tx.delete(links).where(and(eq(links.sourceId, source), eq(links.relation, relation)));
       await tx.insert(links).values({ sourceId: source, relation, targetId: target }).onConflictDoNothing();
+      await recordEvents(tx as unknown as Db, events);
     });
   }
 
-  /** Removes one link; true when it existed. */
-  async unlink(source: string, relation: string, target: string): Promise<boolean> {
-    const rows = await this.db
-      .delete(links)
-      .where(and(eq(links.sourceId, source), eq(links.relation, relation), eq(links.targetId, target)))
-      .returning({ source: links.sourceId });
-    return rows.length > 0;
+  /** Removes one link (and records `events` with it); true when it existed. */
+  async unlink(source: string, relation: string, target: string, events: readonly RaisedEvent[] = []): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx
+        .delete(links)
+        .where(and(eq(links.sourceId, source), eq(links.relation, relation), eq(links.targetId, target)))
+        .returning({ source: links.sourceId });
+      if (rows.length) await recordEvents(tx as unknown as Db, events);
+      return rows.length > 0;
+    });
   }
 
   /** Runs statements in one transaction. */
@@ -179,17 +148,25 @@ export class ResourceStore {
    * Writes new properties when the stored revision is still `revision` (optimistic concurrency);
    * returns the updated row, or undefined when someone else changed it first.
    */
-  async update(id: string, revision: number, changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string }, tx: Db = this.db): Promise<StoredResource | undefined> {
-    const rows = await tx
+  async update(id: string, revision: number, changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string }, tx?: Db, events: readonly RaisedEvent[] = []): Promise<StoredResource | undefined> {
+    if (!tx && events.length) return this.transaction((t) => this.update(id, revision, changes, t, events));
+    const rows = await (tx ?? this.db)
       .update(resources)
       .set({ body: changes.body, secrets: changes.secrets, modified: changes.modified, revision: revision + 1, ...(changes.status ? { status: changes.status } : {}) })
       .where(and(eq(resources.id, id), eq(resources.revision, revision)))
       .returning();
+    if (rows[0]) await recordEvents(tx ?? this.db, events);
     return rows[0];
   }
 
-  async delete(id: string, tx: Db = this.db): Promise<boolean> {
-    const rows = await tx.delete(resources).where(eq(resources.id, id)).returning({ id: resources.id });
+  /** Deletes a resource, recording `events` (its `removed`) first, while its links still tell who may see it. */
+  async delete(id: string, tx?: Db, events: readonly RaisedEvent[] = []): Promise<boolean> {
+    if (!tx && events.length) return this.transaction((t) => this.delete(id, t, events)).catch((e: unknown) => (e === NOTHING_DELETED ? false : Promise.reject(e)));
+    const db = tx ?? this.db;
+    await recordEvents(db, events);
+    const rows = await db.delete(resources).where(eq(resources.id, id)).returning({ id: resources.id });
+    // Nothing was there: the events must not stay either.
+    if (rows.length === 0 && events.length) throw NOTHING_DELETED;
     return rows.length > 0;
   }
 

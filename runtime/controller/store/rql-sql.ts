@@ -67,7 +67,9 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
     case "composing":
       throw new ApsError(400, "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.");
     case "linkedWith":
-      return sql`(${resources.id}::text in (select target_id::text from links where source_id::text = ${filter.id}) or ${resources.id}::text in (select source_id::text from links where target_id::text = ${filter.id}))`;
+      // Not an id: nothing is linked with it (and no cast error). An id: both link indexes serve.
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(filter.id)) return sql`false`;
+      return sql`(${resources.id} in (select target_id from links where source_id = ${filter.id}::uuid) or ${resources.id} in (select source_id from links where target_id = ${filter.id}::uuid))`;
   }
 }
 

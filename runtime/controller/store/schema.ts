@@ -124,3 +124,71 @@ export const tasks = pgTable(
   },
   (t) => [index("tasks_due_idx").on(t.state, t.retryAt)],
 );
+
+/**
+ * Event subscriptions (SPEC 6.1): the subscriber (an application resource) wants `event` of
+ * every resource of `source_type` (or a subtype), or of the one resource `source_id`, delivered
+ * to its operation `handler`. They go with the subscriber.
+ */
+export const subscriptions = pgTable(
+  "subscriptions",
+  {
+    id: uuid("id").primaryKey(),
+    subscriberId: uuid("subscriber_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    event: text("event").notNull(),
+    sourceType: text("source_type"),
+    sourceId: uuid("source_id"),
+    /** For linked/unlinked: only links of this relation. */
+    relation: text("relation"),
+    handler: text("handler").notNull(),
+    created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+  },
+  (t) => [index("subscriptions_type_idx").on(t.event, t.sourceType), index("subscriptions_source_idx").on(t.sourceId), index("subscriptions_subscriber_idx").on(t.subscriberId)],
+);
+
+/**
+ * The outbox of notifications (SPEC 6.2): one row per event and subscription, written in the
+ * transaction of the change that raised the event. `serial` is given later, in commit order, by
+ * one sequencer at a time (see events/notification-store.ts), so serials grow strictly across
+ * every controller process and a later serial is never seen before an earlier one.
+ */
+export const notifications = pgTable(
+  "notifications",
+  {
+    /** Insertion order (not commit order). */
+    id: bigint("id", { mode: "number" }).generatedAlwaysAsIdentity().primaryKey(),
+    /** The event this row notifies of: rows of one event share it and get the same serial. */
+    eventKey: uuid("event_key").notNull(),
+    serial: bigint("serial", { mode: "number" }),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: "cascade" }),
+    subscriberId: uuid("subscriber_id").notNull(),
+    event: text("event").notNull(),
+    time: timestamp("time", { withTimezone: true, mode: "string" }).notNull(),
+    sourceId: uuid("source_id").notNull(),
+    sourceType: text("source_type").notNull(),
+    /** linked/unlinked: the relation and the other end of the link. */
+    relation: text("relation"),
+    targetId: uuid("target_id"),
+    /** pending, or dead (given up; an admin may replay it). Delivered rows are deleted. */
+    state: text("state").notNull(),
+    attempts: integer("attempts").notNull(),
+    nextAt: timestamp("next_at", { withTimezone: true, mode: "string" }).notNull(),
+    lockedUntil: timestamp("locked_until", { withTimezone: true, mode: "string" }),
+    lastError: text("last_error"),
+  },
+  (t) => [
+    index("notifications_unsequenced_idx").on(t.id).where(sql`${t.serial} is null`),
+    index("notifications_pending_idx").on(t.subscriberId, t.serial).where(sql`${t.state} = 'pending'`),
+    index("notifications_due_idx").on(t.serial).where(sql`${t.state} = 'pending'`),
+  ],
+);
+
+/** The last serial given to an event; its one row is also the sequencer's lock. */
+export const eventClock = pgTable("event_clock", {
+  id: integer("id").primaryKey(),
+  lastSerial: bigint("last_serial", { mode: "number" }).notNull(),
+});

@@ -19,6 +19,10 @@ export interface CloudmailHandlers {
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
   /** Custom operation testConnection (POST /testConnection). */
   testConnection(ctx: ApsCallContext, params: TestConnectionParams): MaybePromise<ConnectionCheck>;
+  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  links?: {
+    tenants?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+  };
 }
 
 /** Wires CloudmailHandlers into the connector runtime (routes, parameter conversion). */
@@ -27,6 +31,7 @@ export function cloudmailService(handlers: CloudmailHandlers): ServiceHandlers {
     provision: (ctx, resource) => handlers.provision(ctx, resource as never) as never,
     ...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, changes as never) as never } : {}),
     ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),
+    ...(handlers.links ? { links: handlers.links } : {}),
     operations: {
       testConnection: {
         verb: "POST",

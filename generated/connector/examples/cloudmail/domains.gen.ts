@@ -25,6 +25,11 @@ export interface DomainsHandlers {
   verifyDns(ctx: ApsCallContext, params: VerifyDnsParams): MaybePromise<DnsCheck>;
   /** Custom operation requiredRecords (GET /requiredRecords). */
   requiredRecords(ctx: ApsCallContext, params: RequiredRecordsParams): MaybePromise<DnsRecord[]>;
+  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  links?: {
+    tenant?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    mailboxes?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+  };
 }
 
 /** Wires DomainsHandlers into the connector runtime (routes, parameter conversion). */
@@ -33,6 +38,7 @@ export function domainsService(handlers: DomainsHandlers): ServiceHandlers {
     provision: (ctx, resource) => handlers.provision(ctx, resource as never) as never,
     ...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, changes as never) as never } : {}),
     ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),
+    ...(handlers.links ? { links: handlers.links } : {}),
     operations: {
       verifyDns: {
         verb: "POST",

@@ -47,6 +47,12 @@ export interface MailboxesHandlers {
   storageUsage(ctx: ApsCallContext, params: StorageUsageParams): MaybePromise<Usage>;
   /** Custom operation purgeArchive (POST /purgeArchive). */
   purgeArchive(ctx: ApsCallContext, params: PurgeArchiveParams): MaybePromise<PurgeResult>;
+  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  links?: {
+    tenant?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    domain?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    user?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+  };
 }
 
 /** Wires MailboxesHandlers into the connector runtime (routes, parameter conversion). */
@@ -57,6 +63,7 @@ export function mailboxesService(handlers: MailboxesHandlers): ServiceHandlers {
     ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),
     disable: (ctx) => handlers.disable(ctx),
     enable: (ctx) => handlers.enable(ctx),
+    ...(handlers.links ? { links: handlers.links } : {}),
     operations: {
       changePassword: {
         verb: "POST",

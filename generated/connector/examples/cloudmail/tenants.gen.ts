@@ -2,7 +2,7 @@
 import type { Int64 } from "aps-gen/runtime/common/types";
 import type { ServiceHandlers } from "aps-gen/runtime/connector/app";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
-import { type MaybePromise, type RawReply, type WriteReply, operationParams } from "aps-gen/runtime/connector/replies";
+import { type EventReply, type MaybePromise, type RawReply, type WriteReply, operationParams } from "aps-gen/runtime/connector/replies";
 import type { Notification } from "../../../types/core/resource.gen.js";
 import type { ImportReport, Tenant, TenantCreate, TenantUpdate, UsageReport } from "../../../types/examples/cloudmail/tenant.gen.js";
 import { parseTenantExportMailboxes, parseTenantImportMailboxes, parseTenantOnDomainLinked, parseTenantOnMailboxChanged, parseTenantOnSubscriptionLimitsChanged, parseTenantUsage } from "../../../validators/examples/cloudmail/tenant.gen.js";
@@ -52,12 +52,20 @@ export interface TenantsHandlers {
   exportMailboxes(ctx: ApsCallContext, params: ExportMailboxesParams): MaybePromise<RawReply>;
   /** Custom operation importMailboxes (POST /importMailboxes). */
   importMailboxes(ctx: ApsCallContext, params: ImportMailboxesParams): MaybePromise<ImportReport>;
-  /** Custom operation onSubscriptionLimitsChanged (POST /onSubscriptionLimitsChanged). */
-  onSubscriptionLimitsChanged(ctx: ApsCallContext, params: OnSubscriptionLimitsChangedParams): MaybePromise<Record<string, unknown>>;
-  /** Custom operation onDomainLinked (POST /onDomainLinked). */
-  onDomainLinked(ctx: ApsCallContext, params: OnDomainLinkedParams): MaybePromise<Record<string, unknown>>;
-  /** Custom operation onMailboxChanged (POST /onMailboxChanged). */
-  onMailboxChanged(ctx: ApsCallContext, params: OnMailboxChangedParams): MaybePromise<Record<string, unknown>>;
+  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
+  onSubscriptionLimitsChanged(ctx: ApsCallContext, params: OnSubscriptionLimitsChangedParams): MaybePromise<EventReply>;
+  /** Event handler onDomainLinked: notifications of the subscriptions that name it (POST .../events/<subscriber>/onDomainLinked); answer nothing, or accepted(...) to have it sent again later (POST /onDomainLinked). */
+  onDomainLinked(ctx: ApsCallContext, params: OnDomainLinkedParams): MaybePromise<EventReply>;
+  /** Event handler onMailboxChanged: notifications of the subscriptions that name it (POST .../events/<subscriber>/onMailboxChanged); answer nothing, or accepted(...) to have it sent again later (POST /onMailboxChanged). */
+  onMailboxChanged(ctx: ApsCallContext, params: OnMailboxChangedParams): MaybePromise<EventReply>;
+  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  links?: {
+    app?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    account?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    subscription?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    domains?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    mailboxes?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+  };
 }
 
 /** Wires TenantsHandlers into the connector runtime (routes, parameter conversion). */
@@ -66,6 +74,7 @@ export function tenantsService(handlers: TenantsHandlers): ServiceHandlers {
     provision: (ctx, resource) => handlers.provision(ctx, resource as never) as never,
     ...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, changes as never) as never } : {}),
     ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),
+    ...(handlers.links ? { links: handlers.links } : {}),
     operations: {
       usage: {
         verb: "GET",

@@ -27,6 +27,10 @@ export interface SnapshotsHandlers {
   restore(ctx: ApsCallContext, params: RestoreParams): MaybePromise<TaskInfo>;
   /** Custom operation download (GET /download). */
   download(ctx: ApsCallContext, params: DownloadParams): MaybePromise<RawReply>;
+  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  links?: {
+    vps?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+  };
 }
 
 /** Wires SnapshotsHandlers into the connector runtime (routes, parameter conversion). */
@@ -35,6 +39,7 @@ export function snapshotsService(handlers: SnapshotsHandlers): ServiceHandlers {
     provision: (ctx, resource) => handlers.provision(ctx, resource as never) as never,
     ...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, changes as never) as never } : {}),
     ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),
+    ...(handlers.links ? { links: handlers.links } : {}),
     operations: {
       restore: {
         verb: "POST",

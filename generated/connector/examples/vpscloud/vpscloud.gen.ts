@@ -20,6 +20,10 @@ export interface VpscloudHandlers {
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
   /** Custom operation syncImages (POST /syncImages). */
   syncImages(ctx: ApsCallContext, params: SyncImagesParams): MaybePromise<string[]>;
+  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  links?: {
+    managements?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+  };
 }
 
 /** Wires VpscloudHandlers into the connector runtime (routes, parameter conversion). */
@@ -28,6 +32,7 @@ export function vpscloudService(handlers: VpscloudHandlers): ServiceHandlers {
     provision: (ctx, resource) => handlers.provision(ctx, resource as never) as never,
     ...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, changes as never) as never } : {}),
     ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),
+    ...(handlers.links ? { links: handlers.links } : {}),
     operations: {
       syncImages: {
         verb: "POST",

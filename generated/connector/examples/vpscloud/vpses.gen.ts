@@ -70,6 +70,12 @@ export interface VpsesHandlers {
   takeSnapshot(ctx: ApsCallContext, params: TakeSnapshotParams): MaybePromise<ApsLinkRef>;
   /** Custom operation images (GET /images, static). */
   images(ctx: ApsCallContext, params: ImagesParams): MaybePromise<OsImage[]>;
+  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  links?: {
+    management?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    snapshots?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+    contact?: { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> };
+  };
 }
 
 /** Wires VpsesHandlers into the connector runtime (routes, parameter conversion). */
@@ -80,6 +86,7 @@ export function vpsesService(handlers: VpsesHandlers): ServiceHandlers {
     ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),
     disable: (ctx) => handlers.disable(ctx),
     enable: (ctx) => handlers.enable(ctx),
+    ...(handlers.links ? { links: handlers.links } : {}),
     operations: {
       reboot: {
         verb: "POST",

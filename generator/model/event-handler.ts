@@ -1,0 +1,12 @@
+import type { Operation } from "./model.ts";
+
+const RESOURCE = "http://aps-standard.org/types/core/resource/1.0";
+
+/**
+ * An operation whose one body parameter is a core `Notification` is an event handler
+ * (aps-facts 5): subscriptions name it, the controller POSTs notifications to it.
+ */
+export function isEventHandler(op: Operation): boolean {
+  const [only, ...rest] = op.parameters;
+  return !op.static && op.verb === "POST" && rest.length === 0 && only?.kind === "body" && only.type?.kind === "structure" && only.type.typeId === RESOURCE && only.type.name === "Notification";
+}

@@ -1,0 +1,143 @@
+/**
+ * Delivers the outbox (SPEC 6.2) in the background of every controller process: gives serials,
+ * claims the next notification of each subscriber, and POSTs it to
+ * `<endpoint>/<service>/events/<subscriberID>/<handler>`. 200/204 delivered; 202 tried again
+ * later as often as the subscriber asks (aps-facts 5); any other answer, a time-out or an
+ * unreachable endpoint is retried with exponential backoff a bounded number of times, then the
+ * notification lands in the dead-letter list (an admin lists and replays it). At least once, in
+ * serial order per subscriber: a process that dies mid-delivery leaves it to the lease.
+ */
+import type { Logger } from "pino";
+import { ApsError } from "../errors.ts";
+import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
+import type { TypeRegistry } from "../registry.ts";
+import type { ClaimedNotification, NotificationStore } from "./notification-store.ts";
+
+/** How failed deliveries are retried. */
+export interface DeliveryPolicy {
+  /** Failures (not 202s) before a notification is dead; aps-facts 5 says the platform tries 10 times. */
+  readonly maxAttempts: number;
+  /** Wait after the first failure; doubled after each further one. */
+  readonly retryBaseSeconds: number;
+  /** Longest wait between attempts. */
+  readonly retryMaxSeconds: number;
+  /** Wait after a 202 without APS-Retry-Timeout. */
+  readonly acceptedRetrySeconds: number;
+  /** Pause when there is nothing to do. */
+  readonly idleMs: number;
+}
+
+export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 10, retryBaseSeconds: 5, retryMaxSeconds: 600, acceptedRetrySeconds: 30, idleMs: 200 };
+
+/** What the deliverer needs from the rest of the controller. */
+export interface DeliveryTargets {
+  readonly registry: () => TypeRegistry;
+  targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
+  notify(target: EndpointTarget, service: string, subscriberId: string, handler: string, notification: Record<string, unknown>): Promise<EndpointReply>;
+}
+
+export class EventDeliverer {
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+
+  constructor(
+    private readonly store: NotificationStore,
+    private readonly targets: DeliveryTargets,
+    private readonly logger: Logger,
+    private readonly policy: DeliveryPolicy = defaultDeliveryPolicy,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.work();
+  }
+
+  /** Stops claiming and waits for the deliveries in hand. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Looks at the outbox now rather than after the idle pause (a change was just committed). */
+  nudge(): void {
+    this.wake?.();
+  }
+
+  private async work(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.store.sequence();
+        const batch = await this.store.claim(32);
+        if (batch.length) {
+          // One per subscriber: they may go in parallel without breaking any subscriber's order.
+          await Promise.all(batch.map((n) => this.deliver(n)));
+          continue;
+        }
+      } catch (error) {
+        this.logger.error({ err: { message: (error as Error).message } }, "event delivery round failed");
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.policy.idleMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private async deliver(n: ClaimedNotification): Promise<void> {
+    let reply: EndpointReply | undefined;
+    let problem = "";
+    try {
+      const type = this.targets.registry().get(n.subscriberType);
+      const target = n.instanceId ? await this.targets.targetOf(n.instanceId) : undefined;
+      if (!type?.service || !target) problem = `the subscriber ${n.subscriberId} has no application endpoint`;
+      else reply = await this.targets.notify(target, type.service, n.subscriberId, n.handler, notificationBody(n));
+    } catch (error) {
+      problem = error instanceof ApsError ? error.message : (error as Error).message;
+    }
+    if (reply && (reply.status === 200 || reply.status === 204)) {
+      await this.store.delivered(n.id);
+      this.logger.info({ serial: n.serial, event: n.event, subscriber: n.subscriberId }, "event delivered");
+      return;
+    }
+    if (reply?.status === 202) {
+      const asked = Number(headerOf(reply, "aps-retry-timeout"));
+      await this.store.later(n.id, Number.isFinite(asked) && asked >= 0 ? Math.min(asked, 86_400) : this.policy.acceptedRetrySeconds);
+      return;
+    }
+    if (reply) problem = `the handler answered ${reply.status}: ${reply.body.toString("utf8").slice(0, 300)}`;
+    const failures = n.attempts + 1;
+    const dead = failures >= this.policy.maxAttempts;
+    const wait = Math.min(this.policy.retryBaseSeconds * 2 ** (failures - 1), this.policy.retryMaxSeconds);
+    await this.store.failed(n.id, problem, wait, dead);
+    this.logger.warn({ serial: n.serial, event: n.event, subscriber: n.subscriberId, attempt: failures, dead, problem }, dead ? "event delivery given up: dead letter" : "event delivery failed; will retry");
+  }
+}
+
+/**
+ * The notification body (SPEC 6.2). `type` repeats `event` for handlers written against the older
+ * core `Notification` structure (core-types.md 14); link events also name the relation and the
+ * other end of the link.
+ */
+export function notificationBody(n: ClaimedNotification): Record<string, unknown> {
+  return {
+    event: n.event,
+    type: n.event,
+    time: n.time,
+    serial: n.serial,
+    subscription: n.subscriptionId,
+    source: { id: n.sourceId, type: n.sourceType },
+    ...(n.relation ? { relation: n.relation } : {}),
+    ...(n.targetId ? { target: { id: n.targetId } } : {}),
+  };
+}
+
+function headerOf(reply: EndpointReply, name: string): string | undefined {
+  const v = reply.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,107 @@
+/**
+ * Event subscriptions (SPEC 6.1, aps-facts 5) under `/aps/2/resources/{subscriberID}/aps/subscriptions`:
+ * list, create, delete. The subscriber is an application resource: its handler must be a POST
+ * operation of its type (that is where notifications go, SPEC 6.2). A subscription made while the
+ * subscriber is being provisioned is staged and stored with it (see open-transactions.ts).
+ */
+import { randomUUID } from "node:crypto";
+import { and, asc, eq } from "drizzle-orm";
+import { ApsError } from "../errors.ts";
+import type { OpenProvision } from "../forward/open-transactions.ts";
+import { implementsType, type RegistryType, type TypeRegistry } from "../registry.ts";
+import type { Db } from "../store/open-database.ts";
+import type { ResourceStore } from "../store/resource-store.ts";
+import { subscriptions } from "../store/schema.ts";
+import { CoreEvent, LINK_EVENTS, PLATFORM_SUBSCRIPTION_TYPE } from "./core-events.ts";
+
+const UUID = /^[0-9a-f-]{36}$/i;
+
+/** The subscriber of a request: stored, or being provisioned right now. */
+export interface Subscriber {
+  readonly id: string;
+  readonly type: RegistryType;
+  readonly staged?: OpenProvision;
+}
+
+type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+export class SubscriptionService {
+  constructor(
+    private readonly registry: () => TypeRegistry,
+    private readonly refresh: () => Promise<void>,
+    private readonly db: Db,
+    private readonly store: ResourceStore,
+  ) {}
+
+  async list(subscriber: Subscriber): Promise<Record<string, unknown>[]> {
+    const stored = subscriber.staged ? [] : await this.db.select().from(subscriptions).where(eq(subscriptions.subscriberId, subscriber.id)).orderBy(asc(subscriptions.created), asc(subscriptions.id));
+    return [...stored, ...((subscriber.staged?.staged ?? []) as SubscriptionRow[])].map(view);
+  }
+
+  async create(subscriber: Subscriber, body: unknown): Promise<Record<string, unknown>> {
+    const row: SubscriptionRow = { id: randomUUID(), subscriberId: subscriber.id, created: new Date().toISOString(), ...(await this.parse(subscriber.type, body)) };
+    if (subscriber.staged) subscriber.staged.staged.push(row);
+    else await this.db.insert(subscriptions).values(row);
+    return view(row);
+  }
+
+  async remove(subscriber: Subscriber, id: string): Promise<void> {
+    if (subscriber.staged) {
+      const at = subscriber.staged.staged.findIndex((s) => s.id === id);
+      if (at < 0) throw new ApsError(404, `${subscriber.id} has no subscription ${id}.`);
+      subscriber.staged.staged.splice(at, 1);
+      return;
+    }
+    const gone = UUID.test(id) ? await this.db.delete(subscriptions).where(and(eq(subscriptions.id, id), eq(subscriptions.subscriberId, subscriber.id))).returning({ id: subscriptions.id }) : [];
+    if (gone.length === 0) throw new ApsError(404, `${subscriber.id} has no subscription ${id}.`);
+  }
+
+  /** Checks a subscription body against the subscriber's type and the source. */
+  private async parse(type: RegistryType, body: unknown): Promise<Pick<SubscriptionRow, "event" | "sourceType" | "sourceId" | "relation" | "handler">> {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, 'The body must be a subscription: {"event": "<event type URI>", "source": {"type": "<type id>"} or {"id": "<resource id>"}, "handler": "<operation>"}.');
+    const { event, source, handler, relation } = body as Record<string, unknown>;
+    if (typeof event !== "string" || !/^[a-z][a-z0-9+.-]*:\S+$/i.test(event)) throw new ApsError(400, 'event must be the URI of an event type, e.g. "http://aps-standard.org/core/events/changed".');
+    const operations = Object.entries(type.operations).filter(([, op]) => !op.base && !op.static && op.verb === "POST");
+    if (typeof handler !== "string" || !operations.some(([name]) => name === handler)) {
+      throw new ApsError(400, `handler must name a POST operation of ${type.name}, which receives the notifications; ${operations.length ? `it has ${operations.map(([n]) => n).join(", ")}` : "it declares none"}.`);
+    }
+    const src = source as { type?: unknown; id?: unknown } | undefined;
+    if (typeof src !== "object" || src === null || (src.type === undefined) === (src.id === undefined)) throw new ApsError(400, 'source must name either a type ({"type": "<type id>"}) or one resource ({"id": "<resource id>"}).');
+    let sourceTypeId: string;
+    if (src.type !== undefined) {
+      if (typeof src.type !== "string") throw new ApsError(400, "source.type must be a type id.");
+      if (!this.registry().has(src.type)) await this.refresh();
+      if (!this.registry().has(src.type)) throw new ApsError(400, `source.type ${src.type} is not a type this controller knows; list them at /aps/2/types.`);
+      sourceTypeId = src.type;
+    } else {
+      const row = typeof src.id === "string" && UUID.test(src.id) ? await this.store.get(src.id) : undefined;
+      if (!row) throw new ApsError(400, `source.id ${String(src.id)} is not a resource.`);
+      sourceTypeId = row.typeId;
+    }
+    if (event === CoreEvent.limitsChanged && !implementsType(this.registry(), sourceTypeId, PLATFORM_SUBSCRIPTION_TYPE)) {
+      throw new ApsError(400, `Only platform subscriptions (${PLATFORM_SUBSCRIPTION_TYPE}) raise ${event} (SPEC 6.3); ${sourceTypeId} does not.`);
+    }
+    if (relation !== undefined) {
+      if (!LINK_EVENTS.has(event)) throw new ApsError(400, "relation only narrows linked and unlinked events.");
+      const relations = Object.keys(this.registry().get(sourceTypeId)?.relations ?? {});
+      if (typeof relation !== "string" || !relations.includes(relation)) throw new ApsError(400, `relation must be a relation of ${sourceTypeId}${relations.length ? `: ${relations.join(", ")}` : ", which has none"}.`);
+    }
+    return {
+      event,
+      sourceType: src.type !== undefined ? sourceTypeId : null,
+      sourceId: src.id !== undefined ? String(src.id) : null,
+      relation: typeof relation === "string" ? relation : null,
+      handler,
+    };
+  }
+}
+
+function view(row: SubscriptionRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    event: row.event,
+    source: row.sourceId ? { id: row.sourceId } : { type: row.sourceType },
+    ...(row.relation ? { relation: row.relation } : {}),
+    handler: row.handler,
+  };
+}

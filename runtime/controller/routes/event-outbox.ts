@@ -1,0 +1,47 @@
+/**
+ * `/aps/2/events` (provider administrators): the outbox of notifications. `GET /pending` shows
+ * what is still to be delivered, `GET /dead` the dead-letter list (deliveries given up after the
+ * retries), `POST /dead/replay` or `POST /dead/{id}/replay` queues them again with a fresh count
+ * of attempts, `DELETE /dead/{id}` drops one for good.
+ */
+import { Hono } from "hono";
+import { requireProviderAdmin } from "../auth/caller.ts";
+import type { ControllerEnv } from "../context.ts";
+import { ApsError } from "../errors.ts";
+import type { NotificationStore } from "../events/notification-store.ts";
+import { contentRange, sendJson } from "../http-json.ts";
+
+export function eventOutboxRoutes(store: NotificationStore, nudge: () => void): Hono<ControllerEnv> {
+  const app = new Hono<ControllerEnv>();
+  app.use("*", async (c, next) => {
+    requireProviderAdmin(c.get("caller"), "manage event delivery");
+    await next();
+  });
+  for (const state of ["dead", "pending"] as const) {
+    app.get(`/${state}`, async (c) => {
+      const list = await store.list(state);
+      return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
+    });
+  }
+  app.post("/dead/replay", async (c) => {
+    const replayed = await store.replay();
+    nudge();
+    return sendJson(c, { replayed });
+  });
+  app.post("/dead/:id/replay", async (c) => {
+    const replayed = await store.replay(idOf(c.req.param("id")));
+    if (replayed === 0) throw new ApsError(404, `There is no dead notification ${c.req.param("id")}.`);
+    nudge();
+    return sendJson(c, { replayed });
+  });
+  app.delete("/dead/:id", async (c) => {
+    if (!(await store.discard(idOf(c.req.param("id"))))) throw new ApsError(404, `There is no dead notification ${c.req.param("id")}.`);
+    return c.body(null, 204);
+  });
+  return app;
+}
+
+function idOf(text: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new ApsError(404, `There is no dead notification ${text}.`);
+  return Number(text);
+}

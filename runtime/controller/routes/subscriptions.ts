@@ -1,0 +1,74 @@
+/**
+ * `/aps/2/resources/{subscriberID}/aps/subscriptions[/{id}]` (SPEC 6.1). Mounted before the
+ * token check: the subscribing application calls with its instance certificate (SPEC 5); a token
+ * caller needs configure access on the subscriber. `APS-Transaction-ID` of a provisioning call in
+ * flight lets the application subscribe for the resource it is creating.
+ */
+import type { HttpBindings } from "@hono/node-server";
+import { Hono, type Context } from "hono";
+import type { CallerResolver } from "../auth/caller.ts";
+import { peerCertificate } from "../auth/peer-certificate.ts";
+import { ApsError } from "../errors.ts";
+import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
+import type { OpenTransactions } from "../forward/open-transactions.ts";
+import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
+import type { InstanceService } from "../instances/instance-service.ts";
+import type { TypeRegistry } from "../registry.ts";
+import type { ResourceService } from "../resource-service.ts";
+import type { ResourceStore } from "../store/resource-store.ts";
+
+type Env = { Bindings: HttpBindings };
+
+/** What finding the subscriber takes. */
+export interface SubscriberLookup {
+  readonly registry: () => TypeRegistry;
+  readonly store: ResourceStore;
+  readonly resources: ResourceService;
+  readonly callers: CallerResolver;
+  readonly instances: InstanceService;
+  readonly open: OpenTransactions;
+}
+
+export function subscriptionRoutes(service: SubscriptionService, lookup: SubscriberLookup): Hono<Env> {
+  const app = new Hono<Env>();
+  app.get("/:id/aps/subscriptions", async (c) => {
+    const items = await service.list(await subscriberOf(c, lookup));
+    return sendJson(c, items, 200, { "Content-Range": contentRange(0, items.length, items.length) });
+  });
+  app.post("/:id/aps/subscriptions", async (c) => {
+    const subscriber = await subscriberOf(c, lookup);
+    return sendJson(c, await service.create(subscriber, await readJsonBody(c)), 201);
+  });
+  app.delete("/:id/aps/subscriptions/:sid", async (c) => {
+    await service.remove(await subscriberOf(c, lookup), c.req.param("sid"));
+    return c.body(null, 204);
+  });
+  app.all("/:id/aps/subscriptions", (c) => {
+    throw new ApsError(405, `${c.req.method} is not a subscription operation; use GET or POST .../aps/subscriptions and DELETE .../aps/subscriptions/<id>.`);
+  });
+  return app;
+}
+
+async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<Subscriber> {
+  const id = c.req.param("id")!;
+  const token = c.req.header("aps-token");
+  if (token) {
+    const { type } = await lookup.resources.visible(await lookup.callers.resolve(token), id, "configure");
+    return { id, type };
+  }
+  const peer = peerCertificate(c);
+  if (!peer) throw new ApsError(401, "Subscribing needs the instance certificate of the subscriber's application, or an APS-Token.");
+  if (!peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
+  const open = lookup.open.get(c.req.header("aps-transaction-id"));
+  const instance = await lookup.instances.byFingerprint(peer.fingerprint);
+  const instanceId = instance?.id ?? (open?.fingerprint === peer.fingerprint ? open.instanceId : undefined);
+  if (!instanceId) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
+  if (open && open.resourceId === id && open.instanceId === instanceId) {
+    const type = lookup.registry().get(open.typeId);
+    if (type) return { id, type, staged: open };
+  }
+  const row = /^[0-9a-f-]{36}$/i.test(id) ? await lookup.store.get(id) : undefined;
+  const type = row && lookup.registry().get(row.typeId);
+  if (!row || !type || row.instanceId !== instanceId) throw new ApsError(404, `Resource ${id} is not one of this instance's resources.`);
+  return { id, type };
+}

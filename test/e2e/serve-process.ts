@@ -1,0 +1,38 @@
+/**
+ * `aps-gen serve` as a real process (so that a test can SIGKILL it), on a free port, with its
+ * data folder and database; `url` resolves once it listens and has written the admin token.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { repoRoot } from "../helpers/paths.ts";
+
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly url: Promise<string>;
+}
+
+export function serveProcess(dataDir: string, databaseUrl: string | undefined, extraArgs: readonly string[] = []): ServeProcess {
+  const child = spawn(process.execPath, ["bin/aps-gen.js", "serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", dataDir, ...extraArgs], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr!.on("data", (d: Buffer) => {
+      err += String(d);
+      const m = err.match(/controller on (https:\/\/\S+)/);
+      if (m && err.includes("admin token in")) resolve(m[1]!);
+    });
+    child.on("exit", (code, signal) => reject(new Error(`serve ended (${code ?? signal}): ${err}`)));
+  });
+  url.catch(() => {});
+  return { child, url };
+}
+
+/** Kills the process outright (no graceful stop) and waits until it is gone. */
+export async function killHard(p: ServeProcess): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const gone = new Promise((r) => p.child.once("exit", r));
+  p.child.kill("SIGKILL");
+  await gone;
+}
