@@ -1,9 +1,12 @@
 /**
- * How a connector calls the controller (DESIGN 4): with the instance certificate it received at
- * install, trusting the controller CA, passing `APS-Transaction-ID` back so the call joins the
- * running transaction, and `APS-Resource-ID` to act for one of its resources' owners.
+ * How a connector calls the controller (DESIGN 4), built on the client runtime: with the
+ * instance certificate it received at install, trusting the controller CA, passing
+ * `APS-Transaction-ID` back so the call joins the running transaction, and `APS-Resource-ID` to
+ * act for one of its resources' owners. `client` is the runtime client for the generated SDK
+ * functions (`getMailbox(app.client, id)`); the verb helpers answer every status as it came.
  */
-import { request } from "node:https";
+import { createClient, request, type ApsClient } from "../client/client.ts";
+import { nodeDispatcher } from "../client/node-tls.ts";
 import { parseJsonText, stringifyJson } from "../common/json-text.ts";
 import type { InstanceCredentials } from "./credentials.ts";
 
@@ -24,45 +27,31 @@ export interface ControllerClientOptions {
   readonly resourceId?: string;
 }
 
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/;
+
 export function controllerClient(options: ControllerClientOptions) {
-  const key = options.credentials.certAndKey.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/)?.[0] ?? "";
+  const key = options.credentials.certAndKey.match(PRIVATE_KEY)?.[0] ?? "";
   const cert = options.credentials.certAndKey.replace(key, "").trim();
-  const call = (method: string, path: string, body?: unknown): Promise<ControllerReply> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(stringifyJson(body));
-      const req = request(
-        new URL(path, options.controllerUri),
-        {
-          method,
-          cert,
-          key,
-          ca: options.credentials.controllerCa,
-          headers: {
-            ...(payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {}),
-            ...(options.transactionId ? { "APS-Transaction-ID": options.transactionId } : {}),
-            ...(options.resourceId ? { "APS-Resource-ID": options.resourceId } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
-            let parsed: unknown = text;
-            try {
-              parsed = text ? parseJsonText(text) : undefined;
-            } catch {
-              // Not JSON: keep the text.
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-          });
-        },
-      );
-      req.on("error", reject);
-      if (payload) req.write(payload);
-      req.end();
-    });
+  const client: ApsClient = createClient({
+    baseUrl: new URL(options.controllerUri).origin,
+    dispatcher: nodeDispatcher({ ca: options.credentials.controllerCa, cert, key }),
+    ...(options.transactionId ? { transactionId: options.transactionId } : {}),
+    ...(options.resourceId ? { resourceId: options.resourceId } : {}),
+  });
+  const call = async (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<ControllerReply> => {
+    const reply = await request(client, { method, path, ...(body === undefined ? {} : { raw: { contentType: "application/json", data: stringifyJson(body) } }) });
+    const text = await reply.text();
+    let parsed: unknown = text;
+    try {
+      // 64-bit integers stay exact here (the connector's own JSON reader).
+      parsed = text ? parseJsonText(text) : undefined;
+    } catch {
+      // Not JSON: keep the text.
+    }
+    return { status: reply.status, headers: Object.fromEntries(reply.headers), body: parsed };
+  };
   return {
+    client,
     get: (path: string) => call("GET", path),
     post: (path: string, body?: unknown) => call("POST", path, body),
     put: (path: string, body?: unknown) => call("PUT", path, body),

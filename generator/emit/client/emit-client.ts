@@ -1,0 +1,129 @@
+/**
+ * Emits the client SDK (DESIGN 1 `emit/client`): per resource type one module of plain
+ * functions, one per operation, over `aps-gen/runtime/client` — provision, get, list (a page,
+ * or every page), configure, unprovision, enable/disable for Suspendable types, link, unlink and
+ * list per relation, every custom operation with typed parameters and reply, subscriptions for
+ * types with event handlers — and a typed RQL builder. Functions, not classes: a bundler keeps
+ * only what an application calls.
+ */
+import type { GeneratedFile } from "../../host.ts";
+import { isBaseOperation } from "../../model/base-operations.ts";
+import { isEventHandler } from "../../model/event-handler.ts";
+import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
+import { pascalCase, propertyKey } from "../naming.ts";
+import { banner } from "../render.ts";
+import { buildNameTable, type TypeNames } from "../types/name-table.ts";
+import { ImportSet, refTs } from "../types/type-refs.ts";
+
+const CLIENT = "aps-gen/runtime/client";
+
+/** One client module per resource type, at `client/<package>/<type>.gen.ts`. */
+export function emitClients(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
+  const files: GeneratedFile[] = [];
+  for (const type of model.types.values()) {
+    const own = names.get(type.id);
+    if (!own || !type.isResource) continue;
+    const path = own.modulePath.replace(/^types\//, "client/");
+    files.push({ path, content: clientModule(type, model, names, own, path) });
+  }
+  return files;
+}
+
+/** The function-name stem of a type (`Mailbox` -> `mailbox`). */
+function stem(tsName: string): string {
+  return tsName[0]!.toLowerCase() + tsName.slice(1);
+}
+
+/** `Mailbox` -> `Mailboxes`, `Policy` -> `Policies`. */
+function plural(name: string): string {
+  if (/(s|x|z|ch|sh)$/.test(name)) return `${name}es`;
+  if (/[^aeiou]y$/.test(name)) return `${name.slice(0, -1)}ies`;
+  return `${name}s`;
+}
+
+function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, own: TypeNames, file: string): string {
+  const T = own.tsName;
+  const s = stem(T);
+  const imports = new ImportSet(file, []);
+  const use = (name: string, module = "client") => imports.useValue(`${CLIENT}/${module}`, name);
+  const client = imports.use(`${CLIENT}/client`, "ApsClient");
+  const read = imports.useType(own, T);
+  const create = imports.useType(own, `${T}Create`);
+  const update = imports.useType(own, `${T}Update`);
+  const typeId = imports.useValue(imports.relative(own.modulePath), `${T}TypeId`);
+  const listQuery = imports.use(`${CLIENT}/rql`, "ListQuery");
+  const out: string[] = [];
+  const fn = (doc: string, signature: string, body: string) => out.push(`/** ${doc} */`, `export ${signature} {`, `  ${body}`, "}", "");
+  const resourcePath = (id = "id") => `\`/aps/2/resources/\${${use("segment")}(${id})}`;
+
+  out.push(`/** Filters for lists of ${T}: \`${s}Query.eq("name", value)\` takes only ${T}'s own properties, with their types. */`, `export const ${s}Query = /* @__PURE__ */ ${use("rql", "rql")}<${read}>();`, "");
+  fn(`Provisions a ${T} (POST /aps/2/resources); the reply is the stored resource (\`aps.status\` \`aps:provisioning\` when the application finishes later).`, `function provision${T}(client: ${client}, resource: ${create}): Promise<${read}>`, `return ${use("sendJson")}(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ${typeId} } } });`);
+  fn(`Reads one ${T}.`, `function get${T}(client: ${client}, id: string): Promise<${read}>`, `return ${use("sendJson")}(client, { method: "GET", path: ${resourcePath()}\` });`);
+  fn(`One page of ${T} resources (and their subtypes) matching \`query\`, with its Content-Range.`, `function list${plural(T)}(client: ${client}, query?: ${listQuery}<${read}>): Promise<${imports.use(`${CLIENT}/pages`, "Page")}<${read}>>`, `return ${use("listPage", "pages")}(client, "/aps/2/resources", ${use("queryText", "rql")}(query, ${typeId}));`);
+  fn(`Every ${T} matching \`query\`, page by page (\`for await (const page of ...)\`).`, `function list${T}Pages(client: ${client}, query?: Omit<${listQuery}<${read}>, "limit">, pageSize = 100): AsyncGenerator<${read}[], void, undefined>`, `return ${use("listPages", "pages")}(client, "/aps/2/resources", ${use("queryText", "rql")}(query, ${typeId}), pageSize);`);
+  fn(`Configures a ${T}: only the properties given change (\`aps.revision\` makes it conditional).`, `function configure${T}(client: ${client}, id: string, changes: ${update}): Promise<${read}>`, `return ${use("sendJson")}(client, { method: "PUT", path: ${resourcePath()}\`, json: changes });`);
+  fn(`Unprovisions a ${T}.`, `async function unprovision${T}(client: ${client}, id: string): Promise<void>`, `await ${use("send")}(client, { method: "DELETE", path: ${resourcePath()}\` });`);
+  if (type.isSuspendable) {
+    fn(`Disables a ${T} (Suspendable, administrators only).`, `function disable${T}(client: ${client}, id: string): Promise<${read}>`, `return ${use("sendJson")}(client, { method: "PUT", path: ${resourcePath()}/disable\` });`);
+    fn(`Enables a disabled ${T} (Suspendable, administrators only).`, `function enable${T}(client: ${client}, id: string): Promise<${read}>`, `return ${use("sendJson")}(client, { method: "PUT", path: ${resourcePath()}/enable\` });`);
+  }
+  for (const [name, rel] of type.relations) {
+    const R = pascalCase(name);
+    const target = names.get(rel.typeId);
+    const targetType = target && model.types.get(rel.typeId)?.isResource ? imports.useType(target, target.tsName) : "Record<string, unknown>";
+    fn(`Links ${name} of a ${T} to \`targetId\`${rel.collection ? " (adds it to the collection)" : " (replaces the link it had)"}.`, `async function link${T}${R}(client: ${client}, id: string, targetId: string): Promise<void>`, `await ${use("send")}(client, { method: "POST", path: ${resourcePath()}/${name}\`, json: { aps: { id: targetId } } });`);
+    fn(`Unlinks \`targetId\` from ${name} of a ${T}.`, `async function unlink${T}${R}(client: ${client}, id: string, targetId: string): Promise<void>`, `await ${use("send")}(client, { method: "DELETE", path: ${resourcePath()}/${name}/\${${use("segment")}(targetId)}\` });`);
+    fn(`The resources ${name} of a ${T} links to (those the caller may see).`, `function list${T}${R}(client: ${client}, id: string): Promise<${targetType}[]>`, `return ${use("sendJson")}(client, { method: "GET", path: ${resourcePath()}/${name}\` });`);
+  }
+  const handlers: string[] = [];
+  for (const op of type.operations.values()) {
+    if (isBaseOperation(op, type, model)) continue;
+    if (isEventHandler(op)) handlers.push(op.name);
+    out.push(...operation(op, type, names, imports, s, T, typeId, client));
+  }
+  if (handlers.length) {
+    const request = imports.use(`${CLIENT}/subscriptions`, "SubscriptionRequest");
+    const subscription = imports.use(`${CLIENT}/subscriptions`, "Subscription");
+    const union = handlers.map((h) => JSON.stringify(h)).join(" | ");
+    out.push(`/** The event handler operations of ${T}: what a subscription's \`handler\` may name. */`, `export type ${T}EventHandler = ${union};`, "");
+    fn(`Subscribes a ${T} to an event (SPEC 6.1); notifications go to its \`handler\` operation.`, `function subscribe${T}(client: ${client}, id: string, request: ${request}<${T}EventHandler>): Promise<${subscription}<${T}EventHandler>>`, `return ${use("subscribe", "subscriptions")}(client, id, request);`);
+    fn(`The event subscriptions of a ${T}.`, `function list${T}EventSubscriptions(client: ${client}, id: string): Promise<${subscription}<${T}EventHandler>[]>`, `return ${use("listSubscriptions", "subscriptions")}(client, id);`);
+    fn(`Removes an event subscription of a ${T}.`, `function unsubscribe${T}(client: ${client}, id: string, subscriptionId: string): Promise<void>`, `return ${use("unsubscribe", "subscriptions")}(client, id, subscriptionId);`);
+  }
+  return [banner(type.decl.file), ...imports.render(), "", ...out].join("\n").replace(/\n+$/, "\n");
+}
+
+/** A custom operation: a parameters interface (when it has any) and the function. */
+function operation(op: Operation, type: ResolvedType, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, s: string, T: string, typeId: string, client: string): string[] {
+  const lines: string[] = [];
+  const name = `${s}${pascalCase(op.name)}`;
+  const paramsName = `${T}${pascalCase(op.name)}Params`;
+  const hasParams = op.parameters.length > 0;
+  if (hasParams) {
+    lines.push(`/** Parameters of ${T} ${op.name} (${op.verb} ${op.path}). */`, `export interface ${paramsName} {`);
+    for (const p of op.parameters) {
+      const t = p.contentType !== undefined ? "Blob | Uint8Array | string" : p.type ? refTs(p.type, type, imports, names) : "string";
+      lines.push(`  ${propertyKey(p.name)}${p.required ? "" : "?"}: ${t};`);
+    }
+    lines.push("}", "");
+  }
+  const segment = imports.useValue(`${CLIENT}/client`, "segment");
+  const get = (p: string) => (/^[A-Za-z_$][\w$]*$/.test(p) ? `params.${p}` : `params[${JSON.stringify(p)}]`);
+  const path = op.path.replace(/\{([^}]+)\}/g, (_m, p: string) => `\${${segment}(${get(p)})}`);
+  const base = op.static ? `/aps/2/static/\${encodeURIComponent(${typeId})}` : `/aps/2/resources/\${${segment}(id)}`;
+  const query = op.parameters.filter((p) => p.kind === "query");
+  const body = op.parameters.find((p) => p.kind === "body");
+  const parts = [`method: ${JSON.stringify(op.verb)}`, `path: \`${base}${path === "/" ? "" : path}\``];
+  if (query.length) parts.push(`query: ${imports.useValue(`${CLIENT}/client`, "queryString")}({ ${query.map((p) => `${propertyKey(p.name)}: ${get(p.name)}`).join(", ")} })`);
+  if (body?.contentType !== undefined) parts.push(`raw: { contentType: ${JSON.stringify(body.contentType || "application/octet-stream")}, data: ${get(body.name)} }`);
+  else if (body) parts.push(`json: ${get(body.name)}`);
+  const args = [`client: ${client}`, ...(op.static ? [] : ["id: string"]), ...(hasParams ? [`params: ${paramsName}`] : [])].join(", ");
+  const describe = `${op.description ?? `${op.name} of ${T}`} (${op.verb} ${op.path}${op.static ? ", static" : ""}).`;
+  if (op.response?.contentType !== undefined) {
+    lines.push(`/** ${describe} The reply is not JSON: read it as a Blob or a stream from the Response. */`, `export function ${name}(${args}): Promise<Response> {`, `  return ${imports.useValue(`${CLIENT}/client`, "send")}(client, { ${parts.join(", ")} });`, "}", "");
+  } else {
+    const reply = op.response?.type ? refTs(op.response.type, type, imports, names) : "unknown";
+    lines.push(`/** ${describe} */`, `export function ${name}(${args}): Promise<${reply}> {`, `  return ${imports.useValue(`${CLIENT}/client`, "sendJson")}(client, { ${parts.join(", ")} });`, "}", "");
+  }
+  return lines;
+}

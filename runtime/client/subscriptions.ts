@@ -1,0 +1,30 @@
+/** Event subscriptions of a subscriber resource (SPEC 6.1): `/aps/2/resources/{id}/aps/subscriptions`. */
+import { segment, send, sendJson, type ApsClient } from "./client.ts";
+
+/** What a subscription asks for; `handler` names a POST operation of the subscriber's type. */
+export interface SubscriptionRequest<Handler extends string = string> {
+  readonly event: string;
+  readonly source: { readonly type: string } | { readonly id: string };
+  readonly handler: Handler;
+  /** linked/unlinked only: the relation of the source. */
+  readonly relation?: string;
+}
+
+/** A stored subscription. */
+export interface Subscription<Handler extends string = string> extends SubscriptionRequest<Handler> {
+  readonly id: string;
+}
+
+const base = (subscriberId: string) => `/aps/2/resources/${segment(subscriberId)}/aps/subscriptions`;
+
+export function subscribe<H extends string>(client: ApsClient, subscriberId: string, request: SubscriptionRequest<H>): Promise<Subscription<H>> {
+  return sendJson(client, { method: "POST", path: base(subscriberId), json: request });
+}
+
+export function listSubscriptions<H extends string = string>(client: ApsClient, subscriberId: string): Promise<Subscription<H>[]> {
+  return sendJson(client, { method: "GET", path: base(subscriberId) });
+}
+
+export async function unsubscribe(client: ApsClient, subscriberId: string, subscriptionId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `${base(subscriberId)}/${segment(subscriptionId)}` });
+}
