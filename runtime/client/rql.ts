@@ -17,7 +17,7 @@ export type RqlKey<T> = { [K in keyof T & string]-?: NonNullable<T[K]> extends S
 export type RqlValue<T, K> = K extends ApsField ? string : K extends keyof T ? NonNullable<T[K]> : never;
 
 /** A filter over resources of `T`. */
-export interface RqlFilter<T> {
+export interface RqlFilter<in out T> {
   readonly rql: string;
   /** Only there to tie the filter to its type. */
   readonly __type?: (t: T) => void;
@@ -32,6 +32,15 @@ const compare =
   (op: string) =>
   <T, K extends RqlKey<T>>(prop: K, value: RqlValue<T, K>): RqlFilter<T> => ({ rql: `${op}(${prop},${rqlText(value as Scalar)})` });
 
+/**
+ * The value list of in/out. A list of one empty string would read as an empty list, so it is
+ * written as two empty items, which the parser reads back as one empty value.
+ */
+function valueList(values: readonly unknown[]): string {
+  const text = values.map((v) => rqlText(v as Scalar)).join(",");
+  return text === "" && values.length ? "," : text;
+}
+
 /** The filter functions for `T`: `const q = rql<Mailbox>(); q.and(q.eq("quota", 10), q.like("localPart", "a*"))`. */
 export function rql<T>() {
   return {
@@ -41,12 +50,12 @@ export function rql<T>() {
     gt: compare("gt") as <K extends RqlKey<T>>(prop: K, value: RqlValue<T, K>) => RqlFilter<T>,
     le: compare("le") as <K extends RqlKey<T>>(prop: K, value: RqlValue<T, K>) => RqlFilter<T>,
     ge: compare("ge") as <K extends RqlKey<T>>(prop: K, value: RqlValue<T, K>) => RqlFilter<T>,
-    in: <K extends RqlKey<T>>(prop: K, values: readonly RqlValue<T, K>[]): RqlFilter<T> => ({ rql: `in(${prop},(${values.map((v) => rqlText(v as Scalar)).join(",")}))` }),
-    out: <K extends RqlKey<T>>(prop: K, values: readonly RqlValue<T, K>[]): RqlFilter<T> => ({ rql: `out(${prop},(${values.map((v) => rqlText(v as Scalar)).join(",")}))` }),
+    in: <K extends RqlKey<T>>(prop: K, values: readonly RqlValue<T, K>[]): RqlFilter<T> => ({ rql: `in(${prop},(${valueList(values)}))` }),
+    out: <K extends RqlKey<T>>(prop: K, values: readonly RqlValue<T, K>[]): RqlFilter<T> => ({ rql: `out(${prop},(${valueList(values)}))` }),
     /** `*` matches any text and `?` one character; everything else is literal. */
     like: <K extends RqlKey<T>>(prop: K, pattern: string): RqlFilter<T> => ({ rql: `like(${prop},${pattern.split(/([*?])/).map((p) => (p === "*" || p === "?" ? p : rqlText(p))).join("")})` }),
-    and: (...filters: RqlFilter<T>[]): RqlFilter<T> => ({ rql: `and(${filters.map((f) => f.rql).join(",")})` }),
-    or: (...filters: RqlFilter<T>[]): RqlFilter<T> => ({ rql: `or(${filters.map((f) => f.rql).join(",")})` }),
+    and: (...filters: [RqlFilter<T>, ...RqlFilter<T>[]]): RqlFilter<T> => ({ rql: `and(${filters.map((f) => f.rql).join(",")})` }),
+    or: (...filters: [RqlFilter<T>, ...RqlFilter<T>[]]): RqlFilter<T> => ({ rql: `or(${filters.map((f) => f.rql).join(",")})` }),
     not: (filter: RqlFilter<T>): RqlFilter<T> => ({ rql: `not(${filter.rql})` }),
     linkedWith: (id: string): RqlFilter<T> => ({ rql: `linkedWith(${rqlText(id)})` }),
   };
