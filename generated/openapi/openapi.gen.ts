@@ -65,7 +65,7 @@ export const openApiDocument: Record<string, unknown> = {
                         "$ref": "#/components/schemas/ServiceUser"
                       },
                       {
-                        "$ref": "#/components/schemas/subscriptionService"
+                        "$ref": "#/components/schemas/SubscriptionService"
                       },
                       {
                         "$ref": "#/components/schemas/Subscription"
@@ -141,7 +141,7 @@ export const openApiDocument: Record<string, unknown> = {
                         "$ref": "#/components/schemas/ServiceUser"
                       },
                       {
-                        "$ref": "#/components/schemas/subscriptionService"
+                        "$ref": "#/components/schemas/SubscriptionService"
                       },
                       {
                         "$ref": "#/components/schemas/Subscription"
@@ -236,7 +236,7 @@ export const openApiDocument: Record<string, unknown> = {
                     "$ref": "#/components/schemas/ServiceUserCreate"
                   },
                   {
-                    "$ref": "#/components/schemas/subscriptionServiceCreate"
+                    "$ref": "#/components/schemas/SubscriptionServiceCreate"
                   },
                   {
                     "$ref": "#/components/schemas/SubscriptionCreate"
@@ -305,7 +305,7 @@ export const openApiDocument: Record<string, unknown> = {
                       "$ref": "#/components/schemas/ServiceUser"
                     },
                     {
-                      "$ref": "#/components/schemas/subscriptionService"
+                      "$ref": "#/components/schemas/SubscriptionService"
                     },
                     {
                       "$ref": "#/components/schemas/Subscription"
@@ -373,7 +373,7 @@ export const openApiDocument: Record<string, unknown> = {
                       "$ref": "#/components/schemas/ServiceUser"
                     },
                     {
-                      "$ref": "#/components/schemas/subscriptionService"
+                      "$ref": "#/components/schemas/SubscriptionService"
                     },
                     {
                       "$ref": "#/components/schemas/Subscription"
@@ -481,7 +481,7 @@ export const openApiDocument: Record<string, unknown> = {
                       "$ref": "#/components/schemas/ServiceUser"
                     },
                     {
-                      "$ref": "#/components/schemas/subscriptionService"
+                      "$ref": "#/components/schemas/SubscriptionService"
                     },
                     {
                       "$ref": "#/components/schemas/Subscription"
@@ -574,7 +574,7 @@ export const openApiDocument: Record<string, unknown> = {
                     "$ref": "#/components/schemas/ServiceUserUpdate"
                   },
                   {
-                    "$ref": "#/components/schemas/subscriptionServiceUpdate"
+                    "$ref": "#/components/schemas/SubscriptionServiceUpdate"
                   },
                   {
                     "$ref": "#/components/schemas/SubscriptionUpdate"
@@ -643,7 +643,7 @@ export const openApiDocument: Record<string, unknown> = {
                       "$ref": "#/components/schemas/ServiceUser"
                     },
                     {
-                      "$ref": "#/components/schemas/subscriptionService"
+                      "$ref": "#/components/schemas/SubscriptionService"
                     },
                     {
                       "$ref": "#/components/schemas/Subscription"
@@ -711,7 +711,7 @@ export const openApiDocument: Record<string, unknown> = {
                       "$ref": "#/components/schemas/ServiceUser"
                     },
                     {
-                      "$ref": "#/components/schemas/subscriptionService"
+                      "$ref": "#/components/schemas/SubscriptionService"
                     },
                     {
                       "$ref": "#/components/schemas/Subscription"
@@ -807,243 +807,6 @@ export const openApiDocument: Record<string, unknown> = {
         }
       }
     },
-    "/aps/2/resources/{id}/aps/links": {
-      "get": {
-        "operationId": "listLinks",
-        "parameters": [
-          {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Resource id.",
-            "schema": {
-              "type": "string",
-              "format": "uuid"
-            }
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "A page of the list.",
-            "headers": {
-              "Content-Range": {
-                "$ref": "#/components/headers/Content-Range"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "array",
-                  "items": {
-                    "$ref": "#/components/schemas/LinkEntry"
-                  }
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Error400"
-          },
-          "401": {
-            "$ref": "#/components/responses/Error401"
-          },
-          "403": {
-            "$ref": "#/components/responses/Error403"
-          },
-          "404": {
-            "$ref": "#/components/responses/Error404"
-          },
-          "409": {
-            "$ref": "#/components/responses/Error409"
-          },
-          "502": {
-            "$ref": "#/components/responses/Error502"
-          },
-          "504": {
-            "$ref": "#/components/responses/Error504"
-          }
-        }
-      }
-    },
-    "/aps/2/resources/{id}/aps/subscriptions": {
-      "parameters": [
-        {
-          "name": "id",
-          "in": "path",
-          "required": true,
-          "description": "Resource id.",
-          "schema": {
-            "type": "string",
-            "format": "uuid"
-          }
-        }
-      ],
-      "get": {
-        "operationId": "listSubscriptions",
-        "security": [
-          {
-            "apsToken": []
-          },
-          {
-            "instanceCertificate": []
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "A page of the list.",
-            "headers": {
-              "Content-Range": {
-                "$ref": "#/components/headers/Content-Range"
-              }
-            },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "array",
-                  "items": {
-                    "$ref": "#/components/schemas/Subscription"
-                  }
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Error400"
-          },
-          "401": {
-            "$ref": "#/components/responses/Error401"
-          },
-          "403": {
-            "$ref": "#/components/responses/Error403"
-          },
-          "404": {
-            "$ref": "#/components/responses/Error404"
-          },
-          "409": {
-            "$ref": "#/components/responses/Error409"
-          },
-          "502": {
-            "$ref": "#/components/responses/Error502"
-          },
-          "504": {
-            "$ref": "#/components/responses/Error504"
-          }
-        }
-      },
-      "post": {
-        "operationId": "subscribe",
-        "security": [
-          {
-            "apsToken": []
-          },
-          {
-            "instanceCertificate": []
-          }
-        ],
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "$ref": "#/components/schemas/SubscriptionRequest"
-              }
-            }
-          }
-        },
-        "responses": {
-          "201": {
-            "description": "The stored subscription.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Subscription"
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Error400"
-          },
-          "401": {
-            "$ref": "#/components/responses/Error401"
-          },
-          "403": {
-            "$ref": "#/components/responses/Error403"
-          },
-          "404": {
-            "$ref": "#/components/responses/Error404"
-          },
-          "409": {
-            "$ref": "#/components/responses/Error409"
-          },
-          "502": {
-            "$ref": "#/components/responses/Error502"
-          },
-          "504": {
-            "$ref": "#/components/responses/Error504"
-          }
-        }
-      }
-    },
-    "/aps/2/resources/{id}/aps/subscriptions/{subscriptionId}": {
-      "delete": {
-        "operationId": "unsubscribe",
-        "security": [
-          {
-            "apsToken": []
-          },
-          {
-            "instanceCertificate": []
-          }
-        ],
-        "parameters": [
-          {
-            "name": "id",
-            "in": "path",
-            "required": true,
-            "description": "Resource id.",
-            "schema": {
-              "type": "string",
-              "format": "uuid"
-            }
-          },
-          {
-            "name": "subscriptionId",
-            "in": "path",
-            "required": true,
-            "schema": {
-              "type": "string"
-            }
-          }
-        ],
-        "responses": {
-          "204": {
-            "description": "Removed."
-          },
-          "400": {
-            "$ref": "#/components/responses/Error400"
-          },
-          "401": {
-            "$ref": "#/components/responses/Error401"
-          },
-          "403": {
-            "$ref": "#/components/responses/Error403"
-          },
-          "404": {
-            "$ref": "#/components/responses/Error404"
-          },
-          "409": {
-            "$ref": "#/components/responses/Error409"
-          },
-          "502": {
-            "$ref": "#/components/responses/Error502"
-          },
-          "504": {
-            "$ref": "#/components/responses/Error504"
-          }
-        }
-      }
-    },
     "/aps/2/resources/{id}/enable": {
       "put": {
         "operationId": "enableResource",
@@ -1089,7 +852,7 @@ export const openApiDocument: Record<string, unknown> = {
                       "$ref": "#/components/schemas/ServiceUser"
                     },
                     {
-                      "$ref": "#/components/schemas/subscriptionService"
+                      "$ref": "#/components/schemas/SubscriptionService"
                     },
                     {
                       "$ref": "#/components/schemas/Subscription"
@@ -1198,7 +961,7 @@ export const openApiDocument: Record<string, unknown> = {
                       "$ref": "#/components/schemas/ServiceUser"
                     },
                     {
-                      "$ref": "#/components/schemas/subscriptionService"
+                      "$ref": "#/components/schemas/SubscriptionService"
                     },
                     {
                       "$ref": "#/components/schemas/Subscription"
@@ -1334,7 +1097,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -1353,7 +1116,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -1509,7 +1272,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -1528,7 +1291,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -1646,7 +1409,7 @@ export const openApiDocument: Record<string, unknown> = {
                         "$ref": "#/components/schemas/UserService"
                       },
                       {
-                        "$ref": "#/components/schemas/subscriptionService"
+                        "$ref": "#/components/schemas/SubscriptionService"
                       }
                     ]
                   }
@@ -1687,7 +1450,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -1706,7 +1469,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -1805,7 +1568,7 @@ export const openApiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "listRelation_account",
-        "summary": "The resources \"account\" links to (PASubscription, subscriptionService, Tenant, Management).",
+        "summary": "The resources \"account\" links to (PASubscription, SubscriptionService, Tenant, Management).",
         "responses": {
           "200": {
             "description": "A page of the list.",
@@ -1854,7 +1617,7 @@ export const openApiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "link_account",
-        "summary": "Links \"account\" (PASubscription, subscriptionService, Tenant, Management) to {\"aps\": {\"id\"}}, or provisions a new resource through it.",
+        "summary": "Links \"account\" (PASubscription, SubscriptionService, Tenant, Management) to {\"aps\": {\"id\"}}, or provisions a new resource through it.",
         "requestBody": {
           "required": true,
           "content": {
@@ -1862,7 +1625,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -1881,7 +1644,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -1980,7 +1743,7 @@ export const openApiDocument: Record<string, unknown> = {
       ],
       "get": {
         "operationId": "listRelation_subscription",
-        "summary": "The resources \"subscription\" links to (subscriptionService, Tenant, Management).",
+        "summary": "The resources \"subscription\" links to (SubscriptionService, Tenant, Management).",
         "responses": {
           "200": {
             "description": "A page of the list.",
@@ -2029,7 +1792,7 @@ export const openApiDocument: Record<string, unknown> = {
       },
       "post": {
         "operationId": "link_subscription",
-        "summary": "Links \"subscription\" (subscriptionService, Tenant, Management) to {\"aps\": {\"id\"}}, or provisions a new resource through it.",
+        "summary": "Links \"subscription\" (SubscriptionService, Tenant, Management) to {\"aps\": {\"id\"}}, or provisions a new resource through it.",
         "requestBody": {
           "required": true,
           "content": {
@@ -2037,7 +1800,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -2056,7 +1819,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -2215,7 +1978,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -2234,7 +1997,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -2390,7 +2153,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -2409,7 +2172,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -2568,7 +2331,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -2587,7 +2350,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -2743,7 +2506,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -2762,7 +2525,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -2918,7 +2681,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -2937,7 +2700,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -3093,7 +2856,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -3112,7 +2875,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -3268,7 +3031,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -3287,7 +3050,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -3443,7 +3206,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -3462,7 +3225,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -3618,7 +3381,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -3637,7 +3400,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -3793,7 +3556,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -3812,7 +3575,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -3968,7 +3731,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -3987,7 +3750,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -4143,7 +3906,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -4162,7 +3925,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -4318,7 +4081,7 @@ export const openApiDocument: Record<string, unknown> = {
               "schema": {
                 "oneOf": [
                   {
-                    "$ref": "#/components/schemas/LinkRef"
+                    "$ref": "#/components/schemas/ApsLinkRef"
                   },
                   {
                     "type": "object",
@@ -4337,7 +4100,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Link"
+                  "$ref": "#/components/schemas/ApsLink"
                 }
               }
             }
@@ -4471,6 +4234,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Resource.ErrorInfo"
+                }
+              }
+            }
           }
         },
         "description": "Also Subscription.resources."
@@ -4523,6 +4296,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CloudMail.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -4599,6 +4382,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -4651,6 +4444,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -4713,6 +4516,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -4774,6 +4587,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                }
+              }
+            }
           }
         },
         "description": "Also Management.onSubscriptionLimitsChanged."
@@ -4836,6 +4659,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -4897,6 +4730,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -4948,6 +4791,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CloudMail.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5002,6 +4855,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CloudMail.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5063,6 +4926,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CloudMail.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5112,6 +4985,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CloudMail.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5163,6 +5046,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CloudMail.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5231,6 +5124,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CloudMail.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5293,6 +5196,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VpsCloud.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5361,6 +5274,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Management.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5422,6 +5345,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Management.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5490,6 +5423,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5542,6 +5485,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5627,6 +5580,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5688,6 +5651,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5755,6 +5728,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5791,7 +5774,7 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/LinkRef"
+                  "$ref": "#/components/schemas/ApsLinkRef"
                 }
               }
             }
@@ -5816,6 +5799,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5858,6 +5851,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5917,6 +5920,16 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
           }
         }
       }
@@ -5969,6 +5982,256 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             "$ref": "#/components/responses/Error504"
+          },
+          "default": {
+            "description": "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Vps.ErrorInfo"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/aps/2/resources/{id}/aps/links": {
+      "get": {
+        "operationId": "listLinks",
+        "summary": "Every link of the resource, both directions.",
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "Resource id.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of the list.",
+            "headers": {
+              "Content-Range": {
+                "$ref": "#/components/headers/Content-Range"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/ApsLinkEntry"
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/resources/{id}/aps/subscriptions": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "Resource id.",
+          "schema": {
+            "type": "string",
+            "format": "uuid"
+          }
+        }
+      ],
+      "get": {
+        "operationId": "listSubscriptions",
+        "security": [
+          {
+            "apsToken": []
+          },
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of the list.",
+            "headers": {
+              "Content-Range": {
+                "$ref": "#/components/headers/Content-Range"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/ApsSubscription"
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "post": {
+        "operationId": "subscribe",
+        "summary": "Subscribes the resource to an event (SPEC 6.1).",
+        "security": [
+          {
+            "apsToken": []
+          },
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ApsSubscriptionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The stored subscription.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ApsSubscription"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/resources/{id}/aps/subscriptions/{subscriptionId}": {
+      "delete": {
+        "operationId": "unsubscribe",
+        "security": [
+          {
+            "apsToken": []
+          },
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "Resource id.",
+            "schema": {
+              "type": "string",
+              "format": "uuid"
+            }
+          },
+          {
+            "name": "subscriptionId",
+            "in": "path",
+            "required": true,
+            "description": "Subscription id.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed."
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
           }
         }
       }
@@ -5976,7 +6239,7 @@ export const openApiDocument: Record<string, unknown> = {
     "/aps/2/types": {
       "get": {
         "operationId": "listTypes",
-        "summary": "Types the controller knows.",
+        "summary": "Types the controller knows; RQL `implementing(<id>)`, `composing(<id>)`, `eq(name,<name>)`, `limit(<start>,<count>)`.",
         "responses": {
           "200": {
             "description": "A page of the list.",
@@ -5992,6 +6255,55 @@ export const openApiDocument: Record<string, unknown> = {
                   "items": {
                     "type": "object"
                   }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/types/{typeId}": {
+      "get": {
+        "operationId": "getType",
+        "parameters": [
+          {
+            "name": "typeId",
+            "in": "path",
+            "required": true,
+            "description": "The type id, URL-encoded as one segment.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The type.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
                 }
               }
             }
@@ -6070,6 +6382,7 @@ export const openApiDocument: Record<string, unknown> = {
         "operationId": "importPackage",
         "summary": "Imports an .app.zip (provider administrators).",
         "requestBody": {
+          "required": true,
           "content": {
             "application/zip": {
               "schema": {
@@ -6089,6 +6402,484 @@ export const openApiDocument: Record<string, unknown> = {
                 }
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/packages/{packageId}": {
+      "get": {
+        "operationId": "getPackage",
+        "parameters": [
+          {
+            "name": "packageId",
+            "in": "path",
+            "required": true,
+            "description": "Package id.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The package.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/packages/{packageId}/{file}": {
+      "get": {
+        "operationId": "getPackageFile",
+        "summary": "A file of the package, `APP-META.xml` for one.",
+        "parameters": [
+          {
+            "name": "packageId",
+            "in": "path",
+            "required": true,
+            "description": "Package id.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "file",
+            "in": "path",
+            "required": true,
+            "description": "Path of the file in the package, URL-encoded as one segment.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The file, with a content type from its name.",
+            "content": {
+              "*/*": {
+                "schema": {
+                  "type": "string",
+                  "contentMediaType": "application/octet-stream"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/application": {
+      "get": {
+        "operationId": "listApplicationServices",
+        "summary": "The services of the instance's package and the types they serve.",
+        "security": [
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of the list.",
+            "headers": {
+              "Content-Range": {
+                "$ref": "#/components/headers/Content-Range"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": [
+                      "id",
+                      "type",
+                      "href"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string"
+                      },
+                      "type": {
+                        "type": "string"
+                      },
+                      "href": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/application/{serviceId}": {
+      "post": {
+        "operationId": "registerApplicationResource",
+        "summary": "Registers a resource the application created itself; nothing is sent back to it.",
+        "security": [
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "serviceId",
+            "in": "path",
+            "required": true,
+            "description": "An APP-META.xml service of the instance's package.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "cloudmail",
+                "domains",
+                "mailboxes",
+                "managements",
+                "snapshots",
+                "tenants",
+                "vpscloud",
+                "vpses"
+              ]
+            }
+          },
+          {
+            "name": "APS-Transaction-ID",
+            "in": "header",
+            "required": false,
+            "description": "The transaction id the controller sent, to join its business transaction (SPEC 4.7).",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "APS-Resource-ID",
+            "in": "header",
+            "required": false,
+            "description": "One of the application's resources, to act for its owner (SPEC 4.7).",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "description": "A resource of the service's type with all its properties.",
+                "properties": {
+                  "aps": {
+                    "$ref": "#/components/schemas/ApsMeta"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The stored resource.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A resource of the service's type with all its properties.",
+                  "properties": {
+                    "aps": {
+                      "$ref": "#/components/schemas/ApsMeta"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/application/{serviceId}/{resourceId}": {
+      "parameters": [
+        {
+          "name": "serviceId",
+          "in": "path",
+          "required": true,
+          "description": "An APP-META.xml service of the instance's package.",
+          "schema": {
+            "type": "string",
+            "enum": [
+              "cloudmail",
+              "domains",
+              "mailboxes",
+              "managements",
+              "snapshots",
+              "tenants",
+              "vpscloud",
+              "vpses"
+            ]
+          }
+        },
+        {
+          "name": "resourceId",
+          "in": "path",
+          "required": true,
+          "description": "Resource id.",
+          "schema": {
+            "type": "string",
+            "format": "uuid"
+          }
+        },
+        {
+          "name": "APS-Transaction-ID",
+          "in": "header",
+          "required": false,
+          "description": "The transaction id the controller sent, to join its business transaction (SPEC 4.7).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        {
+          "name": "APS-Resource-ID",
+          "in": "header",
+          "required": false,
+          "description": "One of the application's resources, to act for its owner (SPEC 4.7).",
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "get": {
+        "operationId": "getApplicationResource",
+        "security": [
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The resource.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A resource of the service's type with all its properties.",
+                  "properties": {
+                    "aps": {
+                      "$ref": "#/components/schemas/ApsMeta"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "put": {
+        "operationId": "configureApplicationResource",
+        "summary": "Changes properties, readonly ones and `aps.status` included.",
+        "security": [
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "description": "A resource of the service's type with all its properties.",
+                "properties": {
+                  "aps": {
+                    "$ref": "#/components/schemas/ApsMeta"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The resource after the change.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A resource of the service's type with all its properties.",
+                  "properties": {
+                    "aps": {
+                      "$ref": "#/components/schemas/ApsMeta"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "unregisterApplicationResource",
+        "security": [
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed."
           },
           "400": {
             "$ref": "#/components/responses/Error400"
@@ -6163,6 +6954,7 @@ export const openApiDocument: Record<string, unknown> = {
       "post": {
         "operationId": "installInstance",
         "requestBody": {
+          "required": true,
           "content": {
             "application/json": {
               "schema": {
@@ -6403,52 +7195,6 @@ export const openApiDocument: Record<string, unknown> = {
           }
         }
       }
-    },
-    "/aps/2/application": {
-      "get": {
-        "operationId": "listApplicationServices",
-        "security": [
-          {
-            "instanceCertificate": []
-          }
-        ],
-        "responses": {
-          "200": {
-            "description": "The services of the instance's package.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "array",
-                  "items": {
-                    "type": "object"
-                  }
-                }
-              }
-            }
-          },
-          "400": {
-            "$ref": "#/components/responses/Error400"
-          },
-          "401": {
-            "$ref": "#/components/responses/Error401"
-          },
-          "403": {
-            "$ref": "#/components/responses/Error403"
-          },
-          "404": {
-            "$ref": "#/components/responses/Error404"
-          },
-          "409": {
-            "$ref": "#/components/responses/Error409"
-          },
-          "502": {
-            "$ref": "#/components/responses/Error502"
-          },
-          "504": {
-            "$ref": "#/components/responses/Error504"
-          }
-        }
-      }
     }
   },
   "components": {
@@ -6467,8 +7213,10 @@ export const openApiDocument: Record<string, unknown> = {
     "headers": {
       "Content-Range": {
         "description": "`items <first>-<last>/<total>`, or `items */<total>` for an empty page (SPEC 4.6).",
+        "required": true,
         "schema": {
-          "type": "string"
+          "type": "string",
+          "pattern": "^items (\\d+-\\d+|\\*)/\\d+$"
         }
       }
     },
@@ -6478,7 +7226,7 @@ export const openApiDocument: Record<string, unknown> = {
         "content": {
           "application/json": {
             "schema": {
-              "$ref": "#/components/schemas/Error"
+              "$ref": "#/components/schemas/ApsError"
             }
           }
         }
@@ -6488,7 +7236,7 @@ export const openApiDocument: Record<string, unknown> = {
         "content": {
           "application/json": {
             "schema": {
-              "$ref": "#/components/schemas/Error"
+              "$ref": "#/components/schemas/ApsError"
             }
           }
         }
@@ -6498,7 +7246,7 @@ export const openApiDocument: Record<string, unknown> = {
         "content": {
           "application/json": {
             "schema": {
-              "$ref": "#/components/schemas/Error"
+              "$ref": "#/components/schemas/ApsError"
             }
           }
         }
@@ -6508,7 +7256,7 @@ export const openApiDocument: Record<string, unknown> = {
         "content": {
           "application/json": {
             "schema": {
-              "$ref": "#/components/schemas/Error"
+              "$ref": "#/components/schemas/ApsError"
             }
           }
         }
@@ -6518,7 +7266,7 @@ export const openApiDocument: Record<string, unknown> = {
         "content": {
           "application/json": {
             "schema": {
-              "$ref": "#/components/schemas/Error"
+              "$ref": "#/components/schemas/ApsError"
             }
           }
         }
@@ -6528,7 +7276,7 @@ export const openApiDocument: Record<string, unknown> = {
         "content": {
           "application/json": {
             "schema": {
-              "$ref": "#/components/schemas/Error"
+              "$ref": "#/components/schemas/ApsError"
             }
           }
         }
@@ -6538,23 +7286,26 @@ export const openApiDocument: Record<string, unknown> = {
         "content": {
           "application/json": {
             "schema": {
-              "$ref": "#/components/schemas/Error"
+              "$ref": "#/components/schemas/ApsError"
             }
           }
         }
       }
     },
     "schemas": {
-      "Error": {
+      "ApsError": {
         "type": "object",
+        "description": "Every error of the controller. `type` and `error` both carry the class name (`NotFound`).",
         "required": [
           "code",
           "type",
+          "error",
           "message"
         ],
         "properties": {
           "code": {
-            "type": "integer"
+            "type": "integer",
+            "description": "The HTTP status."
           },
           "type": {
             "type": "string"
@@ -6563,18 +7314,27 @@ export const openApiDocument: Record<string, unknown> = {
             "type": "string"
           },
           "message": {
-            "type": "string"
+            "type": "string",
+            "description": "What went wrong and what to do, for a person."
           },
           "details": {
             "type": "array",
+            "description": "Each problem with the request body, when there are several.",
             "items": {
               "type": "object",
+              "required": [
+                "path",
+                "code",
+                "message"
+              ],
               "properties": {
                 "path": {
-                  "type": "string"
+                  "type": "string",
+                  "description": "JSON pointer into the body; empty for the body itself."
                 },
                 "code": {
-                  "type": "string"
+                  "type": "string",
+                  "description": "A stable validation code (`required`, `pattern`, ...)."
                 },
                 "message": {
                   "type": "string"
@@ -6610,7 +7370,7 @@ export const openApiDocument: Record<string, unknown> = {
           }
         }
       },
-      "LinkRef": {
+      "ApsLinkRef": {
         "type": "object",
         "required": [
           "aps"
@@ -6630,7 +7390,7 @@ export const openApiDocument: Record<string, unknown> = {
           }
         }
       },
-      "Link": {
+      "ApsLink": {
         "type": "object",
         "properties": {
           "aps": {
@@ -6653,7 +7413,7 @@ export const openApiDocument: Record<string, unknown> = {
           }
         }
       },
-      "LinkEntry": {
+      "ApsLinkEntry": {
         "type": "object",
         "properties": {
           "relation": {
@@ -6676,7 +7436,7 @@ export const openApiDocument: Record<string, unknown> = {
           }
         }
       },
-      "SubscriptionRequest": {
+      "ApsSubscriptionRequest": {
         "type": "object",
         "required": [
           "event",
@@ -6722,34 +7482,23 @@ export const openApiDocument: Record<string, unknown> = {
           }
         }
       },
-      "Subscription": {
-        "type": "object",
-        "description": "Created by the platform when a customer subscribes to a service offer.",
-        "properties": {
-          "aps": {
-            "$ref": "#/components/schemas/ApsMeta"
+      "ApsSubscription": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ApsSubscriptionRequest"
           },
-          "services": {
-            "$ref": "#/components/schemas/Link"
-          },
-          "trial": {
-            "type": "boolean",
-            "description": "True while the subscription is a trial."
-          },
-          "disabled": {
-            "type": "boolean",
-            "description": "True while the subscription is switched off."
-          },
-          "name": {
-            "type": "string",
-            "description": "Name shown for the subscription."
-          },
-          "description": {
-            "type": "string",
-            "description": "Longer text about the subscription."
+          {
+            "type": "object",
+            "required": [
+              "id"
+            ],
+            "properties": {
+              "id": {
+                "type": "string"
+              }
+            }
           }
-        },
-        "additionalProperties": false
+        ]
       },
       "Contact.Address": {
         "type": "object",
@@ -7661,10 +8410,10 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "users": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "brand": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "companyName": {
             "type": "string",
@@ -7695,11 +8444,11 @@ export const openApiDocument: Record<string, unknown> = {
           "users": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "brand": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "companyName": {
             "type": "string",
@@ -7748,7 +8497,7 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "services": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "email": {
             "type": "string",
@@ -7871,7 +8620,7 @@ export const openApiDocument: Record<string, unknown> = {
           "services": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "email": {
@@ -8222,10 +8971,10 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "services": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "account": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "trial": {
             "type": "boolean",
@@ -8278,11 +9027,11 @@ export const openApiDocument: Record<string, unknown> = {
           "services": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "account": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "trial": {
             "type": "boolean",
@@ -8416,7 +9165,7 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "services": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "email": {
             "type": "string",
@@ -8539,7 +9288,7 @@ export const openApiDocument: Record<string, unknown> = {
           "services": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "email": {
@@ -8764,7 +9513,7 @@ export const openApiDocument: Record<string, unknown> = {
         },
         "additionalProperties": false
       },
-      "subscriptionService": {
+      "SubscriptionService": {
         "type": "object",
         "description": "The single resource an application keeps per subscription (often called context or tenant).",
         "properties": {
@@ -8772,15 +9521,15 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "account": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "subscription": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           }
         },
         "additionalProperties": false
       },
-      "subscriptionServiceCreate": {
+      "SubscriptionServiceCreate": {
         "type": "object",
         "description": "Provision input of subscriptionService.",
         "properties": {
@@ -8796,10 +9545,10 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "account": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "subscription": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           }
         },
         "additionalProperties": false,
@@ -8807,7 +9556,7 @@ export const openApiDocument: Record<string, unknown> = {
           "aps"
         ]
       },
-      "subscriptionServiceUpdate": {
+      "SubscriptionServiceUpdate": {
         "type": "object",
         "description": "Configure input of subscriptionService: only what changes.",
         "properties": {
@@ -8818,6 +9567,35 @@ export const openApiDocument: Record<string, unknown> = {
                 "type": "integer"
               }
             }
+          }
+        },
+        "additionalProperties": false
+      },
+      "Subscription": {
+        "type": "object",
+        "description": "Created by the platform when a customer subscribes to a service offer.",
+        "properties": {
+          "aps": {
+            "$ref": "#/components/schemas/ApsMeta"
+          },
+          "services": {
+            "$ref": "#/components/schemas/ApsLink"
+          },
+          "trial": {
+            "type": "boolean",
+            "description": "True while the subscription is a trial."
+          },
+          "disabled": {
+            "type": "boolean",
+            "description": "True while the subscription is switched off."
+          },
+          "name": {
+            "type": "string",
+            "description": "Name shown for the subscription."
+          },
+          "description": {
+            "type": "string",
+            "description": "Longer text about the subscription."
           }
         },
         "additionalProperties": false
@@ -8840,7 +9618,7 @@ export const openApiDocument: Record<string, unknown> = {
           "services": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "trial": {
@@ -8904,7 +9682,7 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "user": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           }
         },
         "additionalProperties": false
@@ -8925,7 +9703,7 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "user": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           }
         },
         "additionalProperties": false,
@@ -8956,7 +9734,7 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "services": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "email": {
             "type": "string",
@@ -9079,7 +9857,7 @@ export const openApiDocument: Record<string, unknown> = {
           "services": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "email": {
@@ -9312,7 +10090,7 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "tenants": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "apiEndpoint": {
             "type": "string",
@@ -9364,7 +10142,7 @@ export const openApiDocument: Record<string, unknown> = {
           "tenants": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "apiEndpoint": {
@@ -9467,19 +10245,19 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "app": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "account": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "subscription": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "domains": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "mailboxes": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "organizationId": {
             "type": "string",
@@ -9539,24 +10317,24 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "app": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "account": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "subscription": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "domains": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "mailboxes": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "mailboxCount": {
@@ -9644,10 +10422,10 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "tenant": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "mailboxes": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "name": {
             "type": "string",
@@ -9705,12 +10483,12 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "tenant": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "mailboxes": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "name": {
@@ -9771,13 +10549,13 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "tenant": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "domain": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "user": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "localPart": {
             "type": "string",
@@ -9909,13 +10687,13 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "tenant": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "domain": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "user": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "localPart": {
             "type": "string",
@@ -10119,7 +10897,7 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "managements": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "apiUrl": {
             "type": "string",
@@ -10168,7 +10946,7 @@ export const openApiDocument: Record<string, unknown> = {
           "managements": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "apiUrl": {
@@ -10264,16 +11042,16 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "app": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "account": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "subscription": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "vpses": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "servers": {
             "$ref": "#/components/schemas/Resource.Counter",
@@ -10319,18 +11097,18 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "app": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "account": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "subscription": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "vpses": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "servers": {
@@ -10412,13 +11190,13 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "management": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "snapshots": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "contact": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "hostname": {
             "type": "string",
@@ -10560,16 +11338,16 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "management": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "snapshots": {
             "type": "array",
             "items": {
-              "$ref": "#/components/schemas/LinkRef"
+              "$ref": "#/components/schemas/ApsLinkRef"
             }
           },
           "contact": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "hostname": {
             "type": "string",
@@ -10783,7 +11561,7 @@ export const openApiDocument: Record<string, unknown> = {
             "$ref": "#/components/schemas/ApsMeta"
           },
           "vps": {
-            "$ref": "#/components/schemas/Link"
+            "$ref": "#/components/schemas/ApsLink"
           },
           "label": {
             "type": "string",
@@ -10835,7 +11613,7 @@ export const openApiDocument: Record<string, unknown> = {
             ]
           },
           "vps": {
-            "$ref": "#/components/schemas/LinkRef"
+            "$ref": "#/components/schemas/ApsLinkRef"
           },
           "label": {
             "type": "string",

@@ -4,38 +4,39 @@
  * bounds and the 4000-character JSON limit stay with the validators).
  */
 import type { Property, ResolvedType, TypeRef } from "../../model/model.ts";
+import { BaseSchemaNames, type SchemaNames } from "./schema-names.ts";
 
 /** A JSON Schema object. */
 export type Schema = Record<string, unknown>;
 
-/** `#/components/schemas/<name>` of a structure: owner type name and structure name. */
-export function structureSchemaName(ownerName: string, structure: string): string {
-  return `${ownerName}.${structure}`;
+/** A reference to `#/components/schemas/<name>`. */
+export function schemaRef(name: string): Schema {
+  return { $ref: `#/components/schemas/${name}` };
 }
 
 /** The schema of a type reference. */
-export function refSchema(ref: TypeRef, typeNames: ReadonlyMap<string, string>): Schema {
+export function refSchema(ref: TypeRef, names: SchemaNames): Schema {
   switch (ref.kind) {
     case "primitive":
       if (ref.name === "integer" || ref.name === "long") return { type: "integer", format: "int64" };
       return { type: ref.name === "object" ? "object" : ref.name };
     case "array":
-      return { type: "array", items: refSchema(ref.items, typeNames) };
+      return { type: "array", items: refSchema(ref.items, names) };
     case "structure": {
-      const owner = typeNames.get(ref.typeId);
-      return owner ? { $ref: `#/components/schemas/${structureSchemaName(owner, ref.name)}` } : { type: "object" };
+      const name = names.structure(ref.typeId, ref.name);
+      return name ? schemaRef(name) : { type: "object" };
     }
     case "resource":
     case "self":
-      return { $ref: "#/components/schemas/LinkRef" };
+      return schemaRef(BaseSchemaNames.linkRef);
     default:
       return {};
   }
 }
 
 /** The schema of one property. */
-export function propertySchema(p: Property, typeNames: ReadonlyMap<string, string>): Schema {
-  const s: Schema = { ...refSchema(p.type, typeNames) };
+export function propertySchema(p: Property, names: SchemaNames): Schema {
+  const s: Schema = { ...refSchema(p.type, names) };
   if (p.description ?? p.title) s.description = p.description ?? p.title;
   if (p.format) s.format = p.format;
   if (p.pattern) s.pattern = p.pattern;
@@ -52,34 +53,34 @@ export function propertySchema(p: Property, typeNames: ReadonlyMap<string, strin
 }
 
 /** An object schema of properties; `required` names those to list as required. */
-export function objectSchema(props: Iterable<Property>, typeNames: ReadonlyMap<string, string>, options: { required: (p: Property) => boolean; description?: string; extra?: Record<string, Schema> }): Schema {
+export function objectSchema(props: Iterable<Property>, names: SchemaNames, options: { required: (p: Property) => boolean; description?: string; extra?: Record<string, Schema> }): Schema {
   const properties: Record<string, Schema> = { ...options.extra };
   const required: string[] = [];
   for (const p of props) {
-    properties[p.name] = propertySchema(p, typeNames);
+    properties[p.name] = propertySchema(p, names);
     if (options.required(p)) required.push(p.name);
   }
   return { type: "object", ...(options.description ? { description: options.description } : {}), properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
 /** The three shapes of a resource type (DESIGN 2): as read, provision input, configure input. */
-export function resourceSchemas(type: ResolvedType, typeNames: ReadonlyMap<string, string>): { read: Schema; create: Schema; update: Schema } {
+export function resourceSchemas(type: ResolvedType, names: SchemaNames): { read: Schema; create: Schema; update: Schema } {
   const props = [...type.properties.values()];
   const links = (write: boolean): Record<string, Schema> =>
     Object.fromEntries(
       [...type.relations.values()].map((r) => [
         r.name,
-        r.collection ? (write ? { type: "array", items: { $ref: "#/components/schemas/LinkRef" } } : { $ref: "#/components/schemas/Link" }) : { $ref: write ? "#/components/schemas/LinkRef" : "#/components/schemas/Link" },
+        r.collection ? (write ? { type: "array", items: schemaRef(BaseSchemaNames.linkRef) } : schemaRef(BaseSchemaNames.link)) : schemaRef(write ? BaseSchemaNames.linkRef : BaseSchemaNames.link),
       ]),
     );
-  const read = objectSchema(props.filter((p) => !p.encrypted), typeNames, { required: () => false, ...(type.decl.description ? { description: type.decl.description } : {}), extra: { aps: { $ref: "#/components/schemas/ApsMeta" }, ...links(false) } });
-  const create = objectSchema(props.filter((p) => !p.readonly), typeNames, {
+  const read = objectSchema(props.filter((p) => !p.encrypted), names, { required: () => false, ...(type.decl.description ? { description: type.decl.description } : {}), extra: { aps: schemaRef(BaseSchemaNames.meta), ...links(false) } });
+  const create = objectSchema(props.filter((p) => !p.readonly), names, {
     required: (p) => p.required && p.default === undefined,
     description: `Provision input of ${type.name}.`,
     extra: { aps: { type: "object", properties: { type: { const: type.id } }, required: ["type"] }, ...links(true) },
   });
   (create.required as string[] | undefined)?.unshift("aps");
   if (!create.required) create.required = ["aps"];
-  const update = objectSchema(props.filter((p) => !p.readonly && !p.final), typeNames, { required: () => false, description: `Configure input of ${type.name}: only what changes.`, extra: { aps: { type: "object", properties: { revision: { type: "integer" } } } } });
+  const update = objectSchema(props.filter((p) => !p.readonly && !p.final), names, { required: () => false, description: `Configure input of ${type.name}: only what changes.`, extra: { aps: { type: "object", properties: { revision: { type: "integer" } } } } });
   return { read, create, update };
 }

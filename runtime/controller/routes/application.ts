@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import { peerCertificate } from "../auth/peer-certificate.ts";
 import type { ApplicationCaller, ApplicationService } from "../application-service.ts";
 import { ApsError } from "../errors.ts";
-import { readJsonBody, sendJson } from "../http-json.ts";
+import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 
 type Env = { Bindings: HttpBindings; Variables: { application: ApplicationCaller } };
@@ -28,7 +28,10 @@ export function applicationRoutes(service: ApplicationService, instances: Instan
     await next();
     if (tx) c.res.headers.set("APS-Transaction-ID", tx);
   });
-  app.get("/", (c) => sendJson(c, service.services(c.get("application"))));
+  app.get("/", (c) => {
+    const list = service.services(c.get("application"));
+    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
+  });
   app.post("/:service", async (c) => sendJson(c, await service.register(c.get("application"), c.req.param("service"), await readJsonBody(c)), 201));
   app.get("/:service/:id", async (c) => sendJson(c, await service.read(c.get("application"), c.req.param("service"), c.req.param("id"))));
   app.put("/:service/:id", async (c) => sendJson(c, await service.configure(c.get("application"), c.req.param("service"), c.req.param("id"), await readJsonBody(c))));

@@ -1,0 +1,113 @@
+/**
+ * The paths of the OpenAPI document whose shape does not depend on the declared types: links
+ * and event subscriptions of a resource, types, packages, the `/aps/2/application` collection
+ * of application instances (SPEC 4.2), and the administration lists of aps-gen's controller.
+ */
+import { errorResponses, jsonContent, listResponse } from "./responses.ts";
+import { BaseSchemaNames } from "./schema-names.ts";
+import { schemaRef, type Schema } from "./property-schemas.ts";
+
+/** A path item: its operations by method, and parameters shared by them. */
+export type PathItem = Record<string, Record<string, unknown>>;
+
+/** The `{id}` path parameter of a resource. */
+export const resourceIdParameter = { name: "id", in: "path", required: true, description: "Resource id.", schema: { type: "string", format: "uuid" } };
+
+/** Callers that may use the resource paths: users by token, application instances by certificate. */
+export function tokenOrCertificate(): Record<string, string[]>[] {
+  return [{ apsToken: [] }, { instanceCertificate: [] }];
+}
+
+const anyObject: Schema = { type: "object" };
+const pathParameter = (name: string, description: string, schema: Schema = { type: "string" }) => ({ name, in: "path", required: true, description, schema });
+
+/** The type-independent paths; `serviceIds` are the APP-META services of the inputs. */
+export function controllerPaths(serviceIds: readonly string[]): Record<string, PathItem> {
+  return { ...resourceFacetPaths(), ...catalogPaths(), ...applicationPaths(serviceIds), ...administrationPaths() };
+}
+
+function resourceFacetPaths(): Record<string, PathItem> {
+  return {
+    "/aps/2/resources/{id}/aps/links": { get: { operationId: "listLinks", summary: "Every link of the resource, both directions.", parameters: [resourceIdParameter], responses: { "200": listResponse(schemaRef(BaseSchemaNames.linkEntry)), ...errorResponses() } } },
+    "/aps/2/resources/{id}/aps/subscriptions": {
+      parameters: [resourceIdParameter] as never,
+      get: { operationId: "listSubscriptions", security: tokenOrCertificate(), responses: { "200": listResponse(schemaRef(BaseSchemaNames.subscription)), ...errorResponses() } },
+      post: { operationId: "subscribe", summary: "Subscribes the resource to an event (SPEC 6.1).", security: tokenOrCertificate(), requestBody: { required: true, content: jsonContent(schemaRef(BaseSchemaNames.subscriptionRequest)) }, responses: { "201": { description: "The stored subscription.", content: jsonContent(schemaRef(BaseSchemaNames.subscription)) }, ...errorResponses() } },
+    },
+    "/aps/2/resources/{id}/aps/subscriptions/{subscriptionId}": {
+      delete: { operationId: "unsubscribe", security: tokenOrCertificate(), parameters: [resourceIdParameter, pathParameter("subscriptionId", "Subscription id.")], responses: { "204": { description: "Removed." }, ...errorResponses() } },
+    },
+  };
+}
+
+function catalogPaths(): Record<string, PathItem> {
+  const zip = { "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } } };
+  return {
+    "/aps/2/types": { get: { operationId: "listTypes", summary: "Types the controller knows; RQL `implementing(<id>)`, `composing(<id>)`, `eq(name,<name>)`, `limit(<start>,<count>)`.", responses: { "200": listResponse(anyObject), ...errorResponses() } } },
+    "/aps/2/types/{typeId}": { get: { operationId: "getType", parameters: [pathParameter("typeId", "The type id, URL-encoded as one segment.")], responses: { "200": { description: "The type.", content: jsonContent(anyObject) }, ...errorResponses() } } },
+    "/aps/2/packages": {
+      get: { operationId: "listPackages", summary: "Imported packages.", responses: { "200": listResponse(anyObject), ...errorResponses() } },
+      post: { operationId: "importPackage", summary: "Imports an .app.zip (provider administrators).", requestBody: { required: true, content: zip }, responses: { "201": { description: "Imported.", content: jsonContent(anyObject) }, ...errorResponses() } },
+    },
+    "/aps/2/packages/{packageId}": { get: { operationId: "getPackage", parameters: [pathParameter("packageId", "Package id.")], responses: { "200": { description: "The package.", content: jsonContent(anyObject) }, ...errorResponses() } } },
+    "/aps/2/packages/{packageId}/{file}": {
+      get: {
+        operationId: "getPackageFile",
+        summary: "A file of the package, `APP-META.xml` for one.",
+        parameters: [pathParameter("packageId", "Package id."), pathParameter("file", "Path of the file in the package, URL-encoded as one segment.")],
+        responses: { "200": { description: "The file, with a content type from its name.", content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } }, ...errorResponses() },
+      },
+    },
+  };
+}
+
+function applicationPaths(serviceIds: readonly string[]): Record<string, PathItem> {
+  const certificate = [{ instanceCertificate: [] }];
+  const service = pathParameter("serviceId", "An APP-META.xml service of the instance's package.", { type: "string", ...(serviceIds.length ? { enum: [...serviceIds] } : {}) });
+  const resource = pathParameter("resourceId", "Resource id.", { type: "string", format: "uuid" });
+  const headers = [
+    { name: "APS-Transaction-ID", in: "header", required: false, description: "The transaction id the controller sent, to join its business transaction (SPEC 4.7).", schema: { type: "string" } },
+    { name: "APS-Resource-ID", in: "header", required: false, description: "One of the application's resources, to act for its owner (SPEC 4.7).", schema: { type: "string" } },
+  ];
+  // Applications read and write every property, readonly and encrypted ones too (SPEC 5.7), so
+  // the typed read shapes (which leave encrypted properties out) would not describe these bodies.
+  const body: Schema = { type: "object", description: "A resource of the service's type with all its properties.", properties: { aps: schemaRef(BaseSchemaNames.meta) } };
+  const reply = (description: string) => ({ description, content: jsonContent(body) });
+  return {
+    "/aps/2/application": {
+      get: {
+        operationId: "listApplicationServices",
+        summary: "The services of the instance's package and the types they serve.",
+        security: certificate,
+        responses: { "200": listResponse({ type: "object", required: ["id", "type", "href"], properties: { id: { type: "string" }, type: { type: "string" }, href: { type: "string" } } }), ...errorResponses() },
+      },
+    },
+    "/aps/2/application/{serviceId}": {
+      post: { operationId: "registerApplicationResource", summary: "Registers a resource the application created itself; nothing is sent back to it.", security: certificate, parameters: [service, ...headers], requestBody: { required: true, content: jsonContent(body) }, responses: { "201": reply("The stored resource."), ...errorResponses() } },
+    },
+    "/aps/2/application/{serviceId}/{resourceId}": {
+      parameters: [service, resource, ...headers] as never,
+      get: { operationId: "getApplicationResource", security: certificate, responses: { "200": reply("The resource."), ...errorResponses() } },
+      put: { operationId: "configureApplicationResource", summary: "Changes properties, readonly ones and `aps.status` included.", security: certificate, requestBody: { required: true, content: jsonContent(body) }, responses: { "200": reply("The resource after the change."), ...errorResponses() } },
+      delete: { operationId: "unregisterApplicationResource", security: certificate, responses: { "204": { description: "Removed." }, ...errorResponses() } },
+    },
+  };
+}
+
+function administrationPaths(): Record<string, PathItem> {
+  const list = (operationId: string, summary: string) => ({ get: { operationId, summary, responses: { "200": listResponse(anyObject), ...errorResponses() } } });
+  return {
+    "/aps/2/instances": {
+      ...list("listInstances", "Application instances (provider administrators)."),
+      post: {
+        operationId: "installInstance",
+        requestBody: { required: true, content: jsonContent({ type: "object", required: ["package", "endpoint"], properties: { package: { type: "string" }, endpoint: { type: "string", format: "uri" }, endpointCa: { type: "string" }, settings: anyObject } }) },
+        responses: { "201": { description: "Installed.", content: jsonContent(anyObject) }, ...errorResponses() },
+      },
+    },
+    "/aps/2/tasks": list("listTasks", "Asynchronous operations (provider administrators)."),
+    "/aps/2/events/pending": list("listPendingNotifications", "Notifications not yet delivered (provider administrators)."),
+    "/aps/2/events/dead": list("listDeadLetters", "Notifications given up after their retries (provider administrators)."),
+    "/aps/2/events/dead/replay": { post: { operationId: "replayDeadLetters", responses: { "200": { description: "How many were queued again.", content: jsonContent(anyObject) }, ...errorResponses() } } },
+  };
+}
