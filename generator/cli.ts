@@ -97,7 +97,8 @@ export async function main(argv: readonly string[], io: Console = processConsole
           .option("jwks-url", { type: "string", describe: "Also accept APS tokens signed by this external issuer's JWKS." })
           .option("jwks-issuer", { type: "string", describe: "The external issuer's iss claim (default: the JWKS URL's origin)." })
           .option("event-attempts", { type: "number", default: 10, describe: "Failed deliveries of an event notification before it goes to the dead-letter list." })
-          .option("event-retry", { type: "number", default: 5, describe: "Seconds before the first retry of a failed delivery; doubled for each further one (at most 600)." }),
+          .option("event-retry", { type: "number", default: 5, describe: "Seconds before the first retry of a failed delivery; doubled for each further one (at most 600)." })
+          .option("endpoint-timeout", { type: "number", default: 30, describe: "Seconds to wait for an application endpoint before answering 504." }),
       async (args) => {
         if (usageError) return;
         exitCode = await runServe(args as unknown as CommonOptions & ServeOptions, io, cwd);

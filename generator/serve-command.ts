@@ -15,6 +15,7 @@ export interface ServeOptions {
   readonly "jwks-issuer"?: string;
   readonly "event-attempts"?: number;
   readonly "event-retry"?: number;
+  readonly "endpoint-timeout"?: number;
 }
 
 /**
@@ -34,6 +35,7 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     port: options.port,
     dataDir: options.data,
     ...(databaseUrl ? { databaseUrl } : {}),
+    ...(options["endpoint-timeout"] !== undefined ? { endpointTimeoutMs: Math.max(0.1, options["endpoint-timeout"]) * 1000 } : {}),
     eventDelivery: { ...(options["event-attempts"] !== undefined ? { maxAttempts: Math.max(1, options["event-attempts"]) } : {}), ...(options["event-retry"] !== undefined ? { retryBaseSeconds: Math.max(0, options["event-retry"]) } : {}) },
     ...(options["jwks-url"] ? { externalIssuer: { jwksUrl: options["jwks-url"], issuer: options["jwks-issuer"] ?? new URL(options["jwks-url"]).origin } } : {}),
   });

@@ -6,6 +6,9 @@
  * take such a client as their first argument.
  */
 import { apsErrorOf } from "./aps-error.ts";
+import { jsonText, parseJson } from "./json.ts";
+
+export { jsonText } from "./json.ts";
 
 /** How to reach the controller and who calls. */
 export interface ApsClientOptions {
@@ -77,23 +80,16 @@ export async function send(client: ApsClient, call: ApsCall): Promise<Response> 
   return reply;
 }
 
-/** A call whose reply is JSON (or nothing: undefined). */
+/** A call whose reply is JSON (or nothing: undefined); 64-bit integers arrive exact (as bigint beyond 2^53). */
 export async function sendJson<T>(client: ApsClient, call: ApsCall): Promise<T> {
   const reply = await send(client, call);
   const text = await reply.text();
-  return (text ? JSON.parse(text) : undefined) as T;
+  return (text ? parseJson(text) : undefined) as T;
 }
 
 /** Percent-encodes a path segment. */
 export function segment(value: string | number | bigint | boolean): string {
   return encodeURIComponent(String(value));
-}
-
-/** JSON text in which bigints (64-bit integers beyond 2^53) are written as exact numbers. */
-export function jsonText(value: unknown): string {
-  let big = false;
-  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? ((big = true), `\u0000aps-bigint:${v}`) : v));
-  return big ? text.replace(/"\\u0000aps-bigint:(-?\d+)"/g, "$1") : text;
 }
 
 /** A query string of operation parameters; absent values are left out. */

@@ -4,6 +4,7 @@
  */
 import { send, type ApsClient } from "./client.ts";
 import { parseContentRange, type ContentRange } from "./content-range.ts";
+import { parseJson } from "./json.ts";
 
 /** One page of a list. */
 export interface Page<T> {
@@ -14,7 +15,7 @@ export interface Page<T> {
 /** Reads one page: GET `path` with the RQL `query` as it is. */
 export async function listPage<T>(client: ApsClient, path: string, query = ""): Promise<Page<T>> {
   const reply = await send(client, { method: "GET", path, ...(query ? { query } : {}) });
-  const items = (await reply.json()) as T[];
+  const items = parseJson(await reply.text()) as T[];
   return { items, range: parseContentRange(reply.headers.get("content-range")) ?? { ...(items.length ? { first: 0, last: items.length - 1 } : {}), total: items.length } };
 }
 

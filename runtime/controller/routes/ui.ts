@@ -23,7 +23,8 @@ export function navigationRoutes(db: Db): Hono<ControllerEnv> {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "A navigation tree is a JSON object.");
     const id = randomUUID();
     await db.insert(navigation).values({ id, body: body as Record<string, unknown>, created: new Date().toISOString() });
-    return sendJson(c, { id, ...body }, 201);
+    // The stored id wins over an "id" inside the tree.
+    return sendJson(c, { ...body, id }, 201);
   });
   return app;
 }
