@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionAccount } from "../../generated/client/core/account.gen.ts";
 import { provisionSubscription } from "../../generated/client/core/subscription.gen.ts";
-import { listDomainMailboxes, linkDomainMailboxes, provisionDomain, unlinkDomainMailboxes } from "../../generated/client/examples/cloudmail/domain.gen.ts";
+import { getDomain, listDomainMailboxes, linkDomainMailboxes, provisionDomain, unlinkDomainMailboxes } from "../../generated/client/examples/cloudmail/domain.gen.ts";
 import {
   configureMailbox,
   disableMailbox,
@@ -34,7 +34,11 @@ import {
   listInstances,
   listNotifications,
   listTasks,
+  type OutboxNotification,
   reissueCredentials,
+  removeTask,
+  replayNotifications,
+  discardNotification,
   suspendCustomer,
   uninstallInstance,
 } from "../../runtime/client/administration.ts";
@@ -47,7 +51,7 @@ import { nodeDispatcher } from "../../runtime/client/node-tls.ts";
 import { postNavigation, uiRuntimeVersion } from "../../runtime/client/ui.ts";
 import { createConnectorApp } from "../../runtime/connector/app.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
-import { ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
+import { accepted, ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/data-directory.ts";
@@ -56,6 +60,15 @@ import { databases } from "./controller-harness.ts";
 import { scratchDatabase, serveProcess, type ScratchDatabase, type ServeProcess } from "./serve-process.ts";
 
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
+
+/** Polls `probe` until it gives a value (the controller works in the background). */
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    const value = await probe();
+    if (value !== undefined) return value;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
 
 /** The ApsError a call rejects with (fails the test when it resolves or rejects with something else). */
 async function apsErrorOf(call: Promise<unknown>): Promise<ApsError> {
@@ -82,6 +95,9 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
   const ids = { instance: "", package: "", account: "", tenant: "", domain: "", mailbox: "" };
   /** What reached the endpoint's handlers. */
   const calls: string[] = [];
+  /** Serials of the notifications the tenant's event handler took; it refuses them while failEvents is set. */
+  const delivered: number[] = [];
+  let failEvents = false;
 
   const services = cloudmailServices({
     cloudmail: { provision: () => ({ imapHost: "imap.example.net" }), testConnection: () => ({ reachable: true }) },
@@ -92,11 +108,19 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
       importMailboxes: (_ctx, params) => ({ created: new TextDecoder().decode(params.file).trim().split("\n").length - 1, skipped: [] }),
       onSubscriptionLimitsChanged: () => undefined,
       onDomainLinked: () => undefined,
-      onMailboxChanged: () => undefined,
+      onMailboxChanged: (_ctx, params) => {
+        if (failEvents) throw new ConnectorError(500, "the handler is down");
+        delivered.push(Number(params.event.serial));
+      },
       links: { mailboxes: { linked: () => undefined, unlinked: () => undefined } },
     },
     domains: {
-      provision: (_ctx, r) => {
+      provision: (ctx, r) => {
+        // Accepted, then refused when the controller asks again: the task fails.
+        if (r.name === "later.example") {
+          if (ctx.phase === "sync") return accepted("creating the zone", 1);
+          throw new ConnectorError(500, "the zone could not be created");
+        }
         if (r.name === "fail.example") throw new ConnectorError(500, "the DNS provider refused the zone");
         if (r.name === "hang.example") return new Promise(() => {});
         return { verified: true };
@@ -123,7 +147,8 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     const tls = await ensureControllerTls(join(dir, "endpoint"), ["127.0.0.1"]);
     endpointCa = tls.ca.cert;
     connector = await startConnector(createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }), tls.server);
-    controller = serveProcess(dataDir, database?.url, ["--endpoint-timeout", "1.5"]);
+    // One attempt per notification, so a failing handler sends it to the dead-letter list at once.
+    controller = serveProcess(dataDir, database?.url, ["--endpoint-timeout", "1.5", "--event-attempts", "1", "--event-retry", "0"]);
     base = await controller.url;
     dispatcher = nodeDispatcher({ ca: readFileSync(join(dataDir, "tls/ca.crt"), "utf8") });
     admin = createClient({ baseUrl: base, token: readFileSync(join(dataDir, "admin.token"), "utf8").trim(), dispatcher });
@@ -303,6 +328,47 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     expect(slow.message).toMatch(/within 1\.5 s/);
   });
 
+  it("shows a failed asynchronous task with its last error, and removes it", async () => {
+    const domain = await provisionDomain(owner, { name: "later.example", tenant: { aps: { id: ids.tenant } } });
+    expect(domain.aps.status).toBe("aps:provisioning");
+    const failed = await until("a failed task", async () => (await listTasks(admin)).items.find((t) => t.resource === domain.aps.id && t.state === "failed"));
+    expect(failed).toMatchObject({ operation: "provision", info: "creating the zone", attempts: 1 });
+    expect(failed.lastError).toMatch(/500.*zone could not be created/);
+    // The resource stays where the operation left it, visible, not silently dropped.
+    expect((await getDomain(owner, domain.aps.id)).aps.status).toBe("aps:provisioning");
+    await removeTask(admin, failed.id);
+    expect((await listTasks(admin)).items).toEqual([]);
+    expect(await apsErrorOf(removeTask(admin, failed.id))).toMatchObject({ status: 404, type: "NotFound" });
+    expect(await apsErrorOf(removeTask(admin, "not-a-task"))).toMatchObject({ status: 404, type: "NotFound" });
+  });
+
+  it("sends the notifications of a failing handler to the dead-letter list; replay delivers one, discard drops the other", async () => {
+    const CHANGED = "http://aps-standard.org/core/events/changed";
+    const subscription = await subscribeTenant(admin, ids.tenant, { event: CHANGED, source: { id: ids.mailbox }, handler: "onMailboxChanged" });
+    failEvents = true;
+    await configureMailbox(owner, ids.mailbox, { displayName: "Dead one" });
+    await configureMailbox(owner, ids.mailbox, { displayName: "Dead two" });
+    const dead = await until("two dead notifications", async () => {
+      const list = (await listNotifications(admin, "dead")).items.filter((n) => n.subscription === subscription.id);
+      return list.length === 2 ? list : undefined;
+    });
+    expect(dead.map((n) => n.lastError)).toEqual([expect.stringMatching(/500/), expect.stringMatching(/500/)]);
+    expect(dead.every((n) => n.source.id === ids.mailbox && n.event === CHANGED)).toBe(true);
+    expect(delivered).toEqual([]);
+
+    failEvents = false;
+    const [first, second] = [...dead].sort((a, b) => a.serial! - b.serial!) as [OutboxNotification, OutboxNotification];
+    expect(await replayNotifications(admin, first.id)).toBe(1);
+    await until("the replayed notification", async () => (delivered.length ? true : undefined));
+    expect(delivered).toEqual([first.serial]);
+    await discardNotification(admin, second.id);
+    expect((await listNotifications(admin, "dead")).items).toEqual([]);
+    expect(await apsErrorOf(discardNotification(admin, second.id))).toMatchObject({ status: 404 });
+    expect(await apsErrorOf(replayNotifications(admin, second.id))).toMatchObject({ status: 404 });
+    expect(await replayNotifications(admin)).toBe(0);
+    await unsubscribeTenant(admin, ids.tenant, subscription.id);
+  });
+
   it("re-issues credentials, unprovisions, and uninstalls the instance with what is left", async () => {
     expect((await reissueCredentials(admin, ids.instance)).id).toBe(ids.instance);
     const box = (await listMailboxes(owner, { filter: mailboxQuery.eq("localPart", "box-0") })).items[0]!;
@@ -310,8 +376,8 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     expect(calls.at(-1)).toBe("unprovision");
     const removed = await uninstallInstance(admin, ids.instance);
     expect(removed.endpointErrors).toEqual([]);
-    // The tenant, its domain, 7 mailboxes left and the application root.
-    expect(removed.removed).toBe(10);
+    // The tenant, its two domains (one left in aps:provisioning), 7 mailboxes left and the application root.
+    expect(removed.removed).toBe(11);
     expect((await listInstances(admin)).items).toEqual([]);
     expect((await listMailboxes(owner)).range.total).toBe(0);
   });

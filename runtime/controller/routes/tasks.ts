@@ -5,6 +5,7 @@ import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
 import type { TaskRow, TaskStore } from "../tasks/task-store.ts";
+import { isUuid } from "../uuid.ts";
 
 export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
@@ -15,12 +16,14 @@ export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
   });
   app.delete("/:id", async (c) => {
     requireProviderAdmin(c.get("caller"), "see tasks");
-    if (!(await tasks.remove(c.req.param("id")))) throw new ApsError(409, "Only a failed or finished task can be removed; a pending one is still running.");
+    const id = c.req.param("id");
+    const outcome = isUuid(id) ? await tasks.remove(id) : "missing";
+    if (outcome === "missing") throw new ApsError(404, `There is no task ${id}.`);
+    if (outcome === "pending") throw new ApsError(409, "Only a failed or finished task can be removed; a pending one is still running.");
     return c.body(null, 204);
   });
   return app;
 }
-
 
 function taskView(t: TaskRow): Record<string, unknown> {
   return { id: t.id, resource: t.resourceId, operation: t.operation, state: t.state, info: t.info, attempts: t.attempts, retryAt: t.retryAt, lastError: t.lastError, created: t.created };

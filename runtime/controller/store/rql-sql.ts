@@ -12,6 +12,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { ApsError } from "../errors.ts";
 import type { LikePart, RqlFilter } from "../../common/rql.ts";
 import type { TypeRegistry } from "../registry.ts";
+import { isUuid } from "../uuid.ts";
 import { resources } from "./schema.ts";
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;
@@ -68,7 +69,7 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
       throw new ApsError(400, "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.");
     case "linkedWith":
       // Not an id: nothing is linked with it (and no cast error). An id: both link indexes serve.
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(filter.id)) return sql`false`;
+      if (!isUuid(filter.id)) return sql`false`;
       return sql`(${resources.id} in (select target_id from links where source_id = ${filter.id}::uuid) or ${resources.id} in (select source_id from links where target_id = ${filter.id}::uuid))`;
   }
 }

@@ -76,9 +76,11 @@ export class TaskStore {
   }
 
   /** Removes a task that is no longer pending (failed or done). */
-  async remove(id: string): Promise<boolean> {
+  async remove(id: string): Promise<"removed" | "pending" | "missing"> {
     const rows = await this.db.delete(tasks).where(and(eq(tasks.id, id), sql`${tasks.state} <> 'pending'`)).returning({ id: tasks.id });
-    return rows.length > 0;
+    if (rows.length > 0) return "removed";
+    const left = await this.db.select({ id: tasks.id }).from(tasks).where(eq(tasks.id, id)).limit(1);
+    return left.length > 0 ? "pending" : "missing";
   }
 
   /** Whether a resource has a pending task (a second operation must wait). */
