@@ -61,6 +61,8 @@ export interface RunningController {
   readonly caCert: string;
   readonly provider: ProviderIdentity;
   readonly database: "pglite" | "postgres";
+  /** The method and path of every route it answers (Hono patterns: `:name`, `*`), middleware left out. */
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
   close(): Promise<void>;
 }
 
@@ -119,6 +121,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     caCert: tls.ca.cert,
     provider,
     database: database.kind,
+    routes: app.routes.filter((r) => r.method !== "ALL").map(({ method, path }) => ({ method, path })),
     close: () =>
       (closing ??= (async () => {
         await Promise.all([runner.stop(), deliverer.stop()]);

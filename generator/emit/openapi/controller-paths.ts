@@ -23,7 +23,18 @@ const pathParameter = (name: string, description: string, schema: Schema = { typ
 
 /** The type-independent paths; `serviceIds` are the APP-META services of the inputs. */
 export function controllerPaths(serviceIds: readonly string[]): Record<string, PathItem> {
-  return { ...resourceFacetPaths(), ...catalogPaths(), ...applicationPaths(serviceIds), ...administrationPaths() };
+  return { ...resourceFacetPaths(), ...catalogPaths(), ...applicationPaths(serviceIds), ...administrationPaths(), ...uiPaths() };
+}
+
+/** Paths for user interfaces; the two documents need no token. */
+function uiPaths(): Record<string, PathItem> {
+  return {
+    "/aps/2/openapi.json": { get: { operationId: "getOpenApi", summary: "This document.", security: [], responses: { "200": { description: "The OpenAPI document.", content: jsonContent(anyObject) } } } },
+    "/aps/2/ui/runtime/version.html": { get: { operationId: "getUiRuntimeVersion", summary: "The version of the UI runtime.", security: [], responses: { "200": { description: "An HTML page with the version.", content: { "text/html": { schema: { type: "string" } } } } } } },
+    "/aps/2/navigation": {
+      post: { operationId: "postNavigation", summary: "Stores a navigation tree.", requestBody: { required: true, content: jsonContent(anyObject) }, responses: { "201": { description: "The tree with its id.", content: jsonContent(anyObject) }, ...errorResponses() } },
+    },
+  };
 }
 
 function resourceFacetPaths(): Record<string, PathItem> {
@@ -96,6 +107,16 @@ function applicationPaths(serviceIds: readonly string[]): Record<string, PathIte
 
 function administrationPaths(): Record<string, PathItem> {
   const list = (operationId: string, summary: string) => ({ get: { operationId, summary, responses: { "200": listResponse(anyObject), ...errorResponses() } } });
+  const one = (description: string) => ({ description, content: jsonContent(anyObject) });
+  const instance = pathParameter("instanceId", "Application instance id.", { type: "string", format: "uuid" });
+  const notification = pathParameter("notificationId", "Outbox notification id.", { type: "integer", minimum: 1 });
+  const replayed = { description: "How many were queued again.", content: jsonContent({ type: "object", required: ["replayed"], properties: { replayed: { type: "integer" } } }) };
+  const suspension = (operationId: string, summary: string) => ({
+    operationId,
+    summary,
+    parameters: [pathParameter("accountId", "Account resource id.", { type: "string", format: "uuid" })],
+    responses: { "200": one("The resources changed, how many were already so, and those that failed."), ...errorResponses() },
+  });
   return {
     "/aps/2/instances": {
       ...list("listInstances", "Application instances (provider administrators)."),
@@ -105,9 +126,25 @@ function administrationPaths(): Record<string, PathItem> {
         responses: { "201": { description: "Installed.", content: jsonContent(anyObject) }, ...errorResponses() },
       },
     },
+    "/aps/2/instances/{instanceId}": {
+      parameters: [instance] as never,
+      get: { operationId: "getInstance", responses: { "200": one("The instance."), ...errorResponses() } },
+      delete: {
+        operationId: "uninstallInstance",
+        summary: "Unprovisions the instance's resources in a safe order and removes it.",
+        parameters: [{ name: "force", in: "query", required: false, description: "`true` removes the instance even when its endpoint cannot be reached.", schema: { type: "boolean" } }],
+        responses: { "200": one("What was removed, and the endpoint's errors when forced."), ...errorResponses() },
+      },
+    },
+    "/aps/2/instances/{instanceId}/credentials": { post: { operationId: "reissueCredentials", summary: "Issues a new certificate for the instance and sends it to the endpoint.", parameters: [instance], responses: { "200": one("The instance."), ...errorResponses() } } },
     "/aps/2/tasks": list("listTasks", "Asynchronous operations (provider administrators)."),
+    "/aps/2/tasks/{taskId}": { delete: { operationId: "removeTask", summary: "Removes a failed or finished task; a pending one is a 409.", parameters: [pathParameter("taskId", "Task id.", { type: "string", format: "uuid" })], responses: { "204": { description: "Removed." }, ...errorResponses() } } },
     "/aps/2/events/pending": list("listPendingNotifications", "Notifications not yet delivered (provider administrators)."),
     "/aps/2/events/dead": list("listDeadLetters", "Notifications given up after their retries (provider administrators)."),
-    "/aps/2/events/dead/replay": { post: { operationId: "replayDeadLetters", responses: { "200": { description: "How many were queued again.", content: jsonContent(anyObject) }, ...errorResponses() } } },
+    "/aps/2/events/dead/replay": { post: { operationId: "replayDeadLetters", responses: { "200": replayed, ...errorResponses() } } },
+    "/aps/2/events/dead/{notificationId}/replay": { post: { operationId: "replayDeadLetter", parameters: [notification], responses: { "200": replayed, ...errorResponses() } } },
+    "/aps/2/events/dead/{notificationId}": { delete: { operationId: "discardDeadLetter", summary: "Drops a dead notification for good.", parameters: [notification], responses: { "204": { description: "Dropped." }, ...errorResponses() } } },
+    "/aps/2/customers/{accountId}/suspend": { post: suspension("suspendCustomer", "Disables every Suspendable resource of the account and the accounts below it.") },
+    "/aps/2/customers/{accountId}/resume": { post: suspension("resumeCustomer", "Enables every Suspendable resource of the account and the accounts below it.") },
   };
 }
