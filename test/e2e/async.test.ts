@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConnectorApp } from "../../runtime/connector/app.ts";
 import type { ApsCallContext } from "../../runtime/connector/context.ts";
@@ -13,15 +12,14 @@ import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { databases } from "./controller-harness.ts";
-import { serveProcess, type ServeProcess } from "./serve-process.ts";
+import { scratchDatabase, serveProcess, type ScratchDatabase, type ServeProcess } from "./serve-process.ts";
 
 const T = "http://cloudmail.example.com/types";
 
 describe.each(databases)("asynchronous provisioning across a controller crash on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-async-"));
   const dataDir = join(dir, "data");
-  let databaseUrl: string | undefined;
-  let dbName: string | undefined;
+  let database: ScratchDatabase | undefined;
   let connector: RunningConnector;
   let endpointCa = "";
   const tenantCalls: { phase: string; transaction?: string }[] = [];
@@ -30,13 +28,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
   let controller: ServeProcess | undefined;
 
   beforeAll(async () => {
-    if (kind === "postgres") {
-      dbName = `aps_async_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
-      const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-      await admin.unsafe(`create database ${dbName}`);
-      await admin.end();
-      databaseUrl = Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${dbName}` }).toString();
-    }
+    if (kind === "postgres") database = await scratchDatabase("aps_async");
     const tls = await ensureControllerTls(join(dir, "endpoint"), ["127.0.0.1"]);
     endpointCa = tls.ca.cert;
     const app = createConnectorApp({
@@ -60,16 +52,12 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
   afterAll(async () => {
     controller?.child.kill("SIGKILL");
     await connector?.close();
-    if (dbName) {
-      const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-      await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-      await admin.end();
-    }
+    await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("goes aps:provisioning -> aps:ready with sync, async, async, surviving a SIGKILL between attempts", async () => {
-    controller = serveProcess(dataDir, databaseUrl);
+    controller = serveProcess(dataDir, database?.url);
     let call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
     const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
@@ -92,7 +80,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
     await new Promise((r) => controller!.child.once("exit", r));
     expect(tenantCalls.map((c) => c.phase)).toEqual(["sync", "async"]);
 
-    controller = serveProcess(dataDir, databaseUrl);
+    controller = serveProcess(dataDir, database?.url);
     call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     let resource: { aps: { status: string }; organizationId?: string } | undefined;
     for (let i = 0; i < 100; i++) {

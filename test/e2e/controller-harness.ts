@@ -12,6 +12,7 @@ import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliv
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { scratchDatabase } from "./serve-process.ts";
 
 /** The databases the e2e suites run on: always PGlite; PostgreSQL too when DATABASE_URL is set. */
 export const databases: readonly ("pglite" | "postgres")[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
@@ -44,17 +45,8 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
   const validators = await loadValidators(model);
   const dataDir = mkdtempSync(join(tmpdir(), "aps-e2e-"));
   const logFile = join(dataDir, "controller.log");
-  let databaseUrl: string | undefined;
-  let dbName: string | undefined;
-  if (kind === "postgres") {
-    dbName = `aps_e2e_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-    await admin.unsafe(`create database ${dbName}`);
-    await admin.end();
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
-  }
+  const database = kind === "postgres" ? await scratchDatabase("aps_e2e") : undefined;
+  const databaseUrl = database?.url;
   const start = () =>
     startController({ types, validators, packages, compiler: compileArchive, openApi: buildOpenApi(model), ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
   const self: ControllerUnderTest = {
@@ -73,11 +65,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
     async dispose() {
       await self.controller.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (dbName) {
-        const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-        await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-        await admin.end();
-      }
+      await database?.drop();
     },
     async second() {
       if (!databaseUrl) throw new Error("a second instance needs PostgreSQL");

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cloudmailServices } from "../../generated/connector/examples/cloudmail/index.gen.ts";
 import { createConnectorApp } from "../../runtime/connector/app.ts";
@@ -14,7 +13,7 @@ import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { databases } from "./controller-harness.ts";
-import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
+import { killHard, scratchDatabase, serveProcess, type ScratchDatabase, type ServeProcess } from "./serve-process.ts";
 
 const T = "http://cloudmail.example.com/types";
 const SUBSCRIPTION = "http://aps-standard.org/types/core/subscription/1.0";
@@ -27,8 +26,7 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
   const dataDir = join(dir, "data");
   const credentials = fileCredentialStore(join(dir, "credentials"));
   const received: { serial: number; source: string; subscription: string }[] = [];
-  let databaseUrl: string | undefined;
-  let dbName: string | undefined;
+  let database: ScratchDatabase | undefined;
   let connector: RunningConnector;
   let endpoint!: { cert: string; key: string; ca: string };
   const processes: ServeProcess[] = [];
@@ -63,13 +61,7 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
   });
 
   beforeAll(async () => {
-    if (kind === "postgres") {
-      dbName = `aps_events_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
-      const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-      await admin.unsafe(`create database ${dbName}`);
-      await admin.end();
-      databaseUrl = Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${dbName}` }).toString();
-    }
+    if (kind === "postgres") database = await scratchDatabase("aps_events");
     const tls = await ensureControllerTls(join(dir, "endpoint"), ["127.0.0.1"]);
     endpoint = { ...tls.server, ca: tls.ca.cert };
     connector = await startConnector(app, endpoint);
@@ -78,16 +70,12 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
   afterAll(async () => {
     for (const p of processes) await killHard(p);
     await connector?.close();
-    if (dbName) {
-      const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-      await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-      await admin.end();
-    }
+    await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   const start = async () => {
-    const p = serveProcess(dataDir, databaseUrl, RETRIES);
+    const p = serveProcess(dataDir, database?.url, RETRIES);
     processes.push(p);
     return { p, call: httpsClient(await p.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8")) };
   };
