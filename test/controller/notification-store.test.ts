@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotificationStore } from "../../runtime/controller/events/notification-store.ts";
 import { notificationStatement } from "../../runtime/controller/events/outbox.ts";
 import { executePrepared, openDatabase, type Database, type Db } from "../../runtime/controller/store/open-database.ts";
+import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const CHANGED = "http://aps-standard.org/core/events/changed";
 
@@ -18,17 +18,15 @@ const CHANGED = "http://aps-standard.org/core/events/changed";
  */
 describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shared by two processes", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "aps-outbox-"));
-  const dbName = `aps_outbox_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
+  let database: ScratchDatabase | undefined;
   let a: Database;
   let b: Database;
   const subscriber = randomUUID();
   const source = { id: randomUUID(), typeId: "http://x.example/t/1.0" };
 
   beforeAll(async () => {
-    const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-    await admin.unsafe(`create database ${dbName}`);
-    await admin.end();
-    const url = Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${dbName}` }).toString();
+    database = await scratchDatabase("aps_outbox");
+    const url = database.url;
     a = await openDatabase({ dataDir, url });
     b = await openDatabase({ dataDir, url });
     const now = new Date().toISOString();
@@ -40,9 +38,7 @@ describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shar
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

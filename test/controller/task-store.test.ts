@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
+import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 import { TaskStore } from "../../runtime/controller/tasks/task-store.ts";
 
 /**
@@ -14,24 +14,20 @@ import { TaskStore } from "../../runtime/controller/tasks/task-store.ts";
  */
 describe.runIf(!!process.env.DATABASE_URL)("TaskStore on PostgreSQL shared by two processes", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "aps-tasks-"));
-  const dbName = `aps_tasks_${process.pid}_${Math.random().toString(36).slice(2, 7)}`;
+  let database: ScratchDatabase | undefined;
   let a: Database;
   let b: Database;
 
   beforeAll(async () => {
-    const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-    await admin.unsafe(`create database ${dbName}`);
-    await admin.end();
-    const url = Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${dbName}` }).toString();
+    database = await scratchDatabase("aps_tasks");
+    const url = database.url;
     a = await openDatabase({ dataDir, url });
     b = await openDatabase({ dataDir, url });
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    const admin = postgres(process.env.DATABASE_URL!, { onnotice: () => {} });
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -12,7 +12,8 @@ import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { databases } from "./controller-harness.ts";
-import { scratchDatabase, serveProcess, type ScratchDatabase, type ServeProcess } from "./serve-process.ts";
+import { serveProcess, type ServeProcess } from "./serve-process.ts";
+import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const T = "http://cloudmail.example.com/types";
 

@@ -57,7 +57,8 @@ import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { databases } from "./controller-harness.ts";
-import { scratchDatabase, serveProcess, type ScratchDatabase, type ServeProcess } from "./serve-process.ts";
+import { serveProcess, type ServeProcess } from "./serve-process.ts";
+import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 

@@ -12,7 +12,7 @@ import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliv
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
-import { scratchDatabase } from "./serve-process.ts";
+import { scratchDatabase } from "../helpers/scratch-database.ts";
 
 /** The databases the e2e suites run on: always PGlite; PostgreSQL too when DATABASE_URL is set. */
 export const databases: readonly ("pglite" | "postgres")[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];

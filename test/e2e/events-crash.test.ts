@@ -13,7 +13,8 @@ import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { databases } from "./controller-harness.ts";
-import { killHard, scratchDatabase, serveProcess, type ScratchDatabase, type ServeProcess } from "./serve-process.ts";
+import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
+import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const T = "http://cloudmail.example.com/types";
 const SUBSCRIPTION = "http://aps-standard.org/types/core/subscription/1.0";
@@ -79,7 +80,9 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
     processes.push(p);
     return { p, call: httpsClient(await p.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8")) };
   };
-  async function until(what: string, probe: () => boolean, ms = 20_000): Promise<void> {
+  // Generous: after the downtime the next retry may be seconds away (backoff doubles), and on a
+  // loaded 2-core machine a controller process takes seconds to start. Losing nothing is the point here, not speed.
+  async function until(what: string, probe: () => boolean, ms = 60_000): Promise<void> {
     const end = Date.now() + ms;
     while (!probe()) {
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(received)}`);
