@@ -104,12 +104,20 @@ export class ResourceStore {
         insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, subscription, package_id, instance_id, body, secrets)
         values ($1::uuid, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7::uuid, $8, $9::uuid, $10::uuid, $11::uuid, $12::jsonb, $13::bytea)
         returning seq)`;
+    let linkTargets: number | undefined;
     if (newLinks.length) {
       text += `, l as (insert into links (source_id, relation, target_id) select $1::uuid, x.relation, x.target from unnest($${values.length + 1}::text[], $${values.length + 2}::uuid[]) as x(relation, target))`;
       values.push(pgArray(newLinks.map((l) => l.relation)), pgArray(newLinks.map((l) => l.targetId)));
+      linkTargets = values.length;
     }
     if (events.length) {
-      const notify = notificationStatement(events, values.length + 1);
+      // The notifications reuse the row's parameters ($1 id, $2 type, $5 created, $7 owner
+      // account, $8 owner path) and the link targets: fewer bytes per provisioning.
+      const targets = new Set(newLinks.map((l) => l.targetId));
+      const ownSource = events.every((e) => e.sourceId === row.id && e.sourceTypes[0] === row.typeId && e.ownerPath === row.ownerPath && e.ownerAccount === (row.ownerAccount ?? null));
+      const linkedCovered = linkTargets !== undefined && events.every((e) => (e.linkedIds ?? []).every((id) => targets.has(id)));
+      const shared = ownSource ? { time: 5, sourceId: 1, sourceType: 2, ownerPath: 8, ownerAccount: 7, ...(linkedCovered ? { linked: linkTargets } : {}) } : {};
+      const notify = notificationStatement(events, values.length + 1, row.created, shared);
       text += `, n as (${notify.text})`;
       values.push(...notify.values);
     }
