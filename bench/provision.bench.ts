@@ -1,7 +1,11 @@
 // Provisioning benchmark: POST /aps/2/resources of an application type through the controller
 // (token, validation, roles, forwarding over mutual TLS to a local connector, storing the
 // merged resource) against a baseline in the same run: bare Hono that calls the same connector
-// and inserts one row. Run: npm run bench:provision [-- --seconds 8 --connections 20]
+// and inserts one row. Run: npm run bench:provision [-- --seconds 5 --rounds 3 --connections 20]
+//
+// The servers take turns, round after round (controller, baseline, same-table baseline), and the
+// ratio is the median of the rounds' ratios: on a shared 2-core machine the load of everything
+// else drifts during a run, and a drift then hits both sides of a ratio alike.
 //
 // Everything runs as child processes on PostgreSQL ($DATABASE_URL, default the local test
 // server), in a database of its own that is dropped at the end. Informational: exit 0.
@@ -14,8 +18,9 @@ import autocannon from "autocannon";
 import postgres from "postgres";
 import { httpsCall, runCapture, startChild } from "./child-process.ts";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, connections: { type: "string", default: "20" } } });
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "5" }, rounds: { type: "string", default: "3" }, connections: { type: "string", default: "20" } } });
 const seconds = Number(values.seconds);
+const rounds = Math.max(1, Number(values.rounds));
 const connections = Number(values.connections);
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const ITEM = "http://bench.example/types/item/1.0";
@@ -52,22 +57,32 @@ try {
   children.push((await startChild(["--import", "tsx", "bench/provision-baseline.ts", dbUrl, dataDir, endpoint!, endpointCaPath!, String(baselinePort)], /ready/, { BENCH_INSTANCE: instanceId })).child);
   children.push((await startChild(["--import", "tsx", "bench/provision-baseline.ts", dbUrl, dataDir, endpoint!, endpointCaPath!, String(baselinePort + 1), "resources"], /ready/, { BENCH_INSTANCE: instanceId })).child);
 
-  const load = async (url: string, extra: Record<string, string>, body: string) => {
-    const options = { url, connections, method: "POST", headers: { ...extra, "content-type": "application/json" }, body, tlsOptions: { ca } };
-    await autocannon({ ...options, duration: 2 });
-    return autocannon({ ...options, duration: seconds });
-  };
-  const ours = await load(`${base}/aps/2/resources`, { "aps-token": token }, JSON.stringify({ aps: { type: ITEM }, name: "bench item", size: 3 }));
-  const bare = await load(`https://127.0.0.1:${baselinePort}/items`, {}, JSON.stringify({ name: "bench item", size: 3 }));
-  const sameTable = await load(`https://127.0.0.1:${baselinePort + 1}/items`, {}, JSON.stringify({ name: "bench item", size: 3 }));
-  const ratio = ours.requests.average / bare.requests.average;
-  console.log(`\nProvisioning through a local connector, ${connections} connections, ${seconds} s each, PostgreSQL`);
-  console.log("server                                         req/s    p50 ms  p99 ms  errors/non-2xx");
-  console.log(`aps-gen controller (validate, roles, forward)  ${ours.requests.average.toFixed(0).padStart(6)}  ${String(ours.latency.p50).padStart(6)}  ${String(ours.latency.p99).padStart(6)}  ${ours.errors}/${ours.non2xx}`);
-  console.log(`baseline: Hono -> connector -> one INSERT      ${bare.requests.average.toFixed(0).padStart(6)}  ${String(bare.latency.p50).padStart(6)}  ${String(bare.latency.p99).padStart(6)}  ${bare.errors}/${bare.non2xx}`);
-  console.log(`baseline, row into resources (same indexes) ${sameTable.requests.average.toFixed(0).padStart(6)}  ${String(sameTable.latency.p50).padStart(6)}  ${String(sameTable.latency.p99).padStart(6)}  ${sameTable.errors}/${sameTable.non2xx}`);
-  console.log(`ratio: ${(ratio * 100).toFixed(0)}% of the baseline (target ≥ 50%) ${ratio >= 0.5 ? "✓" : "✗"}`);
-  console.log(`against the same-table baseline: ${((ours.requests.average / sameTable.requests.average) * 100).toFixed(0)}% (what the controller adds beyond storing the row)`);
+  const targets: { name: string; url: string; headers: Record<string, string>; body: string }[] = [
+    { name: "aps-gen controller (validate, roles, forward)", url: `${base}/aps/2/resources`, headers: { "aps-token": token }, body: JSON.stringify({ aps: { type: ITEM }, name: "bench item", size: 3 }) },
+    { name: "baseline: Hono -> connector -> one INSERT", url: `https://127.0.0.1:${baselinePort}/items`, headers: {}, body: JSON.stringify({ name: "bench item", size: 3 }) },
+    { name: "baseline, row into resources (same indexes)", url: `https://127.0.0.1:${baselinePort + 1}/items`, headers: {}, body: JSON.stringify({ name: "bench item", size: 3 }) },
+  ];
+  const load = (t: (typeof targets)[number], duration: number) => autocannon({ url: t.url, connections, method: "POST", headers: { ...t.headers, "content-type": "application/json" }, body: t.body, tlsOptions: { ca }, duration });
+  for (const t of targets) await load(t, 2);
+  const results: Awaited<ReturnType<typeof load>>[][] = targets.map(() => []);
+  for (let round = 1; round <= rounds; round++) {
+    for (const [i, t] of targets.entries()) results[i]!.push(await load(t, seconds));
+    process.stderr.write(`round ${round}/${rounds}: ${results.map((r) => r.at(-1)!.requests.average.toFixed(0)).join(" / ")} req/s\n`);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const perRound = (other: number) => results[0]!.map((r, k) => r.requests.average / results[other]![k]!.requests.average);
+  const ratio = median(perRound(1));
+  console.log(`\nProvisioning through a local connector, ${connections} connections, ${rounds} rounds of ${seconds} s each, PostgreSQL`);
+  console.log("server                                         req/s    p50 ms  p99 ms  errors/non-2xx   (median of the rounds)");
+  for (const [i, t] of targets.entries()) {
+    const rs = results[i]!;
+    const errors = rs.reduce((n, r) => n + r.errors, 0);
+    const non2xx = rs.reduce((n, r) => n + r.non2xx, 0);
+    console.log(`${t.name.padEnd(45)} ${median(rs.map((r) => r.requests.average)).toFixed(0).padStart(6)}  ${String(median(rs.map((r) => r.latency.p50))).padStart(6)}  ${String(median(rs.map((r) => r.latency.p99))).padStart(6)}  ${errors}/${non2xx}`);
+  }
+  const pct = (xs: number[]) => xs.map((x) => `${(x * 100).toFixed(0)}%`).join(", ");
+  console.log(`ratio: ${(ratio * 100).toFixed(0)}% of the baseline (target ≥ 50%) ${ratio >= 0.5 ? "✓" : "✗"}; rounds: ${pct(perRound(1))}`);
+  console.log(`against the same-table baseline: ${(median(perRound(2)) * 100).toFixed(0)}% (what the controller adds beyond storing the row); rounds: ${pct(perRound(2))}`);
 } finally {
   for (const c of children) c.kill("SIGTERM");
   await new Promise((r) => setTimeout(r, 500));
