@@ -11094,7 +11094,7 @@ export const openApiDocument: Record<string, unknown> = {
             "type": "integer",
             "format": "int64",
             "description": "Archive limit. The default is above 2^53 and must survive parsing exactly.",
-            "default": 9007199254740992
+            "default": 9007199254740993n
           },
           "maxMessageSize": {
             "type": "integer",
@@ -11227,7 +11227,7 @@ export const openApiDocument: Record<string, unknown> = {
             "type": "integer",
             "format": "int64",
             "description": "Archive limit. The default is above 2^53 and must survive parsing exactly.",
-            "default": 9007199254740992
+            "default": 9007199254740993n
           },
           "maxMessageSize": {
             "type": "integer",
@@ -11329,7 +11329,7 @@ export const openApiDocument: Record<string, unknown> = {
             "type": "integer",
             "format": "int64",
             "description": "Archive limit. The default is above 2^53 and must survive parsing exactly.",
-            "default": 9007199254740992
+            "default": 9007199254740993n
           },
           "maxMessageSize": {
             "type": "integer",
@@ -11748,9 +11748,9 @@ export const openApiDocument: Record<string, unknown> = {
             "enum": [
               102400,
               1048576,
-              9223372036854776000
+              9223372036854775807n
             ],
-            "default": 9223372036854776000
+            "default": 9223372036854775807n
           },
           "sshKeys": {
             "type": "array",
@@ -11899,9 +11899,9 @@ export const openApiDocument: Record<string, unknown> = {
             "enum": [
               102400,
               1048576,
-              9223372036854776000
+              9223372036854775807n
             ],
-            "default": 9223372036854776000
+            "default": 9223372036854775807n
           },
           "rootPassword": {
             "type": "string",
@@ -12010,9 +12010,9 @@ export const openApiDocument: Record<string, unknown> = {
             "enum": [
               102400,
               1048576,
-              9223372036854776000
+              9223372036854775807n
             ],
-            "default": 9223372036854776000
+            "default": 9223372036854775807n
           },
           "sshKeys": {
             "type": "array",

@@ -24,6 +24,7 @@ import { SubscriptionService } from "./events/subscription-service.ts";
 import type { OpenTransactions } from "./forward/open-transactions.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { sendJson } from "./http-json.ts";
+import { stringifyJson } from "../common/json-text.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
 import { RelationService } from "./relation-service.ts";
 import { ResourceService } from "./resource-service.ts";
@@ -87,7 +88,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
   if (parts.openApi) {
     // Serialised once; the document describes the API, not data, so it needs no token.
-    const text = JSON.stringify(parts.openApi);
+    const text = stringifyJson(parts.openApi);
     app.get("/aps/2/openapi.json", (c) => c.body(text, 200, { "content-type": "application/json; charset=utf-8" }));
   }
   // Certificate callers, before the token check that every other /aps/2 call passes.

@@ -316,6 +316,14 @@ describe("what the example document says (expectations from types/examples/cloud
     if (op.errorResponse) expectContentOf(operation.responses.default!.content, op.errorResponse, owner);
   });
 
+  it("keeps 64-bit defaults and enum values beyond 2^53 exact", () => {
+    const prop = (schema: string, name: string) => schemas[schema]!.properties![name]! as SchemaObject & { default?: unknown };
+    // As declared: 2^53 + 1 and 2^63 - 1, which a double would round to 2^53 and 2^63.
+    expect(prop("Mailbox", "archiveQuota").default).toBe(9007199254740993n);
+    expect(prop("Vps", "trafficLimit").default).toBe(9223372036854775807n);
+    expect(prop("Vps", "trafficLimit").enum).toEqual([102400, 1048576, 9223372036854775807n]);
+  });
+
   it("has security schemes for APS-Token and for client certificates", () => {
     const schemes = Object.entries(doc.components.securitySchemes);
     const token = schemes.find(([, s]) => s.type === "apiKey");
@@ -405,6 +413,9 @@ describe("the document served at /aps/2/openapi.json matches the routes of a run
       const served = await running.call("GET", "/aps/2/openapi.json");
       expect(served.status).toBe(200);
       const doc = served.json as OpenApiDocument;
+      // Served as exact JSON integers, not rounded doubles.
+      expect(served.text).toMatch(/"default":9007199254740993[,}]/);
+      expect(served.text).not.toContain("9007199254740992");
       // "METHOD /path", path parameters written as x.
       const described = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => k !== "parameters").map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "x")}`));
       // Hono patterns as expressions: `:name` one segment, a trailing `*` anything below (custom

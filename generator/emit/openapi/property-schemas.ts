@@ -3,7 +3,8 @@
  * what a client needs to read and write bodies, not every rule the validators check (64-bit
  * bounds and the 4000-character JSON limit stay with the validators).
  */
-import type { Property, ResolvedType, TypeRef } from "../../model/model.ts";
+import { parseJsonText } from "../../../runtime/common/json-text.ts";
+import type { Literal, Property, ResolvedType, TypeRef } from "../../model/model.ts";
 import { BaseSchemaNames, type SchemaNames } from "./schema-names.ts";
 
 /** A JSON Schema object. */
@@ -45,11 +46,16 @@ export function propertySchema(p: Property, names: SchemaNames): Schema {
   if (p.minItems !== undefined) s.minItems = p.minItems;
   if (p.maxItems !== undefined) s.maxItems = p.maxItems;
   if (p.uniqueItems) s.uniqueItems = true;
-  if (p.enum) s.enum = p.enum.map((l) => l.value);
-  if (p.default) s.default = p.default.value;
+  if (p.enum) s.enum = p.enum.map(exact);
+  if (p.default) s.default = exact(p.default);
   if (p.readonly) s.readOnly = true;
   if (p.encrypted) s.writeOnly = true;
   return s;
+}
+
+/** A literal's value read from its source text: a 64-bit integer beyond 2^53 stays exact, as a bigint. */
+function exact(literal: Literal): unknown {
+  return parseJsonText(literal.raw);
 }
 
 /** An object schema of properties; `required` names those to list as required. */
