@@ -4186,8 +4186,9 @@ export const openApiDocument: Record<string, unknown> = {
     },
     "/aps/2/resources/{id}/resources": {
       "get": {
-        "operationId": "PASubscription_resources",
-        "summary": "PASubscription.resources",
+        "operationId": "PASubscription_resources__Subscription_resources",
+        "summary": "PASubscription.resources, Subscription.resources (one path, several types)",
+        "description": "PASubscription.resources\n\nSubscription.resources",
         "parameters": [
           {
             "name": "id",
@@ -4245,8 +4246,7 @@ export const openApiDocument: Record<string, unknown> = {
               }
             }
           }
-        },
-        "description": "Also Subscription.resources."
+        }
       }
     },
     "/aps/2/resources/{id}/testConnection": {
@@ -4532,8 +4532,9 @@ export const openApiDocument: Record<string, unknown> = {
     },
     "/aps/2/resources/{id}/onSubscriptionLimitsChanged": {
       "post": {
-        "operationId": "Tenant_onSubscriptionLimitsChanged",
-        "summary": "Tenant.onSubscriptionLimitsChanged",
+        "operationId": "Tenant_onSubscriptionLimitsChanged__Management_onSubscriptionLimitsChanged",
+        "summary": "Tenant.onSubscriptionLimitsChanged, Management.onSubscriptionLimitsChanged (one path, several types)",
+        "description": "Tenant.onSubscriptionLimitsChanged\n\nManagement.onSubscriptionLimitsChanged",
         "parameters": [
           {
             "name": "id",
@@ -4593,13 +4594,19 @@ export const openApiDocument: Record<string, unknown> = {
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                  "oneOf": [
+                    {
+                      "$ref": "#/components/schemas/Tenant.ErrorInfo"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Management.ErrorInfo"
+                    }
+                  ]
                 }
               }
             }
           }
-        },
-        "description": "Also Management.onSubscriptionLimitsChanged."
+        }
       }
     },
     "/aps/2/resources/{id}/onDomainLinked": {

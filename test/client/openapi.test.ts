@@ -202,6 +202,37 @@ describe("the OpenAPI document passes @readme/openapi-parser", () => {
   });
 });
 
+describe("one path that several types declare", () => {
+  it("is one operation describing them all: parameters joined, bodies and replies as oneOf", async () => {
+    const machine = (name: string, restart: Record<string, unknown>) => ({
+      apsVersion: "2.0",
+      name,
+      id: `http://t.example/${name}/1.0`,
+      implements: [RESOURCE],
+      structures: { [`${name}Plan`]: { type: "object", properties: { [`${name}Only`]: { type: "string" } } } },
+      operations: { restart: { verb: "POST", path: "/restart", errorResponse: { type: "object" }, ...restart } },
+    });
+    const gadget = machine("gadget", { parameters: { force: { kind: "query", type: "boolean", required: true }, plan: { kind: "body", type: "gadgetPlan", required: true } }, response: { type: "string" } });
+    const gizmo = machine("gizmo", { parameters: { force: { kind: "query", type: "boolean", required: false }, delay: { kind: "query", type: "integer" }, plan: { kind: "body", type: "gizmoPlan", required: true } }, response: { contentType: "text/plain" } });
+    const { model, diagnostics, dir } = compileDeclarations([gadget, gizmo]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const doc = buildOpenApi(model) as unknown as OpenApiDocument;
+    expect(await validationReport(doc)).toBe("");
+    const op = doc.paths["/aps/2/resources/{id}/restart"]!.post!;
+    expect(op.operationId).toBe("Gadget_restart__Gizmo_restart");
+    expect(op.parameters!.map((p) => [p.name, p.in, p.required])).toEqual([
+      ["id", "path", true],
+      // Required by gadget only, so not required of the path.
+      ["force", "query", false],
+      ["delay", "query", false],
+    ]);
+    expect(op.requestBody!.required).toBe(true);
+    expect(op.requestBody!.content["application/json"]!.schema.oneOf!.map((s) => s.$ref)).toEqual(["#/components/schemas/Gadget.gadgetPlan", "#/components/schemas/Gizmo.gizmoPlan"]);
+    expect(keys(op.responses["200"]!.content)).toEqual(["application/json", "text/plain"]);
+  });
+});
+
 describe("a document the validator must reject", () => {
   const cases: [string, (doc: Record<string, any>) => void, RegExp][] = [
     ["a $ref to a schema that does not exist", (d) => (d.paths["/aps/2/resources"].post.requestBody.content["application/json"].schema = { $ref: "#/components/schemas/Nowhere" }), /Nowhere/],
@@ -235,6 +266,18 @@ describe("what the example document says (expectations from types/examples/cloud
   /** The schema says what the declaration's type says: primitive, array, or that structure. */
   function expectSchemaOf(schema: SchemaObject, decl: DeclType, owner: Declaration): void {
     const s = resolve(doc, schema);
+    // A path several types declare offers each type's shape: one of them must be this one.
+    if (s.oneOf) {
+      const fits = s.oneOf.filter((alternative) => {
+        try {
+          expectSchemaOf(alternative, decl, owner);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      return expect(fits.length, `${owner.name}: no alternative of the oneOf fits`).toBeGreaterThan(0);
+    }
     if (decl.type === "array") {
       expect(s.type).toBe("array");
       return expectSchemaOf(s.items!, decl.items!, owner);

@@ -53,7 +53,7 @@ export function buildOpenApi(model: ApsModel): Record<string, unknown> {
     for (const op of ["enable", "disable"]) paths[`/aps/2/resources/{id}/${op}`] = { put: { operationId: `${op}Resource`, summary: `Suspendable (${suspendable.map(nameOf).join(", ")}), administrators only.`, parameters: [resourceIdParameter], responses: { "200": { description: "The resource.", content: jsonContent(oneOf("")) }, ...errorResponses() } } };
   }
   addRelations(paths, resourceTypes, names);
-  for (const type of resourceTypes) for (const op of type.operations.values()) if (!isBaseOperation(op, type, model)) addOperation(paths, type, op, names);
+  addOperations(paths, resourceTypes, model, names);
   const serviceIds = [...new Set(resourceTypes.flatMap((t) => (t.decl.service ? [t.decl.service] : [])))].sort();
   Object.assign(paths, controllerPaths(serviceIds));
   return {
@@ -96,39 +96,95 @@ function addRelations(paths: Record<string, PathItem>, types: readonly ResolvedT
   }
 }
 
+/** One type's custom operation. */
+interface Declared {
+  readonly type: ResolvedType;
+  readonly op: Operation;
+}
+
 /**
- * A custom operation (SPEC 4.4) at its controller path. Two types may declare the same path and
- * verb; the controller routes by the resource's type, so the first one describes the path and
- * the others are named in its description.
+ * The custom operations (SPEC 4.4) at their controller paths. Types may declare the same path
+ * and verb (the controller routes by the resource's type); such a path is one operation of the
+ * document that describes them all: the union of their parameters (required where every type
+ * requires it) and a `oneOf` of their bodies and replies where they differ.
  */
-function addOperation(paths: Record<string, PathItem>, type: ResolvedType, op: Operation, names: SchemaNames): void {
-  const typeName = names.type(type.id)!;
-  const path = op.static ? `/aps/2/static/${encodeURIComponent(type.id)}${op.path}` : `/aps/2/resources/{id}${op.path === "/" ? "" : op.path}`;
-  const method = op.verb.toLowerCase();
-  const item = (paths[path] ??= {});
-  if (item[method]) {
-    item[method]!.description = `${String(item[method]!.description ?? "")} Also ${typeName}.${op.name}.`.trim();
-    return;
+function addOperations(paths: Record<string, PathItem>, types: readonly ResolvedType[], model: ApsModel, names: SchemaNames): void {
+  const byPath = new Map<string, { path: string; method: string; declared: Declared[] }>();
+  for (const type of types) {
+    for (const op of type.operations.values()) {
+      if (isBaseOperation(op, type, model)) continue;
+      const path = op.static ? `/aps/2/static/${encodeURIComponent(type.id)}${op.path}` : `/aps/2/resources/{id}${op.path === "/" ? "" : op.path}`;
+      const method = op.verb.toLowerCase();
+      const entry = byPath.get(`${method} ${path}`) ?? { path, method, declared: [] };
+      entry.declared.push({ type, op });
+      byPath.set(`${method} ${path}`, entry);
+    }
   }
-  const parameters = [
-    ...(op.static ? [] : [resourceIdParameter]),
-    ...op.parameters.filter((p) => p.kind !== "body").map((p) => ({ name: p.name, in: p.kind, required: p.kind === "path" || p.required, ...(p.description ? { description: p.description } : {}), schema: p.type ? refSchema(p.type, names) : { type: "string" } })),
-  ];
-  const body = op.parameters.find((p) => p.kind === "body");
+  for (const { path, method, declared } of byPath.values()) {
+    const item = (paths[path] ??= {});
+    const what = declared.map(({ type, op }) => `${names.type(type.id)}.${op.name}`).join(", ");
+    // A relation of another type at the same path and verb keeps its description; the operation is named in it.
+    if (item[method]) item[method]!.description = `${String(item[method]!.description ?? "")} Also ${what}.`.trim();
+    else item[method] = operationObject(declared, names);
+  }
+}
+
+function operationObject(declared: readonly Declared[], names: SchemaNames): Record<string, unknown> {
+  const first = declared[0]!.op;
+  const label = ({ type, op }: Declared) => `${names.type(type.id)}.${op.name}`;
   const content = (decl: { readonly contentType?: string; readonly type?: ResponseDecl["type"] }) =>
     decl.contentType !== undefined ? { [decl.contentType || "application/octet-stream"]: { schema: { type: "string", contentMediaType: decl.contentType || "application/octet-stream" } } } : jsonContent(decl.type ? refSchema(decl.type, names) : {});
-  item[method] = {
-    operationId: `${typeName}_${op.name}`.replace(/[^A-Za-z0-9_.-]/g, "_"),
-    summary: `${typeName}.${op.name}${op.description ? `: ${op.description}` : ""}`,
-    ...(parameters.length ? { parameters } : {}),
-    ...(body ? { requestBody: { required: body.required, content: content(body) } } : {}),
+  const bodies = declared.map(({ op }) => op.parameters.find((p) => p.kind === "body"));
+  const replies = declared.map(({ op }) => op.response);
+  const errors = declared.map(({ op }) => op.errorResponse);
+  const present = <T>(xs: readonly (T | undefined)[]) => xs.filter((x): x is T => x !== undefined);
+  return {
+    operationId: declared.map((d) => label(d).replace(".", "_")).join("__").replace(/[^A-Za-z0-9_.-]/g, "_"),
+    summary: declared.length === 1 ? `${label(declared[0]!)}${first.description ? `: ${first.description}` : ""}` : `${declared.map(label).join(", ")} (one path, several types)`,
+    ...(declared.length > 1 ? { description: declared.map((d) => `${label(d)}${d.op.description ? `: ${d.op.description}` : ""}`).join("\n\n") } : {}),
+    ...parametersOf(declared, names),
+    ...(present(bodies).length ? { requestBody: { required: bodies.every((b) => b?.required), content: mergeContent(present(bodies).map(content)) } } : {}),
     responses: {
-      "200": { description: "The application's reply.", ...(op.response ? { content: content(op.response) } : {}) },
+      "200": { description: "The application's reply.", ...(present(replies).length ? { content: mergeContent(present(replies).map(content)) } : {}) },
       ...errorResponses(),
       // The controller passes the application's own error reply back with its status (DESIGN 3).
-      ...(op.errorResponse ? { default: { description: "The application's error reply (its declared errorResponse), passed back with the application's status.", content: content(op.errorResponse) } } : {}),
+      ...(present(errors).length ? { default: { description: "The application's error reply (its declared errorResponse), passed back with the application's status.", content: mergeContent(present(errors).map(content)) } } : {}),
     },
   };
+}
+
+/** The path and query parameters of operations at one path: each once, required where all require it. */
+function parametersOf(declared: readonly Declared[], names: SchemaNames): { parameters?: Record<string, unknown>[] } {
+  const byName = new Map<string, { name: string; in: string; required: boolean; description?: string; schemas: Schema[]; count: number }>();
+  for (const { op } of declared) {
+    for (const p of op.parameters) {
+      if (p.kind === "body") continue;
+      const key = `${p.kind} ${p.name}`;
+      const seen = byName.get(key) ?? { name: p.name, in: p.kind, required: true, schemas: [], count: 0 };
+      seen.required &&= p.kind === "path" || p.required;
+      seen.count++;
+      if (p.description && !seen.description) seen.description = p.description;
+      seen.schemas.push(p.type ? refSchema(p.type, names) : { type: "string" });
+      byName.set(key, seen);
+    }
+  }
+  const parameters = [
+    ...(declared[0]!.op.static ? [] : [resourceIdParameter]),
+    ...[...byName.values()].map((p) => ({ name: p.name, in: p.in, required: p.in === "path" || (p.required && p.count === declared.length), ...(p.description ? { description: p.description } : {}), schema: oneOfDistinct(p.schemas) })),
+  ];
+  return parameters.length ? { parameters } : {};
+}
+
+/** Contents of several operations as one: per media type, the schema, or a `oneOf` of the distinct ones. */
+function mergeContent(contents: readonly Record<string, { schema: Schema }>[]): Record<string, { schema: Schema }> {
+  const byType = new Map<string, Schema[]>();
+  for (const c of contents) for (const [type, { schema }] of Object.entries(c)) byType.set(type, [...(byType.get(type) ?? []), schema]);
+  return Object.fromEntries([...byType].map(([type, schemas]) => [type, { schema: oneOfDistinct(schemas) }]));
+}
+
+function oneOfDistinct(schemas: readonly Schema[]): Schema {
+  const distinct = [...new Map(schemas.map((s) => [JSON.stringify(s), s])).values()];
+  return distinct.length === 1 ? distinct[0]! : { oneOf: distinct };
 }
 
 function baseSchemas(): Record<string, Schema> {
