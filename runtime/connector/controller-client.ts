@@ -29,12 +29,33 @@ export interface ControllerClientOptions {
 
 const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/;
 
+/**
+ * One connection pool per set of credentials: handlers make a controller client per call, and a
+ * pool of their own would cost each call a TLS handshake. Re-issued credentials get a new pool;
+ * past a handful (credentials re-issued again and again) the old pools are closed once idle.
+ */
+const pools = new Map<string, ReturnType<typeof nodeDispatcher>>();
+const MAX_POOLS = 16;
+
+function poolFor(credentials: InstanceCredentials): ReturnType<typeof nodeDispatcher> {
+  const id = `${credentials.controllerCa}\n${credentials.certAndKey}`;
+  let pool = pools.get(id);
+  if (!pool) {
+    if (pools.size >= MAX_POOLS) {
+      for (const old of pools.values()) void old.close();
+      pools.clear();
+    }
+    const key = credentials.certAndKey.match(PRIVATE_KEY)?.[0] ?? "";
+    pool = nodeDispatcher({ ca: credentials.controllerCa, cert: credentials.certAndKey.replace(key, "").trim(), key });
+    pools.set(id, pool);
+  }
+  return pool;
+}
+
 export function controllerClient(options: ControllerClientOptions) {
-  const key = options.credentials.certAndKey.match(PRIVATE_KEY)?.[0] ?? "";
-  const cert = options.credentials.certAndKey.replace(key, "").trim();
   const client: ApsClient = createClient({
     baseUrl: new URL(options.controllerUri).origin,
-    dispatcher: nodeDispatcher({ ca: options.credentials.controllerCa, cert, key }),
+    dispatcher: poolFor(options.credentials),
     ...(options.transactionId ? { transactionId: options.transactionId } : {}),
     ...(options.resourceId ? { resourceId: options.resourceId } : {}),
   });
