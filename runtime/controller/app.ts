@@ -21,7 +21,7 @@ import { eventOutboxRoutes } from "./routes/event-outbox.ts";
 import { subscriptionRoutes } from "./routes/subscriptions.ts";
 import type { NotificationStore } from "./events/notification-store.ts";
 import { SubscriptionService } from "./events/subscription-service.ts";
-import type { OpenTransactions } from "./forward/open-transactions.ts";
+import type { TransactionTickets } from "./forward/transaction-tickets.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { sendJson } from "./http-json.ts";
 import { stringifyJson } from "../common/json-text.ts";
@@ -52,7 +52,7 @@ export interface ControllerParts {
     readonly forwarder: Forwarder;
     readonly tasks: TaskStore;
     readonly provider: { id: string; path: string };
-    readonly open: OpenTransactions;
+    readonly tickets: TransactionTickets;
     /** The event outbox, and how to tell the deliverer there is something new. */
     readonly events: { readonly store: NotificationStore; nudge(): void };
   };
@@ -74,7 +74,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     store,
     parts.sealer,
     applications
-      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, open: applications.open }
+      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets }
       : undefined,
   );
   const app = new Hono<ControllerEnv>();
@@ -96,7 +96,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     const service = new ApplicationService(parts.catalog, store, parts.sealer, applications.provider);
     app.route("/aps/2/application", applicationRoutes(service, applications.instances) as unknown as Hono<ControllerEnv>);
     const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
-    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, open: applications.open }) as unknown as Hono<ControllerEnv>);
+    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, tickets: applications.tickets }) as unknown as Hono<ControllerEnv>);
   }
   app.use("/aps/2/*", async (c, next) => {
     c.set("caller", await callers.resolve(c.req.header("aps-token")));

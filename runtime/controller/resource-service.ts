@@ -19,7 +19,7 @@ import type { ServingInstance } from "./instances/instance-service.ts";
 import type { TaskRow, TaskStore } from "./tasks/task-store.ts";
 import { CoreEvent } from "./events/core-events.ts";
 import { changeEvents, raise } from "./events/raise.ts";
-import type { OpenTransactions, StagedSubscription } from "./forward/open-transactions.ts";
+import type { TransactionTickets } from "./forward/transaction-tickets.ts";
 import type { Db } from "./store/open-database.ts";
 import { ApsError, invalidBody } from "./errors.ts";
 import { implementsType, operationAccess, type RegistryType, type TypeRegistry } from "./registry.ts";
@@ -27,7 +27,7 @@ import { applyChanges, storedValues } from "./property-values.ts";
 import { resourceView } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
-import { resources, subscriptions } from "./store/schema.ts";
+import { resources } from "./store/schema.ts";
 import { filterSql, sortSql } from "./store/rql-sql.ts";
 
 const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
@@ -49,8 +49,8 @@ export interface Applications {
   targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
   readonly forwarder: Forwarder;
   readonly tasks: TaskStore;
-  /** Provisioning calls in flight, for subscriptions made during them. */
-  readonly open: OpenTransactions;
+  /** Transaction ids that say what a provisioning call is about, for subscriptions made during it. */
+  readonly tickets: TransactionTickets;
 }
 
 /** A write the application accepted for later (202): the caller gets 202 and the resource in progress. */
@@ -102,7 +102,6 @@ export class ResourceService {
     let packageId: string | null = null;
     let outcome: ForwardOutcome | undefined;
     let served: ServingInstance | undefined;
-    let staged: readonly StagedSubscription[] = [];
     const implicit = new Map<string, string>();
     if (type.servedBy === "application") {
       served = await this.applicationsFor(type).targetFor(type);
@@ -119,13 +118,15 @@ export class ResourceService {
       const { target, packageId: pkg } = served;
       packageId = pkg;
       const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, { aps: { id: l.targetId } }]));
-      const transactionId = randomUUID();
-      outcome = await app.open.during(transactionId, { resourceId: id, typeId, instanceId: target.instanceId }, async (open) => {
-        const reply = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, { ...this.origin(caller), transactionId });
-        staged = [...open.staged];
-        return reply;
-      });
-      values = { ...values, ...this.acceptedFromApplication(type, outcome.properties) };
+      const transactionId = app.tickets.issue({ resourceId: id, typeId, instanceId: target.instanceId });
+      try {
+        outcome = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, { ...this.origin(caller), transactionId });
+        values = { ...values, ...this.acceptedFromApplication(type, outcome.properties) };
+      } catch (error) {
+        // Subscriptions the application made for a resource that will not exist.
+        await this.store.dropStaged(id).catch(() => undefined);
+        throw error;
+      }
     }
     const { body: stored, secrets } = splitEncrypted(type.properties, values);
     const now = new Date().toISOString();
@@ -145,16 +146,14 @@ export class ResourceService {
       secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
     };
     const accepted = outcome?.kind === "accepted" ? outcome : undefined;
-    const alsoDo =
-      accepted || staged.length
-        ? async (tx: Db) => {
-            if (staged.length) await tx.insert(subscriptions).values([...staged]);
-            if (accepted) await this.applications!.tasks.schedule(tx, { resourceId: id, operation: "provision", instanceId: served!.target.instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
-          }
-        : undefined;
+    const alsoDo = accepted
+      ? async (tx: Db) => {
+          await this.applications!.tasks.schedule(tx, { resourceId: id, operation: "provision", instanceId: served!.target.instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
+        }
+      : undefined;
     // An accepted resource becomes available when its task ends; its links exist from now on.
     const events = [...(accepted ? [] : [raise(this.registry, CoreEvent.available, row, { linkedIds: newLinks.map((l) => l.targetId) })]), ...newLinks.map((l) => raise(this.registry, CoreEvent.linked, row, { relation: l.relation, targetId: l.targetId, linkedIds: [l.targetId] }))];
-    const inserted = await this.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), events });
+    const inserted = await this.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), ...(served ? { staged: true } : {}), events });
     const resource = this.view(inserted, type, roles, newLinks, true);
     return outcome?.kind === "accepted" ? { resource, accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } } : { resource };
   }

@@ -21,7 +21,7 @@ import { InstanceService } from "./instances/instance-service.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
 import { defaultDeliveryPolicy, EventDeliverer, type DeliveryPolicy } from "./events/event-deliverer.ts";
 import { NotificationStore } from "./events/notification-store.ts";
-import { OpenTransactions } from "./forward/open-transactions.ts";
+import { TransactionTickets } from "./forward/transaction-tickets.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
@@ -83,8 +83,8 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const sealer = new PropertySealer(keys.encryption);
   let url = "";
   const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
-  const open = new OpenTransactions();
-  const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` }, open);
+  const tickets = new TransactionTickets(keys.token);
+  const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` }, tickets);
   const taskStore = new TaskStore(database.db);
   const notifications = new NotificationStore(database.db);
   const deliverer = new EventDeliverer(
@@ -101,7 +101,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     tokens,
     sealer,
     logger,
-    applications: { instances, forwarder, tasks: taskStore, provider: { id: provider.accountId, path: `/${provider.accountId}/` }, open, events: { store: notifications, nudge: () => deliverer.nudge() } },
+    applications: { instances, forwarder, tasks: taskStore, provider: { id: provider.accountId, path: `/${provider.accountId}/` }, tickets, events: { store: notifications, nudge: () => deliverer.nudge() } },
   });
   const runner = new TaskRunner(taskStore, (task) => resources.runTask(task), logger);
 

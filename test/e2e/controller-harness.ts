@@ -31,7 +31,7 @@ export interface ControllerUnderTest {
   /** Stops it and removes its data and database. */
   dispose(): Promise<void>;
   /** A second controller on the same database and keys (PostgreSQL only: PGlite has one process). */
-  second(): Promise<{ call: ReturnType<typeof httpsClient>; close(): Promise<void> }>;
+  second(): Promise<{ url: string; call: ReturnType<typeof httpsClient>; close(): Promise<void> }>;
   /** Runs SQL against the controller's database (to look at raw rows). */
   sql(query: string): Promise<Record<string, unknown>[]>;
 }
@@ -70,7 +70,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
     async second() {
       if (!databaseUrl) throw new Error("a second instance needs PostgreSQL");
       const other = await start();
-      return { call: httpsClient(other.url, other.caCert), close: () => other.close() };
+      return { url: other.url, call: httpsClient(other.url, other.caCert), close: () => other.close() };
     },
     async sql(query: string) {
       if (databaseUrl) {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,6 +37,9 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
   let mailboxFailure: ConnectorError | undefined;
   let domainFailure: ConnectorError | undefined;
   let staged: { status: number; body: unknown } | undefined;
+  /** Where the tenant handler subscribes (another controller process), and whether it then refuses. */
+  let callbackUri: string | undefined;
+  let refuseTenant = false;
   let acceptOnce = false;
   let acceptedAt = 0;
   const notUsed = (): never => {
@@ -50,9 +54,10 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     tenants: {
       // Subscribes while it is being provisioned, joining the transaction (SPEC 6.1).
       provision: async (ctx, r) => {
-        const client = controllerClient({ controllerUri: ctx.controllerUri!, credentials: (await credentials.load(ctx.instanceId))!, ...(ctx.transactionId ? { transactionId: ctx.transactionId } : {}) });
+        const client = controllerClient({ controllerUri: callbackUri ?? ctx.controllerUri!, credentials: (await credentials.load(ctx.instanceId))!, ...(ctx.transactionId ? { transactionId: ctx.transactionId } : {}) });
         const reply = await client.post(`/aps/2/resources/${r.aps.id}/aps/subscriptions`, { event: `${E}/available`, source: { type: `${T}/mailbox/1.0` }, handler: "onMailboxChanged" });
         staged = { status: reply.status, body: reply.body };
+        if (refuseTenant) throw new ConnectorError(500, "the organisation could not be created");
         return { organizationId: "org-1" };
       },
       usage: notUsed,
@@ -310,5 +315,47 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     expect((await app.get(`/aps/2/resources/${account}/aps/subscriptions`)).status).toBe(404);
     const foreign = controllerClient({ controllerUri: t.controller.url, credentials: { certAndKey: endpoint.cert + endpoint.key, controllerCa: t.controller.caCert } });
     expect((await foreign.get(`/aps/2/resources/${tenant}/aps/subscriptions`)).status).toBe(401);
+  });
+
+  // Last: the tenants made here subscribe to mailbox events too.
+  it.runIf(kind === "postgres")("takes a subscription made through another controller process during the provisioning, and drops it when the provisioning fails", async () => {
+    const other = await t.second();
+    const newTenant = async () => {
+      const account = (await owner("GET", `/aps/2/resources/${tenant}`)).json.account.aps.id;
+      const sub = await owner("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION } });
+      return owner("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub.json.aps.id } } });
+    };
+    const made: string[] = [];
+    try {
+      // The application's call-back reaches a process that does not run the provisioning.
+      callbackUri = other.url;
+      const tr = await newTenant();
+      expect(tr.status, tr.text).toBe(201);
+      made.push(tr.json.aps.id);
+      expect(staged?.status, JSON.stringify(staged?.body)).toBe(201);
+      const id = (staged!.body as { id: string }).id;
+      for (const call of [t.call, other.call]) {
+        expect((await call("GET", `/aps/2/resources/${tr.json.aps.id}/aps/subscriptions`, { token: t.adminToken })).json).toEqual([{ id, event: `${E}/available`, source: { type: `${T}/mailbox/1.0` }, handler: "onMailboxChanged" }]);
+      }
+      // Subscribed, then refused: nothing of it stays, staged or stored.
+      refuseTenant = true;
+      staged = undefined;
+      const refused = await newTenant();
+      expect(refused.status).toBe(500);
+      const subscribed = staged as { status: number; body: { id: string } } | undefined;
+      expect(subscribed?.status).toBe(201);
+      const lost = subscribed!.body.id;
+      expect(await t.sql(`select count(*)::int as n from subscriptions where id = '${lost}'`)).toEqual([{ n: 0 }]);
+      expect(await t.sql("select count(*)::int as n from staged_subscriptions")).toEqual([{ n: 0 }]);
+      // An id the controller did not issue names no provisioning: the resource is simply not there.
+      const instanceId = (await admin("GET", "/aps/2/instances")).json[0].id;
+      const app = controllerClient({ controllerUri: other.url, credentials: (await credentials.load(instanceId))!, transactionId: "made-up.transaction" });
+      expect((await app.post(`/aps/2/resources/${randomUUID()}/aps/subscriptions`, { event: `${E}/available`, source: { type: `${T}/mailbox/1.0` }, handler: "onMailboxChanged" })).status).toBe(404);
+    } finally {
+      callbackUri = undefined;
+      refuseTenant = false;
+      for (const id of made) for (const s of (await admin("GET", `/aps/2/resources/${id}/aps/subscriptions`)).json as { id: string }[]) await admin("DELETE", `/aps/2/resources/${id}/aps/subscriptions/${s.id}`);
+      await other.close();
+    }
   });
 });

@@ -2,17 +2,17 @@
  * Event subscriptions (SPEC 6.1, aps-facts 5) under `/aps/2/resources/{subscriberID}/aps/subscriptions`:
  * list, create, delete. The subscriber is an application resource: its handler must be a POST
  * operation of its type (that is where notifications go, SPEC 6.2). A subscription made while the
- * subscriber is being provisioned is staged and stored with it (see open-transactions.ts).
+ * subscriber is being provisioned is staged and stored with it (see staged-subscriptions.ts).
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import { ApsError } from "../errors.ts";
-import type { OpenProvision } from "../forward/open-transactions.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import { subscriptions } from "../store/schema.ts";
 import { CoreEvent, LINK_EVENTS, PLATFORM_SUBSCRIPTION_TYPE } from "./core-events.ts";
+import { StagedSubscriptions } from "./staged-subscriptions.ts";
 
 const UUID = /^[0-9a-f-]{36}$/i;
 
@@ -20,7 +20,8 @@ const UUID = /^[0-9a-f-]{36}$/i;
 export interface Subscriber {
   readonly id: string;
   readonly type: RegistryType;
-  readonly staged?: OpenProvision;
+  /** Being provisioned (its provisioning's transaction id names it): subscriptions are staged. */
+  readonly staged?: boolean;
 }
 
 type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -34,26 +35,30 @@ export class SubscriptionService {
   ) {}
 
   async list(subscriber: Subscriber): Promise<Record<string, unknown>[]> {
-    const stored = subscriber.staged ? [] : await this.db.select().from(subscriptions).where(eq(subscriptions.subscriberId, subscriber.id)).orderBy(asc(subscriptions.created), asc(subscriptions.id));
-    return [...stored, ...((subscriber.staged?.staged ?? []) as SubscriptionRow[])].map(view);
+    const rows = subscriber.staged
+      ? await this.staging(subscriber).list()
+      : await this.db.select().from(subscriptions).where(eq(subscriptions.subscriberId, subscriber.id)).orderBy(asc(subscriptions.created), asc(subscriptions.id));
+    return rows.map(view);
   }
 
   async create(subscriber: Subscriber, body: unknown): Promise<Record<string, unknown>> {
     const row: SubscriptionRow = { id: randomUUID(), subscriberId: subscriber.id, created: new Date().toISOString(), ...(await this.parse(subscriber.type, body)) };
-    if (subscriber.staged) subscriber.staged.staged.push(row);
+    if (subscriber.staged) await this.staging(subscriber).add(row);
     else await this.db.insert(subscriptions).values(row);
     return view(row);
   }
 
   async remove(subscriber: Subscriber, id: string): Promise<void> {
-    if (subscriber.staged) {
-      const at = subscriber.staged.staged.findIndex((s) => s.id === id);
-      if (at < 0) throw new ApsError(404, `${subscriber.id} has no subscription ${id}.`);
-      subscriber.staged.staged.splice(at, 1);
-      return;
-    }
-    const gone = UUID.test(id) ? await this.db.delete(subscriptions).where(and(eq(subscriptions.id, id), eq(subscriptions.subscriberId, subscriber.id))).returning({ id: subscriptions.id }) : [];
-    if (gone.length === 0) throw new ApsError(404, `${subscriber.id} has no subscription ${id}.`);
+    const gone = !UUID.test(id)
+      ? false
+      : subscriber.staged
+        ? await this.staging(subscriber).remove(id)
+        : (await this.db.delete(subscriptions).where(and(eq(subscriptions.id, id), eq(subscriptions.subscriberId, subscriber.id))).returning({ id: subscriptions.id })).length > 0;
+    if (!gone) throw new ApsError(404, `${subscriber.id} has no subscription ${id}.`);
+  }
+
+  private staging(subscriber: Subscriber): StagedSubscriptions {
+    return new StagedSubscriptions(this.db, subscriber.id);
   }
 
   /** Checks a subscription body against the subscriber's type and the source. */

@@ -16,11 +16,12 @@ import type { Forwarder } from "../forward/forwarder.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
-import { instances, links, resources, subscriptions } from "../store/schema.ts";
+import { instances, links, resources } from "../store/schema.ts";
 import { CoreEvent } from "../events/core-events.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { raise } from "../events/raise.ts";
-import type { OpenTransactions, StagedSubscription } from "../forward/open-transactions.ts";
+import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import { dropStaged, moveStaged } from "../events/staged-subscriptions.ts";
 import { issueCertificate, type KeyPairPem } from "../tls/certificate-authority.ts";
 
 const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
@@ -58,7 +59,7 @@ export class InstanceService {
     private readonly ca: KeyPairPem,
     private readonly sealer: PropertySealer,
     private readonly providerAccount: { id: string; path: string },
-    private readonly open: OpenTransactions,
+    private readonly tickets: TransactionTickets,
   ) {}
 
   async install(caller: Caller, request: unknown): Promise<Record<string, unknown>> {
@@ -81,14 +82,15 @@ export class InstanceService {
     const rootId = randomUUID();
     const values: Record<string, unknown> = { ...(validator?.defaults ?? {}), ...(input.settings ?? {}) };
     // The application may subscribe to events while it installs (SPEC 6.1): with this transaction id and its new certificate.
-    const transactionId = randomUUID();
-    let staged: StagedSubscription[] = [];
-    const outcome = await this.open.during(transactionId, { resourceId: rootId, typeId: root.id, instanceId, fingerprint }, async (open) => {
-      const reply = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, { transactionId });
-      staged = [...open.staged];
-      return reply;
-    });
-    if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
+    const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.id, instanceId, fingerprint });
+    let outcome;
+    try {
+      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, { transactionId });
+      if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
+    } catch (error) {
+      await dropStaged(this.db, rootId).catch(() => undefined);
+      throw error;
+    }
     const { aps: _ignored, ...returned } = outcome.properties;
     const now = new Date().toISOString();
     const { body, secrets } = splitEncrypted(root.properties, { ...values, ...returned });
@@ -97,8 +99,8 @@ export class InstanceService {
     await this.db.transaction(async (tx) => {
       await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now });
       await tx.insert(resources).values(rootRow);
-      if (staged.length) await tx.insert(subscriptions).values(staged);
       await recordEvents(tx as unknown as Db, [raise(this.catalog.registry, CoreEvent.available, rootRow)]);
+      await moveStaged(tx as unknown as Db, rootId);
     });
     this.serving.clear();
     return this.view((await this.get(instanceId))!);

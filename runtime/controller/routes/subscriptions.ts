@@ -1,8 +1,8 @@
 /**
  * `/aps/2/resources/{subscriberID}/aps/subscriptions[/{id}]` (SPEC 6.1). Mounted before the
  * token check: the subscribing application calls with its instance certificate (SPEC 5); a token
- * caller needs configure access on the subscriber. `APS-Transaction-ID` of a provisioning call in
- * flight lets the application subscribe for the resource it is creating.
+ * caller needs configure access on the subscriber. The `APS-Transaction-ID` of a provisioning call
+ * in flight lets the application subscribe for the resource it is creating (transaction-tickets.ts).
  */
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -10,7 +10,7 @@ import type { CallerResolver } from "../auth/caller.ts";
 import { peerCertificate } from "../auth/peer-certificate.ts";
 import { ApsError } from "../errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
-import type { OpenTransactions } from "../forward/open-transactions.ts";
+import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import type { TypeRegistry } from "../registry.ts";
@@ -26,7 +26,7 @@ export interface SubscriberLookup {
   readonly resources: ResourceService;
   readonly callers: CallerResolver;
   readonly instances: InstanceService;
-  readonly open: OpenTransactions;
+  readonly tickets: TransactionTickets;
 }
 
 export function subscriptionRoutes(service: SubscriptionService, lookup: SubscriberLookup): Hono<Env> {
@@ -59,15 +59,17 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   const peer = peerCertificate(c);
   if (!peer) throw new ApsError(401, "Subscribing needs the instance certificate of the subscriber's application, or an APS-Token.");
   if (!peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
-  const open = lookup.open.get(c.req.header("aps-transaction-id"));
+  const claims = lookup.tickets.read(c.req.header("aps-transaction-id"));
   const instance = await lookup.instances.byFingerprint(peer.fingerprint);
-  const instanceId = instance?.id ?? (open?.fingerprint === peer.fingerprint ? open.instanceId : undefined);
+  // During an install the instance is not stored yet: its new certificate is in the claims.
+  const instanceId = instance?.id ?? (claims?.fingerprint === peer.fingerprint ? claims.instanceId : undefined);
   if (!instanceId) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
-  if (open && open.resourceId === id && open.instanceId === instanceId) {
-    const type = lookup.registry().get(open.typeId);
-    if (type) return { id, type, staged: open };
-  }
   const row = /^[0-9a-f-]{36}$/i.test(id) ? await lookup.store.get(id) : undefined;
+  if (!row && claims && claims.resourceId === id && claims.instanceId === instanceId) {
+    // The resource this transaction is provisioning: staged until it is stored.
+    const type = lookup.registry().get(claims.typeId);
+    if (type) return { id, type, staged: true };
+  }
   const type = row && lookup.registry().get(row.typeId);
   if (!row || !type || row.instanceId !== instanceId) throw new ApsError(404, `Resource ${id} is not one of this instance's resources.`);
   return { id, type };

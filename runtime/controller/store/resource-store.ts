@@ -6,6 +6,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { stringifyJson } from "../../common/json-text.ts";
 import { executePrepared, rowsOf, type Db } from "./open-database.ts";
 import { notificationStatement, pgArray, recordEvents, type RaisedEvent } from "../events/outbox.ts";
+import { dropStaged, moveStaged, moveStagedCtes } from "../events/staged-subscriptions.ts";
 import { links, resources } from "./schema.ts";
 
 /** A resource row as stored. */
@@ -83,10 +84,12 @@ export class ResourceStore {
   /**
    * Inserts a resource with its links and the notifications of `events`, and returns the stored
    * row. Without `alsoDo` that is one statement (data-modifying CTEs: one round trip, atomic as
-   * any statement); `alsoDo` (scheduling a task, storing staged subscriptions) makes it a
-   * transaction, with the events recorded last so that they see what it wrote.
+   * any statement); `alsoDo` (scheduling a task) makes it a transaction, with the events recorded
+   * after it so that they see what it wrote. With `staged`, subscriptions staged for the resource
+   * are moved in too; the events of this change are not sent to them (they take effect once it
+   * is stored).
    */
-  async insert(row: NewResource, newLinks: readonly StoredLink[], extra: { alsoDo?: (tx: Db) => Promise<unknown>; events?: readonly RaisedEvent[] } = {}): Promise<StoredResource> {
+  async insert(row: NewResource, newLinks: readonly StoredLink[], extra: { alsoDo?: (tx: Db) => Promise<unknown>; events?: readonly RaisedEvent[]; staged?: boolean } = {}): Promise<StoredResource> {
     const events = extra.events ?? [];
     if (extra.alsoDo) {
       const alsoDo = extra.alsoDo;
@@ -95,6 +98,8 @@ export class ResourceStore {
         if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
         await alsoDo(tx as unknown as Db);
         await recordEvents(tx as unknown as Db, events);
+        // After the events, as in the one statement below: the change that stores the subscriber is not told to its new subscriptions.
+        if (extra.staged) await moveStaged(tx as unknown as Db, row.id);
         return stored!;
       });
     }
@@ -110,6 +115,8 @@ export class ResourceStore {
       values.push(pgArray(newLinks.map((l) => l.relation)), pgArray(newLinks.map((l) => l.targetId)));
       linkTargets = values.length;
     }
+    // Subscriptions the application made while it created the resource (any process took them).
+    if (extra.staged) text += `, ${moveStagedCtes(1)}`;
     if (events.length) {
       // The notifications reuse the row's parameters ($1 id, $2 type, $5 created, $7 owner
       // account, $8 owner path) and the link targets: fewer bytes per provisioning.
@@ -124,6 +131,11 @@ export class ResourceStore {
     const result = await executePrepared(this.db, { text: `${text} select seq from r`, values });
     const seq = Number(rowsOf<{ seq: number | string }>(result)[0]!.seq);
     return { ...row, ownerAccount: row.ownerAccount ?? null, subscription: row.subscription ?? null, packageId: row.packageId ?? null, instanceId: row.instanceId ?? null, secrets: row.secrets ?? null, seq } as StoredResource;
+  }
+
+  /** Removes what was staged for a resource whose provisioning failed. */
+  async dropStaged(id: string): Promise<void> {
+    await dropStaged(this.db, id);
   }
 
   /** Sets the links of `relation` from `source`: adds `target`, replacing what was there for a singular relation. */

@@ -149,6 +149,28 @@ export const subscriptions = pgTable(
 );
 
 /**
+ * Subscriptions an application made while its subscriber was being provisioned (SPEC 6.1, with
+ * the `APS-Transaction-ID` of that call), by whichever controller process it reached. The
+ * process that stores the subscriber moves them into `subscriptions` in the same statement; rows
+ * of a provisioning that failed are removed with it, or swept after an hour.
+ */
+export const stagedSubscriptions = pgTable(
+  "staged_subscriptions",
+  {
+    id: uuid("id").primaryKey(),
+    /** The resource being provisioned: new, so its id alone names the provisioning. */
+    subscriberId: uuid("subscriber_id").notNull(),
+    event: text("event").notNull(),
+    sourceType: text("source_type"),
+    sourceId: uuid("source_id"),
+    relation: text("relation"),
+    handler: text("handler").notNull(),
+    created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+  },
+  (t) => [index("staged_subscriptions_subscriber_idx").on(t.subscriberId)],
+);
+
+/**
  * The outbox of notifications (SPEC 6.2): one row per event and subscription, written in the
  * transaction of the change that raised the event. `serial` is given later, in commit order, by
  * one sequencer at a time (see events/notification-store.ts), so serials grow strictly across
