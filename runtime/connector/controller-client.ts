@@ -8,7 +8,7 @@
 import { createClient, request, type ApsClient } from "../client/client.ts";
 import { nodeDispatcher } from "../client/node-tls.ts";
 import { parseJsonText, stringifyJson } from "../common/json-text.ts";
-import type { InstanceCredentials } from "./credentials.ts";
+import { splitCertAndKey, type InstanceCredentials } from "./credentials.ts";
 
 /** A controller reply. */
 export interface ControllerReply {
@@ -27,8 +27,6 @@ export interface ControllerClientOptions {
   readonly resourceId?: string;
 }
 
-const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/;
-
 /**
  * One connection pool per set of credentials: handlers make a controller client per call, and a
  * pool of their own would cost each call a TLS handshake. Re-issued credentials get a new pool;
@@ -45,8 +43,7 @@ function poolFor(credentials: InstanceCredentials): ReturnType<typeof nodeDispat
       for (const old of pools.values()) void old.close();
       pools.clear();
     }
-    const key = credentials.certAndKey.match(PRIVATE_KEY)?.[0] ?? "";
-    pool = nodeDispatcher({ ca: credentials.controllerCa, cert: credentials.certAndKey.replace(key, "").trim(), key });
+    pool = nodeDispatcher({ ca: credentials.controllerCa, ...splitCertAndKey(credentials.certAndKey) });
     pools.set(id, pool);
   }
   return pool;

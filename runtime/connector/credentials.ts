@@ -23,6 +23,13 @@ export interface CredentialStore {
 }
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----\n?/;
+
+/** The certificate and the private key of `aps.x509.self`, which brings them as one PEM text. */
+export function splitCertAndKey(certAndKey: string): { cert: string; key: string } {
+  const key = certAndKey.match(PRIVATE_KEY)?.[0] ?? "";
+  return { cert: certAndKey.replace(key, "").trim(), key };
+}
 
 /** Credentials as files under `dir/<instance id>/`. */
 export function fileCredentialStore(dir: string): CredentialStore {
@@ -32,8 +39,7 @@ export function fileCredentialStore(dir: string): CredentialStore {
       if (!SAFE_ID.test(instanceId)) throw new Error(`instance id ${JSON.stringify(instanceId)} is not a plain identifier`);
       const d = join(dir, instanceId);
       mkdirSync(d, { recursive: true, mode: 0o700 });
-      const key = credentials.certAndKey.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----\n?/)?.[0] ?? "";
-      const cert = credentials.certAndKey.replace(key, "").trim();
+      const { cert, key } = splitCertAndKey(credentials.certAndKey);
       writeFileSync(join(d, "instance.crt"), `${cert}\n`);
       writeFileSync(join(d, "instance.key"), key, { mode: 0o600 });
       writeFileSync(join(d, "apsc.crt"), credentials.controllerCa);

@@ -16,6 +16,7 @@ import { resourceView } from "./resource-view.ts";
 import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
 import type { ResourceStore, StoredResource } from "./store/resource-store.ts";
+import { isUuid } from "./uuid.ts";
 
 const ALL_ROLES = RoleBit.admin | RoleBit.owner | RoleBit.referrer | RoleBit.public;
 const STATUS = /^[A-Za-z][\w-]*:[A-Za-z][\w-]*$/;
@@ -50,7 +51,7 @@ export class ApplicationService {
     const aps = (input.aps ?? {}) as { status?: unknown; id?: unknown };
     const status = aps.status === undefined ? "aps:ready" : aps.status;
     if (typeof status !== "string" || !STATUS.test(status)) throw new ApsError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
-    const id = typeof aps.id === "string" && /^[0-9a-f-]{36}$/i.test(aps.id) ? aps.id : randomUUID();
+    const id = typeof aps.id === "string" && isUuid(aps.id) ? aps.id : randomUUID();
     if (await this.store.get(id)) throw new ApsError(409, `A resource ${id} exists already.`);
     const owner = await this.ownerFor(caller);
     const values: Record<string, unknown> = { ...this.catalog.validators.get(type.id)?.defaults };
@@ -104,7 +105,7 @@ export class ApplicationService {
   /** A resource of this instance and of that service; another instance's is as good as missing. */
   private async own(caller: ApplicationCaller, service: string, id: string): Promise<{ row: StoredResource; type: RegistryType }> {
     const type = this.typeOf(caller, service);
-    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.get(id) : undefined;
+    const row = isUuid(id) ? await this.store.get(id) : undefined;
     if (!row || row.typeId !== type.id || row.instanceId !== caller.instance.id) throw new ApsError(404, `Resource ${id} is not one of this instance's ${service}.`);
     return { row, type };
   }
@@ -112,7 +113,7 @@ export class ApplicationService {
   /** With `APS-Resource-ID`, the owner of that resource (one of the instance's); else the provider. */
   private async ownerFor(caller: ApplicationCaller): Promise<{ id: string; path: string }> {
     if (!caller.actingAs) return this.provider;
-    const row = /^[0-9a-f-]{36}$/i.test(caller.actingAs) ? await this.store.get(caller.actingAs) : undefined;
+    const row = isUuid(caller.actingAs) ? await this.store.get(caller.actingAs) : undefined;
     if (!row || row.instanceId !== caller.instance.id || !row.ownerAccount) throw new ApsError(403, `APS-Resource-ID ${caller.actingAs} is not a resource of this instance.`);
     return { id: row.ownerAccount, path: row.ownerPath };
   }

@@ -14,8 +14,7 @@ import { implementsType, operationAccess, type TypeRegistry } from "./registry.t
 import type { ResourceService } from "./resource-service.ts";
 import { resourceView } from "./resource-view.ts";
 import type { ResourceStore } from "./store/resource-store.ts";
-
-const UUID = /^[0-9a-f-]{36}$/i;
+import { isUuid } from "./uuid.ts";
 
 export class RelationService {
   constructor(
@@ -32,7 +31,7 @@ export class RelationService {
     const [, relation, other] = m;
     // Custom operation paths pass through here too: only read the resource when some type has such a relation.
     if (!relationNames(this.registry()).has(relation!)) return undefined;
-    const row = UUID.test(id) ? await this.store.get(id) : undefined;
+    const row = isUuid(id) ? await this.store.get(id) : undefined;
     if (!row || !this.registry().get(row.typeId)?.relations[relation!]) return undefined;
     if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!)) };
     if (method === "POST" && !other) {
@@ -52,7 +51,7 @@ export class RelationService {
     const rel = type.relations[relation]!;
     const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
     if (typeof targetId !== "string") throw new ApsError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
-    const target = UUID.test(targetId) ? await this.store.get(targetId) : undefined;
+    const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
     const targetType = target && this.registry().get(target.typeId);
     const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
     if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `${targetId} does not exist or is not visible to you.`);

@@ -29,6 +29,7 @@ import type { ResourceStore, StoredLink, StoredResource } from "./store/resource
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
 import { resources } from "./store/schema.ts";
 import { filterSql, sortSql } from "./store/rql-sql.ts";
+import { isUuid } from "./uuid.ts";
 
 const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
 /** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
@@ -356,7 +357,7 @@ export class ResourceService {
    * resources already in the wanted state are left alone.
    */
   async suspendCustomer(caller: Caller, accountId: string, disable: boolean): Promise<{ changed: string[]; unchanged: number; failed: { id: string; error: string }[] }> {
-    const account = /^[0-9a-f-]{36}$/i.test(accountId) ? await this.store.get(accountId) : undefined;
+    const account = isUuid(accountId) ? await this.store.get(accountId) : undefined;
     if (!account || account.ownerAccount !== account.id) throw new ApsError(404, `Account ${accountId} does not exist.`);
     const roles = await rolesOn(account, caller, this.store, this.registry.get(account.typeId));
     if ((roles & RoleBit.admin) === 0) throw new ApsError(403, "Only an administrator of the customer (an account above it) may suspend or resume it.");
@@ -422,7 +423,7 @@ export class ResourceService {
 
   /** The resource, its type and the caller's roles; 404 when the caller may not see it, 403 when the operation is denied. */
   async visible(caller: Caller, id: string, operation: string): Promise<{ row: StoredResource; type: RegistryType; roles: number; links: StoredLink[] }> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if (!isUuid(id)) throw new ApsError(404, `Resource ${id} does not exist.`);
     const found = await this.store.getWithLinks(id);
     const row = found?.row;
     if (row && !this.registry.has(row.typeId)) await this.catalog.refresh();
@@ -484,7 +485,7 @@ export class ResourceService {
       if (rel.required && refs.length === 0) throw new ApsError(400, `"${name}" is a required relation: link it on creation with "${name}": {"aps": {"id": "<resource id>"}}.`);
       for (const ref of refs) {
         const targetId = (ref as { aps: { id: string } }).aps.id;
-        const target = /^[0-9a-f-]{36}$/i.test(targetId) ? await this.store.get(targetId) : undefined;
+        const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
         const targetType = target && this.registry.get(target.typeId);
         const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
         if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);

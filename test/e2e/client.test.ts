@@ -50,26 +50,18 @@ import { listLinks } from "../../runtime/client/links.ts";
 import { nodeDispatcher } from "../../runtime/client/node-tls.ts";
 import { postNavigation, uiRuntimeVersion } from "../../runtime/client/ui.ts";
 import { createConnectorApp } from "../../runtime/connector/app.ts";
-import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
+import { fileCredentialStore, splitCertAndKey } from "../../runtime/connector/credentials.ts";
 import { accepted, ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { until } from "../helpers/until.ts";
 import { databases } from "./controller-harness.ts";
 import { serveProcess, type ServeProcess } from "./serve-process.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
-
-/** Polls `probe` until it gives a value (the controller works in the background). */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    const value = await probe();
-    if (value !== undefined) return value;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** The ApsError a call rejects with (fails the test when it resolves or rejects with something else). */
 async function apsErrorOf(call: Promise<unknown>): Promise<ApsError> {
@@ -279,9 +271,7 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
 
   it("serves /aps/2/application to the instance's certificate through the same client", async () => {
     const credentials = (await fileCredentialStore(join(dir, "credentials")).load(ids.instance))!;
-    const key = credentials.certAndKey.slice(credentials.certAndKey.indexOf("-----BEGIN PRIVATE KEY-----"));
-    const cert = credentials.certAndKey.slice(0, credentials.certAndKey.indexOf("-----BEGIN PRIVATE KEY-----"));
-    const appDispatcher = nodeDispatcher({ ca: credentials.controllerCa, cert, key });
+    const appDispatcher = nodeDispatcher({ ca: credentials.controllerCa, ...splitCertAndKey(credentials.certAndKey) });
     try {
       const app = createClient({ baseUrl: base, dispatcher: appDispatcher });
       expect((await listApplicationServices(app)).map((s) => s.id).sort()).toEqual(["cloudmail", "domains", "mailboxes", "tenants"]);

@@ -13,6 +13,7 @@ import { startConnector, type RunningConnector } from "../../runtime/connector/s
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { until } from "../helpers/until.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
 
 const T = "http://cloudmail.example.com/types";
@@ -128,15 +129,6 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     expect(m.status, m.text).toBe(201);
     return m.json.aps.id as string;
   };
-  async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
   const clear = () => received.splice(0, received.length);
 
   it("stores a subscription made while the subscriber was provisioned, in its transaction", async () => {

@@ -5,6 +5,7 @@
 import { ApsError } from "../errors.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import type { TokenService } from "./tokens.ts";
+import { isUuid } from "../uuid.ts";
 
 const MAX_CACHED_TOKENS = 10_000;
 
@@ -60,7 +61,7 @@ export class CallerResolver {
   private async accountPath(accountId: string): Promise<string | undefined> {
     const known = this.paths.get(accountId);
     if (known) return known;
-    if (!/^[0-9a-f-]{36}$/i.test(accountId)) return undefined;
+    if (!isUuid(accountId)) return undefined;
     const row = await this.store.get(accountId);
     if (!row || row.ownerAccount !== row.id) return undefined;
     this.paths.set(accountId, row.ownerPath);

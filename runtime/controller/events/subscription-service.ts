@@ -13,8 +13,7 @@ import type { ResourceStore } from "../store/resource-store.ts";
 import { subscriptions } from "../store/schema.ts";
 import { CoreEvent, LINK_EVENTS, PLATFORM_SUBSCRIPTION_TYPE } from "./core-events.ts";
 import { StagedSubscriptions } from "./staged-subscriptions.ts";
-
-const UUID = /^[0-9a-f-]{36}$/i;
+import { isUuid } from "../uuid.ts";
 
 /** The subscriber of a request: stored, or being provisioned right now. */
 export interface Subscriber {
@@ -49,7 +48,7 @@ export class SubscriptionService {
   }
 
   async remove(subscriber: Subscriber, id: string): Promise<void> {
-    const gone = !UUID.test(id)
+    const gone = !isUuid(id)
       ? false
       : subscriber.staged
         ? await this.staging(subscriber).remove(id)
@@ -79,7 +78,7 @@ export class SubscriptionService {
       if (!this.registry().has(src.type)) throw new ApsError(400, `source.type ${src.type} is not a type this controller knows; list them at /aps/2/types.`);
       sourceTypeId = src.type;
     } else {
-      const row = typeof src.id === "string" && UUID.test(src.id) ? await this.store.get(src.id) : undefined;
+      const row = typeof src.id === "string" && isUuid(src.id) ? await this.store.get(src.id) : undefined;
       if (!row) throw new ApsError(400, `source.id ${String(src.id)} is not a resource.`);
       sourceTypeId = row.typeId;
     }

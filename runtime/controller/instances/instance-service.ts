@@ -23,6 +23,7 @@ import { raise } from "../events/raise.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { dropStaged, moveStaged } from "../events/staged-subscriptions.ts";
 import { issueCertificate, type KeyPairPem } from "../tls/certificate-authority.ts";
+import { isUuid } from "../uuid.ts";
 
 const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
 
@@ -222,7 +223,7 @@ export class InstanceService {
   }
 
   private async get(id: string): Promise<InstanceRow | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    if (!isUuid(id)) return undefined;
     const [row] = await this.db.select().from(instances).where(eq(instances.id, id)).limit(1);
     return row;
   }

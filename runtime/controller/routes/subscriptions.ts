@@ -16,6 +16,7 @@ import type { InstanceService } from "../instances/instance-service.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ResourceService } from "../resource-service.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
+import { isUuid } from "../uuid.ts";
 
 type Env = { Bindings: HttpBindings };
 
@@ -64,7 +65,7 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   // During an install the instance is not stored yet: its new certificate is in the claims.
   const instanceId = instance?.id ?? (claims?.fingerprint === peer.fingerprint ? claims.instanceId : undefined);
   if (!instanceId) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
-  const row = /^[0-9a-f-]{36}$/i.test(id) ? await lookup.store.get(id) : undefined;
+  const row = isUuid(id) ? await lookup.store.get(id) : undefined;
   if (!row && claims && claims.resourceId === id && claims.instanceId === instanceId) {
     // The resource this transaction is provisioning: staged until it is stored.
     const type = lookup.registry().get(claims.typeId);
