@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { allCodes } from "../../generator/check/codes.ts";
 import { formatDiagnostic, type Diagnostic } from "../../generator/check/diagnostic.ts";
 import { compile } from "../../generator/pipeline.ts";
-import { corpusRoot, repoRoot } from "../helpers/paths.ts";
+import { corpusAvailable, corpusRoot, corpusSkipReason, repoRoot } from "../helpers/paths.ts";
 
 const fixtures = join(repoRoot, "test/fixtures/check");
 const fixture = (name: string) => relative(repoRoot, join(fixtures, name));
@@ -131,7 +131,7 @@ describe("declaration rules: well-formed input", () => {
     ...["applications", "isitup_domains", "contexts"].map((n) => `sheh1000__aps-isitup/schemas/${n}.schema.gen`),
   ].map((p) => relative(repoRoot, join(corpusRoot, p)));
 
-  it.each(corpusFiles)("real declaration %s has no errors", (path) => {
+  it.skipIf(!corpusAvailable).each(corpusFiles)(`real declaration %s has no errors${corpusSkipReason}`, (path) => {
     const { diagnostics, model } = compile([path], { cwd: repoRoot });
     expect(show(diagnostics.filter((d) => d.severity === "error"))).toBe("");
     expect(model.packages.find((p) => !p.bundled)?.typeIds).toHaveLength(1);
