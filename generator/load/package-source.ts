@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
-import { unzipSync } from "fflate";
+import { unzipBounded } from "../../runtime/common/bounded-unzip.ts";
 
 /** Raised when an input cannot be used at all (missing path, unreadable archive): exit code 2. */
 export class InputError extends Error {
@@ -47,7 +47,7 @@ export function folderSource(absRoot: string, displayRoot: string): PackageSourc
 export function zipSource(absPath: string, displayRoot: string): PackageSource {
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(readFileSync(absPath));
+    entries = unzipBounded(readFileSync(absPath));
   } catch (error) {
     throw new InputError(`${displayRoot}: cannot read the archive (${(error as Error).message}); is it a valid .app.zip?`);
   }

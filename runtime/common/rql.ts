@@ -57,8 +57,18 @@ const RESERVED = new Set(["(", ")", ",", "&", "|", "="]);
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const MAX_DEPTH = 32;
 
+/**
+ * Longest query string accepted (characters, still percent-encoded). Node's HTTP server takes
+ * request lines of about this size anyway; the bound keeps parsing and the SQL it becomes small.
+ */
+export const MAX_RQL_LENGTH = 16 * 1024;
+
+/** Most values in one `in(...)`/`out(...)` list. */
+export const MAX_RQL_LIST_VALUES = 1000;
+
 /** Parses the raw query string (without `?`, still percent-encoded). Throws {@link RqlError}. */
 export function parseRql(queryString: string): RqlQuery {
+  if (queryString.length > MAX_RQL_LENGTH) throw new RqlError(`the query has ${queryString.length} characters, more than the ${MAX_RQL_LENGTH} accepted`, MAX_RQL_LENGTH);
   return new RqlParser(queryString).parse();
 }
 
@@ -282,6 +292,7 @@ function callFilter(t: RawCall): RqlFilter {
     case "out": {
       arity(2, `${t.name}(name,(a,b))`);
       const list = args[1]!;
+      if (list.kind === "list" && list.values.length > MAX_RQL_LIST_VALUES) throw new RqlError(`${t.name}(...) lists ${list.values.length} values, more than the ${MAX_RQL_LIST_VALUES} accepted`, list.at);
       const values = list.kind === "list" ? list.values.map((v) => decode(v.raw, v.at)) : [valueText(list, t.name)];
       return { op: t.name, prop: propName(valueText(args[0]!, t.name), args[0]!.at), values };
     }
@@ -332,9 +343,13 @@ function nonNegative(text: string, at: number): number {
 }
 
 function decode(raw: string, at: number): string {
+  let text: string;
   try {
-    return decodeURIComponent(raw);
+    text = decodeURIComponent(raw);
   } catch {
-    throw new RqlError(`"${raw}" has a malformed %-escape`, at);
+    throw new RqlError(`"${raw.slice(0, 100)}" has a malformed %-escape`, at);
   }
+  // No stored text can hold U+0000 (PostgreSQL text and jsonb refuse it), so no value may either.
+  if (text.includes("\0")) throw new RqlError(`"${raw.slice(0, 100)}" holds the character U+0000 (NUL), which no value can contain`, at);
+  return text;
 }

@@ -34,6 +34,7 @@ import { typeRoutes } from "./routes/types.ts";
 import { navigationRoutes, uiRuntimeRoutes } from "./routes/ui.ts";
 import type { Db } from "./store/open-database.ts";
 import { ResourceStore } from "./store/resource-store.ts";
+import { isStatementTimeout } from "./store/statement-timeout.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
@@ -124,6 +125,10 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
       // An application's own error reply goes back to the caller with its status (aps-facts 4).
       const type = error.reply.headers["content-type"];
       return new Response(error.reply.body, { status: error.reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
+    }
+    if (isStatementTimeout(error)) {
+      parts.logger.warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
+      return sendJson(c, new ApsError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
     }
     parts.logger.error({ err: { name: error.name, message: error.message, stack: error.stack } }, "unexpected error");
     return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);

@@ -17,6 +17,7 @@ export const ErrorClass = {
   415: "UnsupportedMediaType",
   500: "InternalError",
   502: "BadGateway",
+  503: "ServiceUnavailable",
   504: "GatewayTimeout",
 } as const;
 

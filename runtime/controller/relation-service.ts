@@ -24,7 +24,7 @@ export class RelationService {
   ) {}
 
   /** Handles `rest` (the path below the resource) when it names a relation or `aps/links`; undefined otherwise. */
-  async handle(caller: Caller, id: string, method: string, rest: string, body: unknown): Promise<{ status: number; value?: unknown; range?: string } | undefined> {
+  async handle(caller: Caller, id: string, method: string, rest: string, readBody: () => Promise<unknown>): Promise<{ status: number; value?: unknown; range?: string } | undefined> {
     if (rest === "/aps/links" && method === "GET") return { status: 200, ...(await this.allLinks(caller, id)) };
     const m = /^\/([A-Za-z_][A-Za-z0-9_]*)(?:\/([0-9a-fA-F-]{36}))?\/?$/.exec(rest);
     if (!m) return undefined;
@@ -35,6 +35,7 @@ export class RelationService {
     if (!row || !this.registry().get(row.typeId)?.relations[relation!]) return undefined;
     if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!)) };
     if (method === "POST" && !other) {
+      const body = await readBody();
       const aps = (body as { aps?: { id?: unknown; type?: unknown } } | undefined)?.aps;
       if (aps && aps.id === undefined && typeof aps.type === "string") return { status: 201, value: await this.provisionThrough(caller, id, relation!, body as Record<string, unknown>) };
       return { status: 200, value: await this.link(caller, id, relation!, body) };

@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { RoleBit } from "../common/actor.ts";
-import { parseJsonText } from "../common/json-text.ts";
 import { parseRql, RqlError } from "../common/rql.ts";
 import type { TypeValidator } from "../common/type-validator.ts";
 import type { Caller } from "./auth/caller.ts";
@@ -22,6 +21,8 @@ import { changeEvents, raise } from "./events/raise.ts";
 import type { TransactionTickets } from "./forward/transaction-tickets.ts";
 import type { Db } from "./store/open-database.ts";
 import { ApsError, invalidBody } from "./errors.ts";
+import { parseRequestJson } from "./http-json.ts";
+import type { LazyBody } from "./request-body.ts";
 import { implementsType, operationAccess, type RegistryType, type TypeRegistry } from "./registry.ts";
 import { applyChanges, storedValues } from "./property-values.ts";
 import { resourceView } from "./resource-view.ts";
@@ -281,7 +282,7 @@ export class ResourceService {
    * the operation; parameters are converted and checked, then the call goes to the application
    * and its reply comes back as it is.
    */
-  async custom(caller: Caller, id: string, method: string, rest: string, rawQuery: string, body: { bytes: Buffer; contentType: string } | undefined): Promise<EndpointReply> {
+  async custom(caller: Caller, id: string, method: string, rest: string, rawQuery: string, body: LazyBody | undefined): Promise<EndpointReply> {
     const { type, roles } = await this.visible(caller, id, "retrieve");
     return this.callOperation(caller, type, roles, id, method, rest, rawQuery, body);
   }
@@ -291,7 +292,7 @@ export class ResourceService {
    * at `/aps/2/static/<type id>/<path>`, forwarded to `<endpoint>/<service>/<path>`. The caller
    * acts in its own account, as when it provisions.
    */
-  async staticOperation(caller: Caller, typeId: string, method: string, rest: string, rawQuery: string, body: { bytes: Buffer; contentType: string } | undefined): Promise<EndpointReply> {
+  async staticOperation(caller: Caller, typeId: string, method: string, rest: string, rawQuery: string, body: LazyBody | undefined): Promise<EndpointReply> {
     if (!this.registry.has(typeId)) await this.catalog.refresh();
     const type = this.registry.get(typeId);
     if (!type) throw new ApsError(404, `Type ${typeId} is not known to this controller.`);
@@ -299,7 +300,7 @@ export class ResourceService {
     return this.callOperation(caller, type, RoleBit.owner | RoleBit.public, undefined, method, rest, rawQuery, body);
   }
 
-  private async callOperation(caller: Caller, type: RegistryType, roles: number, id: string | undefined, method: string, rest: string, rawQuery: string, body: { bytes: Buffer; contentType: string } | undefined): Promise<EndpointReply> {
+  private async callOperation(caller: Caller, type: RegistryType, roles: number, id: string | undefined, method: string, rest: string, rawQuery: string, lazy: LazyBody | undefined): Promise<EndpointReply> {
     const isStatic = id === undefined;
     const match = Object.entries(type.operations)
       .filter(([, op]) => !op.base && op.static === isStatic && op.verb === method)
@@ -310,15 +311,13 @@ export class ResourceService {
       throw new ApsError(paths.some((p) => matchPath(p.split(" ")[1]!, rest)) ? 405 : 404, `${type.name} has no operation ${method} ${rest}${paths.length ? `; it has ${paths.join(", ")}` : ""}.`);
     }
     this.requireOperation(type, match.name, roles);
+    // Read only now: a request for an operation that does not exist or is not allowed never costs its body.
+    const bytes = lazy ? await lazy.read() : undefined;
+    const body = bytes?.length ? { bytes, contentType: lazy!.contentType } : undefined;
     const query = Object.fromEntries(new URLSearchParams(rawQuery));
     let parsedBody: unknown = undefined;
-    if (body && /json/i.test(body.contentType)) {
-      try {
-        parsedBody = parseJsonText(body.bytes.toString("utf8"));
-      } catch {
-        throw new ApsError(400, "The body is not valid JSON.");
-      }
-    } else if (body) parsedBody = body.bytes;
+    if (body && /json/i.test(body.contentType)) parsedBody = parseRequestJson(body.bytes.toString("utf8"));
+    else if (body) parsedBody = body.bytes;
     const parse = this.validatorOf(type).operations[match.name];
     if (parse) {
       const result = parse({ path: match.params!, query, body: parsedBody });

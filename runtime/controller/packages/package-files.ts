@@ -4,7 +4,7 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
-import { unzipSync } from "fflate";
+import { unzipBounded } from "../../common/bounded-unzip.ts";
 
 /** Read access to a package's files by relative path (forward slashes). */
 export interface PackageFiles {
@@ -25,7 +25,8 @@ export function archiveFiles(archive: Uint8Array): PackageFiles {
   let entries: Map<string, Uint8Array> | undefined;
   const load = () => {
     if (entries) return entries;
-    const raw = unzipSync(archive);
+    // Bounded like the import was (common/bounded-unzip.ts), so serving a file never inflates a bomb.
+    const raw = unzipBounded(archive);
     const names = Object.keys(raw).filter((n) => !n.endsWith("/"));
     const top = names[0]?.split("/")[0];
     const prefix = !names.includes("APP-META.xml") && top && names.every((n) => n.startsWith(`${top}/`)) ? `${top}/` : "";

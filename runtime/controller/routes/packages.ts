@@ -6,10 +6,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
+import { ArchiveTooLarge, unzipBounded } from "../../common/bounded-unzip.ts";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
+import { decodePathText } from "../path-text.ts";
+import { readBodyBytes } from "../request-body.ts";
 import { PackageRejected, type PackageCatalog, type PackageCompiler, type PackageRecord } from "../packages/catalog.ts";
 import type { Db } from "../store/open-database.ts";
 import { packages } from "../store/schema.ts";
@@ -29,11 +32,9 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
     if (!compiler) throw new ApsError(405, "This controller was started without a package compiler, so it cannot import packages.");
     const type = c.req.header("content-type") ?? "";
     if (!/^application\/(zip|octet-stream|x-zip-compressed)\b/i.test(type)) throw new ApsError(415, "Send the package as the body, Content-Type: application/zip (an .app.zip archive).");
-    const length = Number(c.req.header("content-length") ?? 0);
-    if (length > MAX_PACKAGE_BYTES) throw new ApsError(413, `The archive has ${length} bytes; at most ${MAX_PACKAGE_BYTES} are accepted.`);
-    const archive = new Uint8Array(await c.req.arrayBuffer());
+    const archive = new Uint8Array(await readBodyBytes(c, MAX_PACKAGE_BYTES));
     if (archive.length === 0) throw new ApsError(400, "The body is empty; send the .app.zip archive.");
-    if (archive.length > MAX_PACKAGE_BYTES) throw new ApsError(413, `The archive is larger than the ${MAX_PACKAGE_BYTES} bytes accepted.`);
+    refuseUnusableArchive(archive);
     const label = (c.req.header("x-package-name") ?? "upload").replace(/[^\w.-]/g, "_");
     let compiled;
     try {
@@ -54,13 +55,23 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
   app.get("/:id", async (c) => sendJson(c, packageView(await find(catalog, c.req.param("id")))));
   app.get("/:id/*", async (c) => {
     const pkg = await find(catalog, c.req.param("id"));
-    const path = decodeURIComponent(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/packages\/[^/]+\//, ""));
+    const path = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/packages\/[^/]+\//, ""), "file path");
     const bytes = pkg.files.read(path);
     if (!bytes) throw new ApsError(404, `Package ${pkg.name} has no file ${path}.`);
     // Package files are the vendor's, not the controller's: never let a browser run them in this origin.
     return new Response(bytes, { headers: { "content-type": contentTypeOf(path), "x-content-type-options": "nosniff", "content-security-policy": "sandbox" } });
   });
   return app;
+}
+
+/** 413 for an archive that inflates past the package bounds (a zip bomb), 400 for one that is not a zip; nothing is kept. */
+function refuseUnusableArchive(archive: Uint8Array): void {
+  try {
+    unzipBounded(archive);
+  } catch (error) {
+    if (error instanceof ArchiveTooLarge) throw new ApsError(413, `The archive was not imported: ${error.message}.`);
+    throw new ApsError(400, `The body is not a usable .app.zip: ${(error as Error).message}.`);
+  }
 }
 
 async function find(catalog: PackageCatalog, id: string): Promise<PackageRecord> {

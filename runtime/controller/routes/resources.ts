@@ -1,9 +1,8 @@
 /** `/aps/2/resources` (SPEC 4.2, 4.3, 4.6). */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
-import { parseJsonText } from "../../common/json-text.ts";
-import { ApsError } from "../errors.ts";
+import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
+import { lazyBody } from "../request-body.ts";
 import type { RelationService } from "../relation-service.ts";
 import type { ResourceService, WriteResult } from "../resource-service.ts";
 
@@ -33,11 +32,15 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
     const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1);
     if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await service.suspend(c.get("caller"), id, rest === "/disable"));
     const contentType = c.req.header("content-type");
-    const bytes = c.req.method === "GET" || c.req.method === "DELETE" ? undefined : Buffer.from(await c.req.arrayBuffer());
-    const json = bytes?.length && /json/i.test(contentType ?? "application/json") ? parseJsonOr400(bytes) : undefined;
+    // The body is read only where it is used: an unknown operation is answered without it.
+    const body = lazyBody(c);
+    const json = async () => {
+      const bytes = await body?.read();
+      return bytes?.length && /json/i.test(contentType ?? "application/json") ? parseRequestJson(bytes.toString("utf8")) : undefined;
+    };
     const linked = await relations.handle(c.get("caller"), id, c.req.method, rest, json);
     if (linked) return linked.status === 204 ? c.body(null, 204) : sendJson(c, linked.value, linked.status, linked.range ? { "Content-Range": linked.range } : {});
-    const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), bytes && bytes.length ? { bytes, contentType: contentType ?? "application/octet-stream" } : undefined);
+    const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), body);
     const type = reply.headers["content-type"];
     return new Response(reply.status === 204 ? null : new Uint8Array(reply.body), { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
   });
@@ -47,12 +50,4 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
 /** 202 with the resource in progress when the application took the write for later (SPEC 3). */
 function written(c: Parameters<typeof sendJson>[0], result: WriteResult, status: number): Response {
   return result.accepted ? sendJson(c, result.resource, 202, { "APS-Info": result.accepted.info }) : sendJson(c, result.resource, status);
-}
-
-function parseJsonOr400(bytes: Buffer): unknown {
-  try {
-    return parseJsonText(bytes.toString("utf8"));
-  } catch {
-    throw new ApsError(400, "The body is not valid JSON.");
-  }
 }

@@ -5,6 +5,8 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
+import { decodePathText } from "../path-text.ts";
+import { lazyBody } from "../request-body.ts";
 import type { ResourceService } from "../resource-service.ts";
 
 export function staticOperationRoutes(service: ResourceService): Hono<ControllerEnv> {
@@ -13,9 +15,8 @@ export function staticOperationRoutes(service: ResourceService): Hono<Controller
     const url = new URL(c.req.url);
     const encoded = url.pathname.replace(/^.*?\/aps\/2\/static\//, "").split("/")[0]!;
     const rest = url.pathname.slice(url.pathname.indexOf(encoded) + encoded.length);
-    const bytes = c.req.method === "GET" || c.req.method === "DELETE" ? undefined : Buffer.from(await c.req.arrayBuffer());
-    const contentType = c.req.header("content-type") ?? "application/octet-stream";
-    const reply = await service.staticOperation(c.get("caller"), decodeURIComponent(encoded), c.req.method, rest, url.search.slice(1), bytes && bytes.length ? { bytes, contentType } : undefined);
+    // The body is read (within its limit) only once the operation is found and allowed.
+    const reply = await service.staticOperation(c.get("caller"), decodePathText(encoded, "type id"), c.req.method, rest, url.search.slice(1), lazyBody(c));
     const type = reply.headers["content-type"];
     return new Response(reply.status === 204 ? null : new Uint8Array(reply.body), { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
   });

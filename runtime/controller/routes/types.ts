@@ -4,6 +4,7 @@ import { parseRql, RqlError, type RqlFilter } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
+import { decodePathText } from "../path-text.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType, TypeRegistry } from "../registry.ts";
 
@@ -28,7 +29,7 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     return sendJson(c, page.map(typeView), 200, { "Content-Range": contentRange(start, page.length, all.length) });
   });
   app.get("/*", async (c) => {
-    const rest = decodeURIComponent(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, ""));
+    const rest = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, ""), "type id");
     if (!catalog.registry.has(rest)) await catalog.refresh();
     const type = catalog.registry.get(rest);
     if (!type) throw new ApsError(404, `Type ${rest} is not known to this controller; list the known ones at /aps/2/types.`);

@@ -44,6 +44,9 @@ function withParameters(text: string, values: readonly unknown[]): SQL {
   return sql.join(chunks);
 }
 
+/** How long one statement may run on PostgreSQL before the server cancels it (ms). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
+
 const MIGRATIONS = fileURLToPath(new URL("./migrations", import.meta.url));
 const asText = (value: string) => value;
 
@@ -51,14 +54,26 @@ const asText = (value: string) => value;
  * Opens PostgreSQL at `url` when given, else PGlite in `<dataDir>/pgdata`, and applies the
  * migrations (idempotent). JSON columns come back as text so exact-json.ts can keep 64-bit
  * integers exact.
+ *
+ * On PostgreSQL every statement of the pool has a time-out ({@link DEFAULT_STATEMENT_TIMEOUT_MS}
+ * unless `statementTimeoutMs` says otherwise; see statement-timeout.ts for the answer a request
+ * gets); migrations run on a connection of their own without one, since building an index on a
+ * large table may take longer. PGlite runs inside the controller's process, where PostgreSQL's
+ * timer cannot interrupt a statement (it accepts `statement_timeout` and ignores it), so there the
+ * bounds on queries (rql.ts, rql-sql.ts) are what keep statements short.
  */
-export async function openDatabase(options: { readonly dataDir: string; readonly url?: string }): Promise<Database> {
+export async function openDatabase(options: { readonly dataDir: string; readonly url?: string; readonly statementTimeoutMs?: number }): Promise<Database> {
   if (options.url) {
-    const client = postgres(options.url, { onnotice: () => {}, max: 10 });
+    const migrator = postgres(options.url, { onnotice: () => {}, max: 1 });
+    try {
+      await migratePostgres(drizzlePostgres({ client: migrator }), { migrationsFolder: MIGRATIONS });
+    } finally {
+      await migrator.end({ timeout: 5 });
+    }
+    const client = postgres(options.url, { onnotice: () => {}, max: 10, connection: { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS } });
     client.options.parsers[114] = asText;
     client.options.parsers[3802] = asText;
     const db = drizzlePostgres({ client });
-    await migratePostgres(db, { migrationsFolder: MIGRATIONS });
     preparedRunners.set(db as unknown as Db, (text, values) => client.unsafe(text, values as never[], { prepare: true }));
     return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }

@@ -6,7 +6,9 @@
  * Values are typed the way RQL clients expect: `eq(quota,5)` matches the number 5 and the
  * string "5", `true`/`false`/`null` match the JSON literals and the strings; `lt`/`gt`/`le`/`ge`
  * compare numbers numerically and strings as text. Equality uses jsonb containment (`@>`), which
- * the GIN index on `body` serves.
+ * the GIN index on `body` serves. `in`/`out` take the property's value out of the body once per
+ * row and look it up in the list, passed as one JSON array parameter (a hashed set), so their
+ * cost does not grow with the list times the size of the body.
  */
 import { sql, type SQL } from "drizzle-orm";
 import { ApsError } from "../errors.ts";
@@ -51,9 +53,9 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
     case "ne":
       return sql`(not ${guarded(filter.prop, equals(filter.prop, filter.value))})`;
     case "in":
-      return filter.values.length ? guarded(filter.prop, sql`(${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)})`) : sql`false`;
+      return filter.values.length ? guarded(filter.prop, oneOf(filter.prop, filter.values)) : sql`false`;
     case "out":
-      return filter.values.length ? sql`(not ${guarded(filter.prop, sql`(${sql.join(filter.values.map((v) => equals(filter.prop, v)), sql` or `)})`)})` : sql`true`;
+      return filter.values.length ? sql`(not ${guarded(filter.prop, oneOf(filter.prop, filter.values))})` : sql`true`;
     case "lt":
     case "gt":
     case "le":
@@ -84,12 +86,48 @@ export function sortSql(prop: string, descending: boolean, readable: ReadGuard):
 function equals(prop: string, value: string): SQL {
   const meta = META[prop];
   if (meta) return sql`coalesce(${meta}::text = ${value}, false)`;
-  const candidates: unknown[] = [value];
-  if (NUMBER.test(value)) candidates.push(new RawNumber(value));
-  if (value === "true" || value === "false") candidates.push(value === "true");
-  if (value === "null") candidates.push(null);
-  const tests = candidates.map((c) => sql`${resources.body} @> ${containment(prop, c)}::jsonb`);
+  const tests = candidates(value).map((c) => sql`${resources.body} @> ${containment(prop, c)}::jsonb`);
   return tests.length === 1 ? tests[0]! : sql`(${sql.join(tests, sql` or `)})`;
+}
+
+/**
+ * True where the property equals one of `values` (with the same typing as {@link equals}). The
+ * value is extracted once per row and tested against a set built once per query; jsonb equality
+ * is what containment means for scalars (`5` equals `5.0`, `"5"` does not equal `5`).
+ */
+function oneOf(prop: string, values: readonly string[]): SQL {
+  const list = (texts: readonly string[]) => `[${texts.join(",")}]`;
+  const meta = META[prop];
+  if (meta) return sql`coalesce(${meta}::text in (select jsonb_array_elements_text(${list(values.map((v) => JSON.stringify(v)))}::jsonb)), false)`;
+  const json = list(values.flatMap((v) => candidates(v).map((c) => (c instanceof RawNumber ? c.text : JSON.stringify(c)))));
+  return sql`coalesce((${resources.body} #> ${pathOf(prop)}::text[]) in (select jsonb_array_elements(${json}::jsonb)), false)`;
+}
+
+/** The JSON values a query value stands for: the string, and the number, boolean or null it spells. */
+function candidates(value: string): unknown[] {
+  const all: unknown[] = [value];
+  if (isNumberText(value)) all.push(new RawNumber(value));
+  if (value === "true" || value === "false") all.push(value === "true");
+  if (value === "null") all.push(null);
+  return all;
+}
+
+/** Longest number text compared as a number (PostgreSQL's numeric holds at most 16383 fraction digits). */
+const MAX_NUMBER_TEXT = 1000;
+
+/**
+ * True when `value` is written as a number; ApsError(400) when it is one that no stored number
+ * can be (it overflows or underflows a double, or is longer than {@link MAX_NUMBER_TEXT}): bodies
+ * hold JSON numbers, and PostgreSQL would fail on such a literal rather than say "no match".
+ */
+function isNumberText(value: string): boolean {
+  if (!NUMBER.test(value)) return false;
+  const n = Number(value);
+  const underflows = n === 0 && /[1-9]/.test(value.replace(/[eE].*$/, ""));
+  if (!Number.isFinite(n) || underflows || value.length > MAX_NUMBER_TEXT) {
+    throw new ApsError(400, `${value.length > 40 ? `${value.slice(0, 40)}...` : value} is out of the range of numbers a query can compare with (about ±1.8e308, at most ${MAX_NUMBER_TEXT} characters).`);
+  }
+  return true;
 }
 
 function ordering(op: "lt" | "gt" | "le" | "ge", prop: string, value: string): SQL {
@@ -103,7 +141,7 @@ function ordering(op: "lt" | "gt" | "le" | "ge", prop: string, value: string): S
     return sql`coalesce(${meta}::text ${cmp} ${value}, false)`;
   }
   const node = sql`(${resources.body} #> ${pathOf(prop)}::text[])`;
-  if (NUMBER.test(value)) {
+  if (isNumberText(value)) {
     return sql`coalesce(case when jsonb_typeof(${node}) = 'number' then (${node})::text::numeric ${cmp} ${value}::numeric else false end, false)`;
   }
   return sql`coalesce(case when jsonb_typeof(${node}) = 'string' then (${node} #>> '{}') ${cmp} ${value} else false end, false)`;
