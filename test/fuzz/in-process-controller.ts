@@ -25,6 +25,7 @@ import { scratchDatabase } from "../helpers/scratch-database.ts";
 export interface InProcessController {
   readonly app: ControllerApp["app"];
   readonly database: Database;
+  readonly catalog: PackageCatalog;
   readonly tokens: TokenService;
   readonly adminToken: string;
   /** `app.request` with the admin token unless `headers` names another (or `aps-token: ""`). */
@@ -50,6 +51,7 @@ export async function startInProcessController(kind: "pglite" | "postgres", inpu
   return {
     app,
     database,
+    catalog,
     tokens,
     adminToken,
     request(path, init = {}) {
