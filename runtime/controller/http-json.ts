@@ -17,8 +17,8 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 /**
  * JSON text from a request as a value; ApsError(400) when it is not JSON, nests deeper than
  * {@link MAX_JSON_NESTING} (checked before parsing: deep nesting overflows the stack of the parser
- * or of what walks the value later) or holds U+0000 in a string or name (PostgreSQL text and jsonb
- * cannot store it).
+ * or of what walks the value later) or holds text PostgreSQL text and jsonb cannot store in a
+ * string or name: U+0000, or half of a surrogate pair (`"\ud800"`, which is not Unicode text).
  */
 export function parseRequestJson(text: string): unknown {
   if (nestsDeeperThan(text)) throw new ApsError(400, `The body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep; the controller accepts at most ${MAX_JSON_NESTING}.`);
@@ -28,29 +28,32 @@ export function parseRequestJson(text: string): unknown {
   } catch (error) {
     throw new ApsError(400, `The body is not valid JSON: ${(error as Error).message}.`);
   }
-  // A NUL can only come from a \u0000 escape (a raw one is a syntax error), so most bodies skip the walk.
-  if (/\\u0000/i.test(text)) {
-    const at = nulPath(value, "");
-    if (at !== undefined) throw new ApsError(400, `The body holds the character U+0000 (NUL) ${at ? `at ${at}` : "in a value"}; text values cannot contain it.`, [{ path: at, code: "type", message: "contains U+0000 (NUL)" }]);
+  // Both can only come from \u escapes (a raw NUL is a syntax error, UTF-8 decoding never yields half a pair), so most bodies skip the walk.
+  if (/\\u(0000|d[89a-f])/i.test(text)) {
+    const at = unstorablePath(value, "");
+    if (at !== undefined) throw new ApsError(400, `The body holds U+0000 (NUL) or half of a surrogate pair ${at ? `at ${at}` : "as a value"}; text values cannot contain either.`, [{ path: at, code: "type", message: "contains U+0000 (NUL) or an unpaired surrogate" }]);
   }
   return value;
 }
 
-/** The path of the first string or member name holding U+0000, or undefined. Depth is bounded by the nesting check. */
-function nulPath(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return value.includes("\0") ? path : undefined;
+/** NUL, or a surrogate code unit without its other half. */
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The path of the first string or member name PostgreSQL cannot store, or undefined. Depth is bounded by the nesting check. */
+function unstorablePath(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return UNSTORABLE.test(value) ? path : undefined;
   if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}[${i}]`);
+      const found = unstorablePath(value[i], `${path}[${i}]`);
       if (found !== undefined) return found;
     }
     return undefined;
   }
   for (const [key, member] of Object.entries(value)) {
-    const here = path ? `${path}.${key.replace(/\0/g, "\\u0000")}` : key.replace(/\0/g, "\\u0000");
-    if (key.includes("\0")) return here;
-    const found = nulPath(member, here);
+    const here = path ? `${path}.${JSON.stringify(key).slice(1, -1)}` : JSON.stringify(key).slice(1, -1);
+    if (UNSTORABLE.test(key)) return here;
+    const found = unstorablePath(member, here);
     if (found !== undefined) return found;
   }
   return undefined;

@@ -80,6 +80,16 @@ describe.each(databases)("bad input on %s", (kind) => {
       await expectError(put, 400, /U\+0000/);
     });
 
+    it("half of a surrogate pair in a property string or a member name (found by the fuzz suite)", async () => {
+      for (const body of [`{"aps":{"type":"${NOTE}"},"title":"a\\ud800b"}`, `{"aps":{"type":"${NOTE}"},"title":"t","meta":{"\\udc00":1}}`, `{"aps":{"type":"${NOTE}"},"title":"t","tags":["\\udbff"]}`]) {
+        const r = await c.request("/aps/2/resources", { method: "POST", headers: JSON_TYPE, body });
+        await expectError(r, 400, /surrogate/);
+      }
+      const paired = await c.request("/aps/2/resources", { method: "POST", headers: JSON_TYPE, body: `{"aps":{"type":"${NOTE}"},"title":"\\ud83d\\ude00"}` });
+      expect(paired.status, await paired.clone().text()).toBe(201);
+      expect(((await paired.json()) as { title: string }).title).toBe("😀");
+    });
+
     it("an escaped backslash before u0000 is not a NUL", async () => {
       const r = await c.request("/aps/2/resources", { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ aps: { type: NOTE }, title: "\\u0000" }) });
       expect(r.status, await r.clone().text()).toBe(201);
