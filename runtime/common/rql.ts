@@ -66,6 +66,13 @@ export const MAX_RQL_LENGTH = 16 * 1024;
 /** Most values in one `in(...)`/`out(...)` list. */
 export const MAX_RQL_LIST_VALUES = 1000;
 
+/**
+ * Most comparisons (eq, like, in, ...) in one query. Each one reads the property out of every
+ * candidate row's body, so a query of a thousand `eq`s over large resources takes seconds of
+ * database time (PGlite cannot be interrupted by a time-out); a list of values belongs in `in`.
+ */
+export const MAX_RQL_COMPARISONS = 32;
+
 /** Parses the raw query string (without `?`, still percent-encoded). Throws {@link RqlError}. */
 export function parseRql(queryString: string): RqlQuery {
   if (queryString.length > MAX_RQL_LENGTH) throw new RqlError(`the query has ${queryString.length} characters, more than the ${MAX_RQL_LENGTH} accepted`, MAX_RQL_LENGTH);
@@ -255,7 +262,16 @@ function toQuery(terms: readonly RawTerm[]): RqlQuery {
     filters.push(toFilter(t));
   }
   const filter = filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : { op: "and" as const, args: filters };
+  const count = filter ? comparisons(filter) : 0;
+  if (count > MAX_RQL_COMPARISONS) throw new RqlError(`the query has ${count} comparisons, more than the ${MAX_RQL_COMPARISONS} accepted; to match one of many values use in(name,(a,b,...))`, 0);
   return { sort, ...(filter ? { filter } : {}), ...(select ? { select } : {}), ...(limit ? { limit } : {}) };
+}
+
+/** Comparisons on property values in a filter (type and link tests use indexes, not bodies); recursion is bounded by MAX_DEPTH. */
+function comparisons(f: RqlFilter): number {
+  if (f.op === "and" || f.op === "or") return f.args.reduce((n, a) => n + comparisons(a), 0);
+  if (f.op === "not") return comparisons(f.arg);
+  return f.op === "implementing" || f.op === "composing" || f.op === "linkedWith" ? 0 : 1;
 }
 
 function toFilter(t: RawTerm | RawArg): RqlFilter {
