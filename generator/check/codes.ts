@@ -24,12 +24,18 @@ export const Codes = {
   duplicateKey: rule("APS002", "duplicate-key", "error", "A JSON object repeats a key; the earlier value would be silently lost."),
   appMetaInvalid: rule("APS003", "app-meta-invalid", "error", "APP-META.xml is not well-formed or not an APS 2 application descriptor."),
   schemaFileMissing: rule("APS004", "schema-file-missing", "error", "A <schema path> named in APP-META.xml does not exist in the package."),
-  serviceWithoutSchema: rule("APS005", "service-without-schema", "warning", "A <service> names no <schema>, so its type cannot be checked or built."),
+  // APS005 (service-without-schema, a warning) is retired: such a service is now read from its
+  // PHP code, and one whose type cannot be found at all is APS011.
   serviceIdWhitespace: rule("APS006", "service-id-whitespace", "warning", "A <service id> has surrounding whitespace; it is trimmed."),
   duplicateService: rule("APS007", "duplicate-service", "error", "Two <service> elements have the same id."),
   noApplicationType: rule("APS008", "no-application-type", "error", "No type of the package implements core/application/1.0."),
   duplicateTypeId: rule("APS009", "duplicate-type-id", "error", "Two declarations have the same type id."),
   declarationNotObject: rule("APS010", "declaration-not-object", "error", "A declaration file must hold one JSON object."),
+  serviceTypeMissing: rule("APS011", "service-type-missing", "error", "A <service>'s type loads in no way: no <schema> file and no readable PHP class with @type."),
+  phpSyntax: rule("APS012", "php-syntax", "error", "A PHP script of the package does not parse, so its annotations cannot be read."),
+  phpAnnotationUnknown: rule("APS013", "php-annotation-unknown", "warning", "A PHP doc-comment tag is not an APS annotation aps-gen knows; it is ignored."),
+  phpAnnotationIgnored: rule("APS014", "php-annotation-ignored", "warning", "An APS annotation that `aps build` drops (text after it on its line, @default, a @param with no PHP argument...); it is ignored here too."),
+  phpIncludeMissing: rule("APS015", "php-include-missing", "warning", "A require/include of a PHP script names a file that is not in the package (or cannot be worked out)."),
 
   // Types
   apsVersion: rule("APS020", "aps-version", "error", "`apsVersion` must be the string \"2.0\"."),

@@ -13,6 +13,8 @@ export interface ServiceEntry {
   readonly schemaPath?: string;
   readonly loc: Loc;
   readonly schemaLoc?: Loc;
+  /** `<code engine="php" path>`: the PHP script whose annotations declare the type. */
+  readonly phpCode?: { readonly path: string; readonly loc: Loc };
 }
 
 /** What the generator needs from APP-META.xml. Code, UI and presentation are not its business. */
@@ -73,12 +75,16 @@ export function parseAppMeta(file: SourceFile, sink: DiagnosticSink): AppMeta | 
     seen.set(id, loc);
     const schema = childElements(el, "schema")[0];
     const schemaPath = schema?.getAttribute("path")?.trim();
-    if (!schema || !schemaPath) {
-      sink.report(Codes.serviceWithoutSchema, loc, `<service id="${id}"> names no <schema path>; its type is defined in code aps-gen cannot read, so it is skipped. Run "aps build" and point <schema> at the .schema.gen file.`);
-      services.push({ id, loc });
-      continue;
-    }
-    services.push({ id, schemaPath, loc, schemaLoc: elementLoc(file, schema) });
+    // Whether a service without a usable <schema> can still load is the loader's call: it
+    // reads the PHP code when there is some (see load-inputs).
+    const code = childElements(el, "code").find((c) => (c.getAttribute("engine") ?? "").trim().toLowerCase() === "php");
+    const codePath = code?.getAttribute("path")?.trim();
+    services.push({
+      id,
+      loc,
+      ...(schema && schemaPath && { schemaPath, schemaLoc: elementLoc(file, schema) }),
+      ...(code && codePath && { phpCode: { path: codePath, loc: elementLoc(file, code) } }),
+    });
   }
   return {
     file: file.path,

@@ -6,6 +6,7 @@ import { DiagnosticSink, type Diagnostic } from "../check/diagnostic.ts";
 import { parseAppMeta, type AppMeta } from "./app-meta.ts";
 import { parseJsonDocument, type JsonDocument } from "./json-document.ts";
 import { archiveBaseName, displayPath, entryKind, folderSource, InputError, zipSource, type PackageSource } from "./package-source.ts";
+import { dedupingSink, readPhpService, type PhpDeclaration } from "./php/php-service.ts";
 import { createSourceFile } from "./source-file.ts";
 
 /** A package as loaded: its descriptor (if any) and its parsed declaration files. */
@@ -17,7 +18,15 @@ export interface LoadedPackage {
   /** True for the core types bundled with aps-gen. */
   readonly bundled: boolean;
   readonly meta?: AppMeta;
-  readonly documents: readonly { readonly doc: JsonDocument; readonly service?: string }[];
+  readonly documents: readonly LoadedDocument[];
+}
+
+/** One declaration of a package: a JSON file, or the type a service declares in PHP. */
+export interface LoadedDocument {
+  readonly doc: JsonDocument;
+  readonly service?: string;
+  /** Set when the declaration was read from PHP annotations rather than a JSON file. */
+  readonly php?: PhpDeclaration;
 }
 
 /** Everything `--types` pointed at, plus the bundled core types. */
@@ -116,11 +125,31 @@ function loadPackage(source: PackageSource, name: string, bundled: boolean, sink
     return { name, root: source.root, bundled, documents };
   }
   const meta = parseAppMeta(createSourceFile(source.display("APP-META.xml"), metaText), sink);
-  const documents: { doc: JsonDocument; service: string }[] = [];
+  const documents: LoadedDocument[] = [];
+  const phpSink = dedupingSink(sink);
   for (const service of meta?.services ?? []) {
-    if (!service.schemaPath) continue;
+    const php = service.phpCode && { ...service.phpCode, rel: normaliseRelative(service.phpCode.path) };
+    const readPhp = () => {
+      if (php?.rel === undefined) {
+        sink.report(Codes.serviceTypeMissing, php?.loc ?? service.loc, php
+          ? `<code path="${php.path}"> of service "${service.id}" points outside the package, and the service has no <schema>; its type cannot load.`
+          : `service "${service.id}" names neither a <schema path> nor PHP code (<code engine="php" path>), so its type cannot load; add the schema file or the PHP script that declares the type.`);
+        return;
+      }
+      const declaration = readPhpService(source, php.rel, { id: service.id, loc: php.loc }, phpSink);
+      if (declaration) documents.push({ doc: declaration.doc, service: service.id, php: declaration });
+    };
+    // A source package before "aps build": no <schema>, or one naming a file not built yet.
+    if (!service.schemaPath) {
+      readPhp();
+      continue;
+    }
     const rel = normaliseRelative(service.schemaPath);
     const text = rel === undefined ? undefined : source.read(rel);
+    if ((rel === undefined || text === undefined) && php?.rel !== undefined && source.read(php.rel) !== undefined) {
+      readPhp();
+      continue;
+    }
     if (rel === undefined || text === undefined) {
       sink.report(
         Codes.schemaFileMissing,

@@ -5,6 +5,18 @@ export interface SourceFile {
   readonly text: string;
   /** Offsets at which each line starts; lineStarts[0] is 0. */
   readonly lineStarts: readonly number[];
+  /**
+   * For text made from another source (a declaration read from PHP annotations): where each
+   * piece of the text came from. locAt then answers with the original place, so diagnostics
+   * point at the annotation rather than at JSON nobody wrote.
+   */
+  readonly origins?: TextOrigins;
+}
+
+/** Sorted start offsets of generated pieces and the source place each one came from. */
+export interface TextOrigins {
+  readonly offsets: readonly number[];
+  readonly locs: readonly Loc[];
 }
 
 /** A position inside a declaration, 1-based, as printed in diagnostics. */
@@ -15,18 +27,19 @@ export interface Loc {
 }
 
 /** Builds a SourceFile, indexing line starts once so every later lookup is a binary search. */
-export function createSourceFile(path: string, text: string): SourceFile {
+export function createSourceFile(path: string, text: string, origins?: TextOrigins): SourceFile {
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 10 /* \n */) lineStarts.push(i + 1);
     else if (ch === 13 /* \r */ && text.charCodeAt(i + 1) !== 10) lineStarts.push(i + 1);
   }
-  return { path, text, lineStarts };
+  return { path, text, lineStarts, ...(origins && { origins }) };
 }
 
 /** Converts a character offset to a 1-based line and column. */
 export function locAt(file: SourceFile, offset: number): Loc {
+  if (file.origins) return originAt(file.origins, offset);
   const starts = file.lineStarts;
   let lo = 0;
   let hi = starts.length - 1;
@@ -41,4 +54,17 @@ export function locAt(file: SourceFile, offset: number): Loc {
 /** A location for problems that concern a whole file rather than a place in it. */
 export function fileLoc(path: string): Loc {
   return { file: path, line: 1, col: 1 };
+}
+
+/** The origin of the last generated piece that starts at or before `offset`. */
+function originAt(origins: TextOrigins, offset: number): Loc {
+  const { offsets, locs } = origins;
+  let lo = 0;
+  let hi = offsets.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (offsets[mid]! <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return locs[lo]!;
 }

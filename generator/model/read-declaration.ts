@@ -23,6 +23,8 @@ const ITEMS_ATTRIBUTES: AttributeSpec = { type: "string", description: "string",
 const RELATION_ATTRIBUTES: AttributeSpec = {
   type: "string", required: "boolean", collection: "boolean", description: "string", title: "string",
   access: "object", assign: "object", backrel: "boolean",
+  // `aps build` writes it from @allocate(new) (php-annotations.md section 4).
+  allocate: "string",
 };
 const OPERATION_ATTRIBUTES: AttributeSpec = {
   name: "string", path: "string", verb: "string", response: "object", errorResponse: "object",
