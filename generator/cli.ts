@@ -11,6 +11,7 @@ import { ACTOR_NAMES } from "../runtime/common/actor.ts";
 import { validateBody, type ValidateOptions } from "./validate-command.ts";
 import { serveModel, type ServeOptions } from "./serve-command.ts";
 import { initProject } from "./init-project.ts";
+import { runDeclarations } from "./declarations-command.ts";
 import { loadKeys } from "../runtime/controller/data-directory.ts";
 import { TokenService } from "../runtime/controller/auth/tokens.ts";
 
@@ -132,10 +133,22 @@ export async function main(argv: readonly string[], io: Console = processConsole
         exitCode = runInit(String(args.dir), String(args.package), args as unknown as CommonOptions, io, cwd);
       },
     )
+    .command(
+      "declarations <package>",
+      "Write the JSON declaration (what aps build writes as schemas/<service>.schema.gen) of each service declared in PHP annotations.",
+      (y) =>
+        y
+          .positional("package", { type: "string", demandOption: true, describe: "The package folder or .app.zip (with APP-META.xml)." })
+          .option("out", { type: "string", describe: "Folder to write <service>.schema.gen files to (default: print them)." }),
+      (args) => {
+        if (usageError) return;
+        exitCode = runDeclarations(String(args.package), args.out === undefined ? undefined : String(args.out), cwd, io);
+      },
+    )
     .command("rules", "List every declaration rule with its code.", (y) => y, () => {
       for (const c of allCodes) io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
     })
-    .demandCommand(1, "Name a command: check, build, validate, serve, token, init or rules.")
+    .demandCommand(1, "Name a command: check, build, validate, serve, token, init, declarations or rules.")
     .strict()
     .help()
     .version(false)
@@ -250,6 +263,7 @@ function runCheck(options: CommonOptions, io: Console, cwd: string): number {
   printDiagnostics(result.diagnostics, options, io);
   const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
   const summary = `${failed ? "✗" : "✓"} ${plural(result.model.types.size, "type")} checked · ${counts(result.diagnostics)} · ${seconds(start)}`;
+  for (const line of serviceSummary(result)) (options.format === "json" ? io.err : io.out)(line);
   (options.format === "json" ? io.err : io.out)(summary);
   return failed ? ExitCode.findings : ExitCode.ok;
 }
@@ -300,6 +314,13 @@ function listChanges(report: OutputReport, outName: string, say: (line: string) 
 }
 
 /** `1 type`, `2 types`. */
+/** One line per package with APP-META.xml: how many of its services loaded as types. */
+function serviceSummary(result: CompileResult): string[] {
+  return result.model.packages
+    .filter((p) => !p.bundled && p.services)
+    .map((p) => `  ${p.name}: ${p.services!.loaded} of ${plural(p.services!.declared, "service")} loaded`);
+}
+
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

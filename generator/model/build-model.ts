@@ -27,7 +27,8 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
       decls.set(decl.id, decl);
       typeIds.push(decl.id);
     }
-    const expected = pkg.meta?.services.filter((s) => s.schemaPath).length ?? 0;
+    // Every service must give a type, whether from a schema file or from PHP annotations.
+    const expected = pkg.meta?.services.length ?? 0;
     packages.push({
       name: pkg.name,
       root: pkg.root,
@@ -36,7 +37,8 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
       ...(pkg.meta?.id !== undefined && { appId: pkg.meta.id }),
       ...(pkg.meta?.version !== undefined && { version: pkg.meta.version }),
       ...(pkg.meta?.release !== undefined && { release: pkg.meta.release }),
-      complete: pkg.meta !== undefined && expected > 0 && typeIds.length === expected && pkg.meta.services.every((s) => s.schemaPath),
+      complete: pkg.meta !== undefined && expected > 0 && typeIds.length === expected,
+      ...(pkg.meta && { services: { declared: expected, loaded: typeIds.length } }),
       typeIds,
     });
   }

@@ -197,8 +197,10 @@ export interface ModelPackage {
   readonly bundled: boolean;
   /** Display path of APP-META.xml, when the package has one. */
   readonly descriptor?: string;
-  /** Every service of APP-META.xml named a schema and every schema loaded as a type. */
+  /** Every service of APP-META.xml loaded as a type (from its schema file or its PHP code). */
   readonly complete: boolean;
+  /** For a package with APP-META.xml: how many `<service>`s it has and how many loaded as types. */
+  readonly services?: { readonly declared: number; readonly loaded: number };
 }
 
 /** Default access of a property when none is declared (SPEC 2.2). */
