@@ -35,6 +35,7 @@ import { navigationRoutes, uiRuntimeRoutes } from "./routes/ui.ts";
 import type { Db } from "./store/open-database.ts";
 import { ResourceStore } from "./store/resource-store.ts";
 import { isStatementTimeout } from "./store/statement-timeout.ts";
+import { loggableError } from "./loggable-error.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
@@ -130,7 +131,8 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
       parts.logger.warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
       return sendJson(c, new ApsError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
     }
-    parts.logger.error({ err: { name: error.name, message: error.message, stack: error.stack } }, "unexpected error");
+    // Never error.message or stack as they are: a database error quotes the statement's parameters (a whole body).
+    parts.logger.error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
     return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });
   return { app, resources };

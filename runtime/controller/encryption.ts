@@ -16,20 +16,29 @@ export class PropertySealer {
   }
 
   seal(resourceId: string, values: Readonly<Record<string, unknown>>): Uint8Array {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    cipher.setAAD(Buffer.from(resourceId));
-    const body = Buffer.concat([cipher.update(stringifyJson(values), "utf8"), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]);
+    return this.sealText(resourceId, stringifyJson(values));
   }
 
   open(resourceId: string, sealed: Uint8Array): Record<string, unknown> {
+    return parseJsonText(this.openText(resourceId, sealed)) as Record<string, unknown>;
+  }
+
+  /** Seals any text; `context` (the row it belongs to) is the additional authenticated data. */
+  sealText(context: string, text: string): Uint8Array {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    cipher.setAAD(Buffer.from(context));
+    const body = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]);
+  }
+
+  /** Opens what {@link sealText} sealed with the same `context`; throws when it was changed or belongs elsewhere. */
+  openText(context: string, sealed: Uint8Array): string {
     const data = Buffer.from(sealed);
     const decipher = createDecipheriv("aes-256-gcm", this.key, data.subarray(0, IV_BYTES));
-    decipher.setAAD(Buffer.from(resourceId));
+    decipher.setAAD(Buffer.from(context));
     decipher.setAuthTag(data.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    const text = Buffer.concat([decipher.update(data.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
-    return parseJsonText(text) as Record<string, unknown>;
+    return Buffer.concat([decipher.update(data.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
   }
 }
 

@@ -26,6 +26,7 @@ import { TaskStore } from "./tasks/task-store.ts";
 import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
 import { openDatabase } from "./store/open-database.ts";
+import { holdPrivateUmask } from "./private-files.ts";
 import { ensureControllerTls } from "./tls/certificate-authority.ts";
 
 /** Options of {@link startController}. */
@@ -68,7 +69,9 @@ export interface RunningController {
 
 export async function startController(options: ControllerOptions): Promise<RunningController> {
   const dataDir = resolve(options.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  // Everything the controller writes from here on is private to its user (keys, database files).
+  const releaseUmask = holdPrivateUmask();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const host = options.host ?? "127.0.0.1";
   const logger =
     options.logger ??
@@ -85,7 +88,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
   const tickets = new TransactionTickets(keys.token);
   const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` }, tickets);
-  const taskStore = new TaskStore(database.db);
+  const taskStore = new TaskStore(database.db, sealer);
   const notifications = new NotificationStore(database.db);
   const deliverer = new EventDeliverer(
     notifications,
@@ -130,6 +133,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
           server.closeIdleConnections();
         });
         await database.close();
+        releaseUmask();
       })()),
   };
 }

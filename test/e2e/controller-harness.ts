@@ -24,6 +24,8 @@ export interface ControllerUnderTest {
   adminToken: string;
   dataDir: string;
   logFile: string;
+  /** The PostgreSQL database it runs on (absent on PGlite). */
+  databaseUrl?: string;
   /** Stops it, keeping the data (for restart tests). */
   stop(): Promise<void>;
   /** Starts it again on the same data and database. */
@@ -55,6 +57,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
     adminToken: "",
     dataDir,
     logFile,
+    ...(databaseUrl ? { databaseUrl } : {}),
     async stop() {
       await self.controller.close();
     },

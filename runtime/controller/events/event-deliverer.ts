@@ -10,6 +10,7 @@
 import type { Logger } from "pino";
 import { ApsError } from "../errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
+import { loggableError } from "../loggable-error.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ClaimedNotification, NotificationStore } from "./notification-store.ts";
 
@@ -77,7 +78,7 @@ export class EventDeliverer {
           continue;
         }
       } catch (error) {
-        this.logger.error({ err: { message: (error as Error).message } }, "event delivery round failed");
+        this.logger.error({ error: loggableError(error) }, "event delivery round failed");
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.policy.idleMs);

@@ -9,6 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { makePrivate } from "../private-files.ts";
 
 /** The Drizzle database both drivers give, as the store uses it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -79,11 +80,20 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
   }
   const dir = join(options.dataDir, "pgdata");
   // PGlite does not create parent folders itself.
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const client = new PGlite(dir, { parsers: { [pgliteTypes.JSON]: asText, [pgliteTypes.JSONB]: asText } });
   const db = drizzlePglite({ client });
   await migratePglite(db, { migrationsFolder: MIGRATIONS });
-  return { db: db as unknown as Db, kind: "pglite", close: () => client.close() };
+  // Its files are the whole database: private to the owner (see private-files.ts for why here and at close).
+  makePrivate(dir);
+  return {
+    db: db as unknown as Db,
+    kind: "pglite",
+    close: async () => {
+      await client.close();
+      makePrivate(dir);
+    },
+  };
 }
 
 /** The rows of `db.execute(...)`: postgres.js gives an array, PGlite an object with `rows`. */

@@ -4,6 +4,7 @@
  * processes on one PostgreSQL share the work and none runs a task twice at the same time.
  */
 import type { Logger } from "pino";
+import { loggableError } from "../loggable-error.ts";
 import type { TaskRow, TaskStore } from "./task-store.ts";
 
 export class TaskRunner {
@@ -42,7 +43,7 @@ export class TaskRunner {
           continue;
         }
       } catch (error) {
-        this.logger.error({ task: task?.id, err: { message: (error as Error).message } }, "task attempt failed unexpectedly");
+        this.logger.error({ task: task?.id, error: loggableError(error) }, "task attempt failed unexpectedly");
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.idleMs);

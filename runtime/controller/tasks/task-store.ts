@@ -1,6 +1,12 @@
-/** The durable task table of asynchronous operations (see schema.ts `tasks`). */
+/**
+ * The durable task table of asynchronous operations (see schema.ts `tasks`). The body of the call
+ * a task repeats is the whole request, encrypted properties included, so it is stored sealed
+ * (AES-256-GCM with the task id as additional data, base64 in the text column) and cleared when
+ * the task ends: neither the table, a dump of it nor the write-ahead log ever holds it in clear.
+ */
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
+import type { PropertySealer } from "../encryption.ts";
 import type { RepeatableCall } from "../forward/forwarder.ts";
 import { rowsOf, type Db } from "../store/open-database.ts";
 import { tasks } from "../store/schema.ts";
@@ -11,8 +17,14 @@ export type TaskRow = typeof tasks.$inferSelect;
 /** How long a claimed task is reserved for the process that claimed it. */
 const LEASE_SECONDS = 60;
 
+/** How a sealed body starts; a body without it was written before bodies were sealed (JSON text). */
+const SEALED_PREFIX = "sealed:v1:";
+
 export class TaskStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: PropertySealer,
+  ) {}
 
   /** Schedules the repetition of an accepted call. Runs in the caller's transaction when given one. */
   async schedule(db: Db, task: { resourceId: string; operation: string; instanceId: string; call: RepeatableCall; info: string; retrySeconds: number }): Promise<string> {
@@ -25,7 +37,7 @@ export class TaskStore {
       instanceId: task.instanceId,
       method: task.call.method,
       path: task.call.path,
-      body: task.call.body ?? null,
+      body: task.call.body === undefined ? null : this.sealBody(id, task.call.body),
       transactionId: task.call.transactionId,
       identityId: task.call.identityId ?? null,
       info: task.info,
@@ -53,7 +65,7 @@ export class TaskStore {
     const id = rowsOf<{ id: string }>(rows)[0]?.id;
     if (!id) return undefined;
     const [row] = await this.db.select().from(tasks).where(eq(tasks.id, id));
-    return row;
+    return row && { ...row, body: row.body === null ? null : this.openBody(row.id, row.body) };
   }
 
   async reschedule(id: string, info: string, retrySeconds: number): Promise<void> {
@@ -64,11 +76,12 @@ export class TaskStore {
   }
 
   async finish(db: Db, id: string): Promise<void> {
-    await db.update(tasks).set({ state: "done", lockedUntil: null }).where(eq(tasks.id, id));
+    // The body is not needed once the operation ended.
+    await db.update(tasks).set({ state: "done", lockedUntil: null, body: null }).where(eq(tasks.id, id));
   }
 
   async fail(id: string, error: string): Promise<void> {
-    await this.db.update(tasks).set({ state: "failed", lastError: error, lockedUntil: null }).where(eq(tasks.id, id));
+    await this.db.update(tasks).set({ state: "failed", lastError: error, lockedUntil: null, body: null }).where(eq(tasks.id, id));
   }
 
   async list(): Promise<TaskRow[]> {
@@ -87,5 +100,13 @@ export class TaskStore {
   async pendingFor(resourceId: string): Promise<boolean> {
     const rows = await this.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.resourceId, resourceId), eq(tasks.state, "pending"))).limit(1);
     return rows.length > 0;
+  }
+
+  private sealBody(taskId: string, body: string): string {
+    return SEALED_PREFIX + Buffer.from(this.sealer.sealText(`task:${taskId}`, body)).toString("base64");
+  }
+
+  private openBody(taskId: string, stored: string): string {
+    return stored.startsWith(SEALED_PREFIX) ? this.sealer.openText(`task:${taskId}`, Buffer.from(stored.slice(SEALED_PREFIX.length), "base64")) : stored;
   }
 }
