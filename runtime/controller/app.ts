@@ -4,7 +4,10 @@
  */
 import { Hono } from "hono";
 import type { Logger } from "pino";
+import { AccountRevocationFeed, DEFAULT_REVOCATION_FEED, type RevocationFeedOptions } from "./auth/account-revocations.ts";
 import { CallerResolver } from "./auth/caller.ts";
+import { DEFAULT_FAILED_VERIFICATION_LIMIT, FailedVerificationLimiter, type FailedVerificationLimit } from "./auth/failed-verification-limiter.ts";
+import { requestSource } from "./auth/request-source.ts";
 import type { TokenService } from "./auth/tokens.ts";
 import type { ControllerEnv } from "./context.ts";
 import type { PropertySealer } from "./encryption.ts";
@@ -23,6 +26,8 @@ import type { NotificationStore } from "./events/notification-store.ts";
 import { SubscriptionService } from "./events/subscription-service.ts";
 import type { TransactionTickets } from "./forward/transaction-tickets.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
+import type { IntentStore } from "./intents/intent-store.ts";
+import type { ResourceClaims } from "./store/resource-claims.ts";
 import { sendJson } from "./http-json.ts";
 import { stringifyJson } from "../common/json-text.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
@@ -31,10 +36,11 @@ import { ResourceService } from "./resource-service.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { packageRoutes } from "./routes/packages.ts";
 import { typeRoutes } from "./routes/types.ts";
-import { navigationRoutes, uiRuntimeRoutes } from "./routes/ui.ts";
+import { DEFAULT_NAVIGATION_LIMITS, navigationRoutes, uiRuntimeRoutes, type NavigationLimits } from "./routes/ui.ts";
 import type { Db } from "./store/open-database.ts";
 import { ResourceStore } from "./store/resource-store.ts";
 import { isStatementTimeout } from "./store/statement-timeout.ts";
+import { isOwnerAccountGone } from "./store/owner-account-error.ts";
 import { loggableError } from "./loggable-error.ts";
 
 /** What the controller app is made of. */
@@ -48,6 +54,8 @@ export interface ControllerParts {
   readonly logger: Logger;
   /** The OpenAPI document of the controller for its types, served at /aps/2/openapi.json. */
   readonly openApi?: Record<string, unknown>;
+  /** Limits of identity: revocation feed, failed token verifications, navigation trees. */
+  readonly identity?: IdentityOptions;
   /** Application instances and forwarding; without them, application types answer 502. */
   readonly applications?: {
     readonly instances: InstanceService;
@@ -55,28 +63,48 @@ export interface ControllerParts {
     readonly tasks: TaskStore;
     readonly provider: { id: string; path: string };
     readonly tickets: TransactionTickets;
+    /** Configures of a resource one at a time (store/resource-claims.ts). */
+    readonly claims: ResourceClaims;
+    /** Provisionings sent and not yet stored (intents/intent-store.ts). */
+    readonly intents: IntentStore;
     /** The event outbox, and how to tell the deliverer there is something new. */
     readonly events: { readonly store: NotificationStore; nudge(): void };
   };
+}
+
+/** Limits of identity and of what callers may store, each defaulting to what its module says. */
+export interface IdentityOptions {
+  /** How often the account revocation feed is read, and how long it is kept (auth/account-revocations.ts). */
+  readonly revocations?: Partial<RevocationFeedOptions>;
+  /** Failed token verifications per source address (auth/failed-verification-limiter.ts). */
+  readonly failedTokens?: Partial<FailedVerificationLimit>;
+  /** Size of navigation trees (routes/ui.ts). */
+  readonly navigation?: Partial<NavigationLimits>;
 }
 
 /** The app and the service the task runner drives. */
 export interface ControllerApp {
   readonly app: Hono<ControllerEnv>;
   readonly resources: ResourceService;
+  /** Stops following the account revocation feed; call before closing the database. */
+  stop(): Promise<void>;
 }
 
 /** Creates the controller's HTTP app. */
 export function createControllerApp(parts: ControllerParts): ControllerApp {
   const store = new ResourceStore(parts.db);
-  const callers = new CallerResolver(parts.tokens, store);
+  const identity = parts.identity ?? {};
+  let revocations: AccountRevocationFeed | undefined = undefined;
+  const callers = new CallerResolver(parts.tokens, store, new FailedVerificationLimiter({ ...DEFAULT_FAILED_VERIFICATION_LIMIT, ...identity.failedTokens }), () => revocations?.ready === true);
+  revocations = new AccountRevocationFeed(parts.db, callers, { ...DEFAULT_REVOCATION_FEED, ...identity.revocations }, parts.logger);
+  revocations.start();
   const applications = parts.applications;
   const resources = new ResourceService(
     parts.catalog,
     store,
     parts.sealer,
     applications
-      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets }
+      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents }
       : undefined,
   );
   const app = new Hono<ControllerEnv>();
@@ -101,13 +129,13 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, tickets: applications.tickets }) as unknown as Hono<ControllerEnv>);
   }
   app.use("/aps/2/*", async (c, next) => {
-    c.set("caller", await callers.resolve(c.req.header("aps-token")));
+    c.set("caller", await callers.resolve(c.req.header("aps-token"), requestSource(c)));
     await next();
   });
   app.route("/aps/2/resources", resourceRoutes(resources, new RelationService(() => parts.catalog.registry, store, resources)));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler));
-  app.route("/aps/2/navigation", navigationRoutes(parts.db));
+  app.route("/aps/2/navigation", navigationRoutes(parts.db, { ...DEFAULT_NAVIGATION_LIMITS, ...identity.navigation }));
   app.route("/aps/2/customers", customerRoutes(resources));
   app.route("/aps/2/static", staticOperationRoutes(resources));
   if (applications) {
@@ -121,11 +149,15 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
 
   app.notFound((c) => sendJson(c, new ApsError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404));
   app.onError((error, c) => {
-    if (error instanceof ApsError) return sendJson(c, error.toBody(), error.status);
+    if (error instanceof ApsError) return sendJson(c, error.toBody(), error.status, error.headers);
     if (error instanceof ApplicationReplyError) {
       // An application's own error reply goes back to the caller with its status (aps-facts 4).
       const type = error.reply.headers["content-type"];
       return new Response(error.reply.body, { status: error.reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
+    }
+    if (isOwnerAccountGone(error)) {
+      // A provisioning that raced the delete of its account (the revocation feed had not told this process yet).
+      return sendJson(c, new ApsError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(), 401);
     }
     if (isStatementTimeout(error)) {
       parts.logger.warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
@@ -135,5 +167,5 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     parts.logger.error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
     return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });
-  return { app, resources };
+  return { app, resources, stop: () => revocations.stop() };
 }

@@ -13,7 +13,9 @@ import { contentRange } from "./http-json.ts";
 import { implementsType, operationAccess, type TypeRegistry } from "./registry.ts";
 import type { ResourceService } from "./resource-service.ts";
 import { resourceView } from "./resource-view.ts";
-import type { ResourceStore } from "./store/resource-store.ts";
+import type { LinkChange, ResourceStore } from "./store/resource-store.ts";
+import { isLinkTargetGone } from "./store/link-target-error.ts";
+import { visibleRows } from "./store/role-sql.ts";
 import { isUuid } from "./uuid.ts";
 
 export class RelationService {
@@ -57,18 +59,30 @@ export class RelationService {
     const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
     if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `${targetId} does not exist or is not visible to you.`);
     if (!implementsType(this.registry(), target.typeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
+    let toldApplication: (() => Promise<void>) | undefined;
     if (type.servedBy === "application") {
       const app = this.resources.applicationsFor(type);
       const { target: endpoint } = await app.targetFor(type);
       await app.forwarder.linkChanged(endpoint, type, id, relation, targetId, true, this.resources.origin(caller));
+      toldApplication = () => app.forwarder.linkChanged(endpoint, type, id, relation, targetId, false, this.resources.origin(caller));
     }
-    // A singular relation relinks: the link it had goes, and says so.
-    const replaced = rel.collection ? [] : links.filter((l) => l.relation === relation && l.targetId !== targetId);
-    const events = [
-      ...replaced.map((l) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: l.targetId, linkedIds: [l.targetId] })),
-      ...(links.some((l) => l.relation === relation && l.targetId === targetId) ? [] : [raise(this.registry(), CoreEvent.linked, row, { relation, targetId, linkedIds: [targetId] })]),
+    // A singular relation relinks: the link it had goes, and says so (what it had is read under
+    // the store's lock, so concurrent relinks each report what they replaced).
+    const events = (change: LinkChange) => [
+      ...change.replaced.map((old) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
+      ...(change.added ? [raise(this.registry(), CoreEvent.linked, row, { relation, targetId, linkedIds: [targetId] })] : []),
     ];
-    await this.store.link(id, relation, targetId, !rel.collection, events);
+    let change: LinkChange | undefined;
+    try {
+      change = await this.store.link(id, relation, targetId, !rel.collection, events);
+    } catch (error) {
+      if (!isLinkTargetGone(error)) throw error;
+    }
+    if (!change) {
+      // Not stored: the application, told first, is told the link is gone again.
+      await toldApplication?.().catch(() => undefined);
+      throw change === undefined && (await this.store.get(id)) === undefined ? new ApsError(404, `Resource ${id} does not exist.`) : new ApsError(409, `${targetId} was removed or is being unprovisioned; it accepts no new links.`);
+    }
     return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
   }
 
@@ -87,7 +101,12 @@ export class RelationService {
     const input = back && body[back] === undefined ? { ...body, [back]: { aps: { id } } } : body;
     const { resource } = await this.resources.provision(caller, input);
     const newId = (resource.aps as { id: string }).id;
-    await this.store.link(id, relation, newId, !rel.collection, [raise(this.registry(), CoreEvent.linked, row, { relation, targetId: newId, linkedIds: [newId] })]);
+    const linked = await this.store.link(id, relation, newId, !rel.collection, (change) => [
+      ...change.replaced.map((old) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
+      ...(change.added ? [raise(this.registry(), CoreEvent.linked, row, { relation, targetId: newId, linkedIds: [newId] })] : []),
+    ]).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
+    // The new resource exists and links back; only this side's link could not be made.
+    if (!linked) throw new ApsError(409, `${newId} was provisioned, but ${id} was removed or is being unprovisioned meanwhile, so it was not linked to it.`);
     return resource;
   }
 
@@ -119,14 +138,23 @@ export class RelationService {
     return { value: items, range: contentRange(0, items.length, items.length) };
   }
 
-  /** Every link from the resource, and every link to it from another resource (an anonymous backward relation). */
+  /**
+   * Every link from the resource, and every link to it from another resource (an anonymous
+   * backward relation), whose other end the caller may see: a resource many customers link to
+   * (an application root) does not tell one customer the ids of another's resources.
+   */
   private async allLinks(caller: Caller, id: string): Promise<{ value: unknown[]; range: string }> {
     const { type, links } = await this.resources.visible(caller, id, "retrieve");
-    const out: unknown[] = links.map((l) => {
-      const rel = type.relations[l.relation];
-      return { relation: l.relation, kind: rel?.collection ? "collection" : rel?.required ? "strong" : "weak", direction: "out", id: l.targetId, href: `/aps/2/resources/${l.targetId}` };
-    });
-    for (const l of await this.store.linksTo(id)) {
+    const incoming = await this.store.linksTo(id);
+    const visible = await this.store.idsMatching([...links.map((l) => l.targetId), ...incoming.map((l) => l.sourceId)], visibleRows(this.registry(), caller));
+    const out: unknown[] = links
+      .filter((l) => visible.has(l.targetId))
+      .map((l) => {
+        const rel = type.relations[l.relation];
+        return { relation: l.relation, kind: rel?.collection ? "collection" : rel?.required ? "strong" : "weak", direction: "out", id: l.targetId, href: `/aps/2/resources/${l.targetId}` };
+      });
+    for (const l of incoming) {
+      if (!visible.has(l.sourceId)) continue;
       out.push({ relation: l.relation, kind: this.registry().get(l.sourceType)?.relations[l.relation]?.required ? "strong" : "weak", direction: "in", id: l.sourceId, href: `/aps/2/resources/${l.sourceId}` });
     }
     return { value: out, range: contentRange(0, out.length, out.length) };

@@ -29,8 +29,12 @@ import { resourceView } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
 import { resources } from "./store/schema.ts";
+import { accountHoldings, lockAccount } from "./store/account-holdings.ts";
 import { filterSql, sortSql } from "./store/rql-sql.ts";
 import { isUuid } from "./uuid.ts";
+import type { IntentStore } from "./intents/intent-store.ts";
+import type { ResourceClaims } from "./store/resource-claims.ts";
+import { isLinkTargetGone } from "./store/link-target-error.ts";
 
 const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
 /** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
@@ -53,6 +57,10 @@ export interface Applications {
   readonly tasks: TaskStore;
   /** Transaction ids that say what a provisioning call is about, for subscriptions made during it. */
   readonly tickets: TransactionTickets;
+  /** One configure of a resource at a time while the application is called. */
+  readonly claims: ResourceClaims;
+  /** Provisionings sent and not yet stored, to undo after a crash or a failure. */
+  readonly intents: IntentStore;
 }
 
 /** A write the application accepted for later (202): the caller gets 202 and the resource in progress. */
@@ -104,6 +112,7 @@ export class ResourceService {
     let packageId: string | null = null;
     let outcome: ForwardOutcome | undefined;
     let served: ServingInstance | undefined;
+    let transactionId = "";
     const implicit = new Map<string, string>();
     if (type.servedBy === "application") {
       served = await this.applicationsFor(type).targetFor(type);
@@ -120,13 +129,18 @@ export class ResourceService {
       const { target, packageId: pkg } = served;
       packageId = pkg;
       const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, { aps: { id: l.targetId } }]));
-      const transactionId = app.tickets.issue({ resourceId: id, typeId, instanceId: target.instanceId });
+      transactionId = app.tickets.issue({ resourceId: id, typeId, instanceId: target.instanceId });
+      // Committed before the call: if this process dies before it stores the resource, the
+      // reconciler removes what the application created (intents/intent-reconciler.ts).
+      await app.intents.record({ resourceId: id, typeId, instanceId: target.instanceId, transactionId });
       try {
         outcome = await app.forwarder.provision(target, type, { aps: { type: typeId, id }, ...values, ...linkValues }, { ...this.origin(caller), transactionId });
         values = { ...values, ...this.acceptedFromApplication(type, outcome.properties) };
       } catch (error) {
-        // Subscriptions the application made for a resource that will not exist.
-        await this.store.dropStaged(id).catch(() => undefined);
+        // The application's own error reply: it created nothing. Anything else (no answer, an
+        // answer the protocol does not have, properties that are not valid) may have left a
+        // resource there.
+        await this.abandonProvisioning(type, id, target, transactionId, !(error instanceof ApplicationReplyError));
         throw error;
       }
     }
@@ -155,7 +169,15 @@ export class ResourceService {
       : undefined;
     // An accepted resource becomes available when its task ends; its links exist from now on.
     const events = [...(accepted ? [] : [raise(this.registry, CoreEvent.available, row, { linkedIds: newLinks.map((l) => l.targetId) })]), ...newLinks.map((l) => raise(this.registry, CoreEvent.linked, row, { relation: l.relation, targetId: l.targetId, linkedIds: [l.targetId] }))];
-    const inserted = await this.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), ...(served ? { staged: true } : {}), events });
+    let inserted: StoredResource;
+    try {
+      inserted = await this.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), ...(served ? { staged: true, intent: true } : {}), events });
+    } catch (error) {
+      // The application created it (or accepted to): it is told to remove it, as nothing is stored.
+      if (served) await this.abandonProvisioning(type, id, served.target, transactionId, true);
+      if (isLinkTargetGone(error)) throw new ApsError(409, `A resource this one links to (${newLinks.map((l) => l.targetId).join(", ")}) was removed or is being unprovisioned while it was provisioned; nothing was created${served ? " (the application was told to remove it)" : ""}.`);
+      throw error;
+    }
     const resource = this.view(inserted, type, roles, newLinks, true);
     return outcome?.kind === "accepted" ? { resource, accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } } : { resource };
   }
@@ -165,49 +187,106 @@ export class ResourceService {
     return this.view(row, type, roles, links, true);
   }
 
+  /**
+   * Configures of one resource run one at a time (issue 15): a controller type's in one
+   * transaction with the row locked; an application type's under a claim
+   * (store/resource-claims.ts) held from the revision check through the application's call to
+   * the commit. A stale `aps.revision` is refused before anything is forwarded, and what is
+   * stored is always what the application applied last.
+   */
   async configure(caller: Caller, id: string, body: unknown): Promise<WriteResult> {
-    const { row, type, roles } = await this.visible(caller, id, "configure");
+    const { row: seen, type, roles } = await this.visible(caller, id, "configure");
     const errors = this.validatorOf(type).validateUpdate(body, { application: false, roles });
     if (errors.length) throw invalidBody(errors);
     const input = body as Record<string, unknown>;
     const wanted = (input.aps as { revision?: unknown } | undefined)?.revision;
-    if (wanted !== undefined && wanted !== row.revision) {
-      throw new ApsError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
+    const requireRevision = (row: StoredResource) => {
+      if (wanted !== undefined && wanted !== row.revision) throw new ApsError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
+    };
+    requireRevision(seen);
+    if (type.servedBy !== "application") {
+      const updated = await this.store.transaction(async (tx) => {
+        const row = await this.store.getLocked(id, tx);
+        if (!row) throw new ApsError(404, `Resource ${id} does not exist.`);
+        requireRevision(row);
+        return this.storeConfigured(tx, row, type, input, {});
+      });
+      return { resource: this.view(updated, type, roles, await this.store.linksFrom(id), true) };
     }
+    const app = this.applicationsFor(type);
+    const claim = await app.claims.acquire(id, "configure");
+    if (!claim) throw new ApsError(404, `Resource ${id} does not exist.`);
+    let stored = false;
+    try {
+      const row = await this.store.get(id);
+      if (!row) throw new ApsError(404, `Resource ${id} does not exist.`);
+      requireRevision(row);
+      if (row.status === "aps:unprovisioning") throw new ApsError(409, "The resource is being unprovisioned; it cannot be configured.");
+      await this.requireNoPendingTask(id);
+      const changes = applyChanges(storedValues(row, this.sealer), input);
+      const { target } = await app.targetFor(type);
+      const outcome = await app.forwarder.configure(target, type, id, changes, this.origin(caller));
+      const returned = this.acceptedFromApplication(type, outcome.properties);
+      const accepted = outcome.kind === "accepted" ? outcome : undefined;
+      const updated = await this.store.transaction(async (tx) => {
+        // Read again, locked: a write that needs no claim (the application's own PUT, a
+        // suspend) may have come in meanwhile; the change is applied on top of it.
+        const now = await this.store.getLocked(id, tx);
+        if (!now) throw new ApsError(404, `Resource ${id} was removed while it was configured.`);
+        const u = await this.storeConfigured(tx, now, type, input, returned, accepted ? "aps:configuring" : undefined);
+        if (accepted) await app.tasks.schedule(tx, { resourceId: id, operation: "configure", instanceId: target.instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
+        await claim.dropIn(tx);
+        return u;
+      });
+      stored = true;
+      const resource = this.view(updated, type, roles, await this.store.linksFrom(id), true);
+      return accepted ? { resource, accepted: { info: accepted.info, retrySeconds: accepted.retrySeconds } } : { resource };
+    } finally {
+      await claim.end(stored);
+    }
+  }
+
+  /** Writes `input` (and what the application returned) onto `row`, locked in `tx`, with its events. */
+  private async storeConfigured(tx: Db, row: StoredResource, type: RegistryType, input: Record<string, unknown>, returned: Record<string, unknown>, status?: string): Promise<StoredResource> {
     const current = storedValues(row, this.sealer);
     const before = { ...current };
-    const changes = applyChanges(current, input);
-    let outcome: ForwardOutcome | undefined;
-    let instanceId = "";
-    if (type.servedBy === "application") {
-      await this.requireNoPendingTask(id);
-      const app = this.applicationsFor(type);
-      const { target } = await app.targetFor(type);
-      instanceId = target.instanceId;
-      outcome = await app.forwarder.configure(target, type, id, changes, this.origin(caller));
-      Object.assign(current, this.acceptedFromApplication(type, outcome.properties));
-    }
+    applyChanges(current, input);
+    Object.assign(current, returned);
     const { body: stored, secrets } = splitEncrypted(type.properties, current);
-    const accepted = outcome?.kind === "accepted" ? outcome : undefined;
-    const updated = await this.store.transaction(async (tx) => {
-      // An accepted configure is "changed" when its task ends.
-      const events = accepted ? [] : changeEvents(this.registry, row, before, current);
-      const u = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(accepted ? { status: "aps:configuring" } : {}) }, tx, events);
-      if (u && accepted) await this.applications!.tasks.schedule(tx, { resourceId: id, operation: "configure", instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
-      return u;
-    });
-    if (!updated) throw new ApsError(409, "The resource changed while this configure ran; read it again and repeat your change.");
-    const resource = this.view(updated, type, roles, await this.store.linksFrom(id), true);
-    return accepted ? { resource, accepted: { info: accepted.info, retrySeconds: accepted.retrySeconds } } : { resource };
+    // An accepted configure is "changed" when its task ends.
+    const events = status ? [] : changeEvents(this.registry, row, before, current);
+    const updated = await this.store.update(row.id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(row.id, secrets) : null, modified: new Date().toISOString(), ...(status ? { status } : {}) }, tx, events);
+    // The row is locked: its revision cannot have moved.
+    if (!updated) throw new Error(`resource ${row.id} changed under its row lock`);
+    return updated;
   }
 
   async unprovision(caller: Caller, id: string): Promise<{ accepted?: { info: string; retrySeconds: number } }> {
     const { type, row } = await this.visible(caller, id, "unprovision");
-    const strong = (await this.store.linksTo(id)).filter((l) => this.registry.get(l.sourceType)?.relations[l.relation]?.required);
-    if (strong.length) {
-      const first = strong[0]!;
-      throw new ApsError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
+    const isAccount = row.ownerAccount === row.id;
+    if (isAccount) await this.store.transaction((tx) => this.requireNothingHeld(tx, row, type));
+    // Marked aps:unprovisioning and committed before anything else: from then on no link to it
+    // is accepted (the database refuses them, migration 0007), and the strong links checked in
+    // that transaction are all there will be.
+    const previous = await this.store.beginUnprovisioning(id, (linksTo) => {
+      const strong = linksTo.filter((l) => this.registry.get(l.sourceType)?.relations[l.relation]?.required);
+      if (strong.length) {
+        const first = strong[0]!;
+        throw new ApsError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
+      }
+    });
+    if (previous === undefined) throw new ApsError(404, `Resource ${id} does not exist.`);
+    try {
+      return await this.unprovisionMarked(caller, id, row, type, isAccount);
+    } catch (error) {
+      // Refused (by the application, or the checks below): the resource is as it was.
+      await this.store.endUnprovisioning(id, previous).catch(() => undefined);
+      throw error;
     }
+  }
+
+  /** The rest of {@link unprovision}, once the resource is marked `aps:unprovisioning`. */
+  private async unprovisionMarked(caller: Caller, id: string, row: StoredResource, type: RegistryType, isAccount: boolean): Promise<{ accepted?: { info: string; retrySeconds: number } }> {
     if (type.servedBy === "application") {
       await this.requireNoPendingTask(id);
       const app = this.applicationsFor(type);
@@ -221,8 +300,29 @@ export class ResourceService {
         return { accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } };
       }
     }
+    if (isAccount) {
+      // Checked again with the account's row locked: nothing is provisioned into it between the check and the delete.
+      await this.store.transaction(async (tx) => {
+        if (!(await lockAccount(tx, id))) throw new ApsError(404, `Resource ${id} does not exist.`);
+        await this.requireNothingHeld(tx, row, type);
+        await this.store.delete(id, tx, [raise(this.registry, CoreEvent.removed, row)]);
+      });
+      return {};
+    }
     if (!(await this.store.delete(id, undefined, [raise(this.registry, CoreEvent.removed, row)]))) throw new ApsError(404, `Resource ${id} does not exist.`);
     return {};
+  }
+
+  /**
+   * 409 while an account holds resources (store/account-holdings.ts): deleting it would leave
+   * them without an owner, and its tokens are refused once it is gone (auth/caller.ts).
+   */
+  private async requireNothingHeld(db: Db, account: StoredResource, type: RegistryType): Promise<void> {
+    const collections = Object.entries(type.relations).filter(([, r]) => r.collection).map(([name]) => name);
+    const held = await accountHoldings(db, account.id, account.ownerPath, collections);
+    if (held.total > 0) {
+      throw new ApsError(409, `Account ${account.id} still holds ${held.total} resource(s) (its own, its accounts' and those its ${collections.length ? collections.join(", ") : "collections"} link to; first: ${held.first.join(", ")}); unprovision or unlink them first.`);
+    }
   }
 
   /**
@@ -271,6 +371,26 @@ export class ResourceService {
       await app.tasks.finish(tx, task.id);
     });
     return "done";
+  }
+
+  /**
+   * A provisioning sent to the application that will not be stored: what was staged for it goes,
+   * and when the application may hold the resource (`undo`) it is told to remove it (`DELETE`,
+   * same transaction id). The intent goes once nothing is left there; when the application
+   * cannot be told now, the intent stays and the reconciler tries again after its lease.
+   */
+  private async abandonProvisioning(type: RegistryType, id: string, target: EndpointTarget, transactionId: string, undo: boolean): Promise<void> {
+    const app = this.applications!;
+    await this.store.dropStaged(id).catch(() => undefined);
+    if (undo) {
+      try {
+        const outcome = await app.forwarder.unprovision(target, type, id, { transactionId });
+        if (outcome.kind === "accepted") return;
+      } catch (error) {
+        if (!(error instanceof ApplicationReplyError && (error.reply.status === 404 || error.reply.status === 410))) return;
+      }
+    }
+    await app.intents.drop(id).catch(() => undefined);
   }
 
   private async requireNoPendingTask(id: string): Promise<void> {
@@ -476,7 +596,7 @@ export class ResourceService {
     for (const [name, rel] of Object.entries(type.relations)) {
       const root = implicit.get(name);
       if (root) {
-        out.push({ relation: name, targetId: root });
+        out.push({ relation: name, targetId: root, singular: !rel.collection });
         continue;
       }
       const value = input[name];
@@ -489,7 +609,9 @@ export class ResourceService {
         const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
         if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
         if (!implementsType(this.registry, target.typeId, rel.typeId)) throw new ApsError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
-        out.push({ relation: name, targetId });
+        // Refused now rather than after the application created it (the database refuses it in any case).
+        if (target.status === "aps:unprovisioning") throw new ApsError(409, `"${name}" links to ${targetId}, which is being unprovisioned.`);
+        out.push({ relation: name, targetId, singular: !rel.collection });
       }
     }
     return out;

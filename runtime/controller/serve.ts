@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import pino, { type Logger } from "pino";
 import type { TypeValidator } from "../common/type-validator.ts";
-import { createControllerApp } from "./app.ts";
+import { createControllerApp, type IdentityOptions } from "./app.ts";
 import { TokenService, type ExternalIssuer } from "./auth/tokens.ts";
 import { ensureProvider, type ProviderIdentity } from "./bootstrap.ts";
 import { loadKeys } from "./data-directory.ts";
@@ -23,6 +23,9 @@ import { defaultDeliveryPolicy, EventDeliverer, type DeliveryPolicy } from "./ev
 import { NotificationStore } from "./events/notification-store.ts";
 import { TransactionTickets } from "./forward/transaction-tickets.ts";
 import { TaskStore } from "./tasks/task-store.ts";
+import { IntentStore } from "./intents/intent-store.ts";
+import { IntentReconciler } from "./intents/intent-reconciler.ts";
+import { ResourceClaims } from "./store/resource-claims.ts";
 import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
 import { openDatabase } from "./store/open-database.ts";
@@ -52,6 +55,8 @@ export interface ControllerOptions {
   readonly openApi?: Record<string, unknown>;
   /** Retries of event delivery (defaults: events/event-deliverer.ts). */
   readonly eventDelivery?: Partial<DeliveryPolicy>;
+  /** Revocation feed, failed token verification and navigation limits (defaults in their modules). */
+  readonly identity?: IdentityOptions;
 }
 
 /** A running controller. */
@@ -89,6 +94,11 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const tickets = new TransactionTickets(keys.token);
   const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` }, tickets);
   const taskStore = new TaskStore(database.db, sealer);
+  // A claim or an intent outlives the slowest forward (the endpoint time-out) and the commit
+  // after it (at most the statement time-out): until then its holder may still be at work.
+  const leaseMs = (options.endpointTimeoutMs ?? 30_000) + 20_000;
+  const claims = new ResourceClaims(database.db, leaseMs);
+  const intents = new IntentStore(database.db, leaseMs);
   const notifications = new NotificationStore(database.db);
   const deliverer = new EventDeliverer(
     notifications,
@@ -96,7 +106,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     logger,
     { ...defaultDeliveryPolicy, ...options.eventDelivery },
   );
-  const { app, resources } = createControllerApp({
+  const { app, resources, stop: stopApp } = createControllerApp({
     catalog,
     ...(options.compiler ? { compiler: options.compiler } : {}),
     db: database.db,
@@ -104,9 +114,11 @@ export async function startController(options: ControllerOptions): Promise<Runni
     tokens,
     sealer,
     logger,
-    applications: { instances, forwarder, tasks: taskStore, provider: { id: provider.accountId, path: `/${provider.accountId}/` }, tickets, events: { store: notifications, nudge: () => deliverer.nudge() } },
+    ...(options.identity ? { identity: options.identity } : {}),
+    applications: { instances, forwarder, tasks: taskStore, claims, intents, provider: { id: provider.accountId, path: `/${provider.accountId}/` }, tickets, events: { store: notifications, nudge: () => deliverer.nudge() } },
   });
   const runner = new TaskRunner(taskStore, (task) => resources.runTask(task), logger);
+  const reconciler = new IntentReconciler({ intents, forwarder, registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id) }, logger);
 
   const server = await new Promise<Server>((ready) => {
     const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert, ca: tls.ca.cert, requestCert: true, rejectUnauthorized: false } }, () => ready(s as Server));
@@ -115,6 +127,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   logger.info({ url, database: database.kind }, "controller listening");
   runner.start();
+  reconciler.start();
   deliverer.start();
   let closing: Promise<void> | undefined;
   return {
@@ -127,7 +140,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     routes: app.routes.filter((r) => r.method !== "ALL").map(({ method, path }) => ({ method, path })),
     close: () =>
       (closing ??= (async () => {
-        await Promise.all([runner.stop(), deliverer.stop()]);
+        await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop(), stopApp()]);
         await new Promise<void>((done) => {
           server.close(() => done());
           server.closeIdleConnections();

@@ -72,8 +72,11 @@ export class Forwarder {
       const retry = Number(header(reply, "aps-retry-timeout"));
       return { kind: "accepted", properties: this.json(reply, target), info: header(reply, "aps-info") ?? "", retrySeconds: Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 86_400) : 30, call };
     }
-    if (!ok.includes(reply.status)) throw new ApplicationReplyError(reply);
-    return { kind: "done", properties: this.json(reply, target) };
+    if (ok.includes(reply.status)) return { kind: "done", properties: this.json(reply, target) };
+    if (isErrorStatus(reply.status)) throw new ApplicationReplyError(reply);
+    // 1xx, 3xx, another 2xx (206, 205, 201 to a configure...): not an answer the protocol has for
+    // this call, so neither a success nor the application's error to pass on (aps-facts 4).
+    throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} to ${call.method} ${call.path}, which is not an answer the protocol defines for it (${[...ok, 202].join(", ")} or an error status); nothing was stored.`);
   }
 
   private origin(origin: ForwardOrigin): { transactionId: string; identityId?: string } {
@@ -102,7 +105,9 @@ export class Forwarder {
   /** A custom operation; the reply goes back to the caller as the application sent it. */
   async custom(target: EndpointTarget, type: RegistryType, method: string, path: string, query: string, origin: ForwardOrigin, body?: { bytes: Buffer; contentType: string }): Promise<EndpointReply> {
     const reply = await this.call(target, method, `/${serviceOf(type)}${path}${query ? `?${query}` : ""}`, this.headers(target, origin, body?.contentType), body?.bytes);
-    if (reply.status >= 300) throw new ApplicationReplyError(reply);
+    if (isErrorStatus(reply.status)) throw new ApplicationReplyError(reply);
+    // A redirect or an informational status would send the caller into the application's own network.
+    if (reply.status < 200 || reply.status >= 300) throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} to ${method} ${path}; a custom operation answers a 2xx or an error status.`);
     return reply;
   }
 
@@ -135,6 +140,11 @@ export class Forwarder {
       throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} with a body that is not JSON.`);
     }
   }
+}
+
+/** An error reply of the application (4xx, 5xx), which goes back to the caller as it came. */
+function isErrorStatus(status: number): boolean {
+  return status >= 400 && status <= 599;
 }
 
 function header(reply: EndpointReply, name: string): string | undefined {

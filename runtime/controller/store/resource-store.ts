@@ -17,7 +17,18 @@ export type NewResource = typeof resources.$inferInsert;
 export interface StoredLink {
   readonly relation: string;
   readonly targetId: string;
+  /** The relation is singular (at most one link; the database enforces it). Only read when a link is written. */
+  readonly singular?: boolean;
 }
+
+/** What a link change did: the links it replaced (a singular relation relinked) and whether the link is new. */
+export interface LinkChange {
+  readonly replaced: readonly string[];
+  readonly added: boolean;
+}
+
+/** Removes the provisioning intent of the resource `$1` (intents/intent-store.ts), in the statement that stores it. */
+const DROP_INTENT_CTE = "dropped_intent as (delete from provisioning_intents where resource_id = $1::uuid)";
 
 /** Rolls back the events of a delete that found nothing. */
 const NOTHING_DELETED = new Error("nothing deleted");
@@ -67,6 +78,12 @@ export class ResourceStore {
     return { row: found.row, links: pairs.map(([relation, targetId]) => ({ relation, targetId })) };
   }
 
+  /** The row, locked against other writers of it until `tx` ends (FOR NO KEY UPDATE: links to it may still be written). */
+  async getLocked(id: string, tx: Db): Promise<StoredResource | undefined> {
+    const [row] = await tx.select().from(resources).where(eq(resources.id, id)).for("no key update");
+    return row;
+  }
+
   async linksFrom(id: string): Promise<StoredLink[]> {
     return this.linksFromId.execute({ id });
   }
@@ -89,13 +106,14 @@ export class ResourceStore {
    * are moved in too; the events of this change are not sent to them (they take effect once it
    * is stored).
    */
-  async insert(row: NewResource, newLinks: readonly StoredLink[], extra: { alsoDo?: (tx: Db) => Promise<unknown>; events?: readonly RaisedEvent[]; staged?: boolean } = {}): Promise<StoredResource> {
+  async insert(row: NewResource, newLinks: readonly StoredLink[], extra: { alsoDo?: (tx: Db) => Promise<unknown>; events?: readonly RaisedEvent[]; staged?: boolean; intent?: boolean } = {}): Promise<StoredResource> {
     const events = extra.events ?? [];
     if (extra.alsoDo) {
       const alsoDo = extra.alsoDo;
       return this.db.transaction(async (tx) => {
         const [stored] = await tx.insert(resources).values(row).returning();
-        if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId })));
+        if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId, singular: l.singular ?? false })));
+        if (extra.intent) await executePrepared(tx as unknown as Db, { text: `with ${DROP_INTENT_CTE} select 1`, values: [row.id] });
         await alsoDo(tx as unknown as Db);
         await recordEvents(tx as unknown as Db, events);
         // After the events, as in the one statement below: the change that stores the subscriber is not told to its new subscriptions.
@@ -111,10 +129,12 @@ export class ResourceStore {
         returning seq)`;
     let linkTargets: number | undefined;
     if (newLinks.length) {
-      text += `, l as (insert into links (source_id, relation, target_id) select $1::uuid, x.relation, x.target from unnest($${values.length + 1}::text[], $${values.length + 2}::uuid[]) as x(relation, target))`;
-      values.push(pgArray(newLinks.map((l) => l.relation)), pgArray(newLinks.map((l) => l.targetId)));
-      linkTargets = values.length;
+      text += `, l as (insert into links (source_id, relation, target_id, singular) select $1::uuid, x.relation, x.target, x.singular from unnest($${values.length + 1}::text[], $${values.length + 2}::uuid[], $${values.length + 3}::boolean[]) as x(relation, target, singular))`;
+      values.push(pgArray(newLinks.map((l) => l.relation)), pgArray(newLinks.map((l) => l.targetId)), pgArray(newLinks.map((l) => String(l.singular ?? false))));
+      linkTargets = values.length - 1;
     }
+    // The provisioning is stored: the intent written before the application's call goes in the same statement.
+    if (extra.intent) text += `, ${DROP_INTENT_CTE}`;
     // Subscriptions the application made while it created the resource (any process took them).
     if (extra.staged) text += `, ${moveStagedCtes(1)}`;
     if (events.length) {
@@ -138,13 +158,63 @@ export class ResourceStore {
     await dropStaged(this.db, id);
   }
 
-  /** Sets the links of `relation` from `source`: adds `target`, replacing what was there for a singular relation. */
-  async link(source: string, relation: string, target: string, singular: boolean, events: readonly RaisedEvent[] = []): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      if (singular) await tx.delete(links).where(and(eq(links.sourceId, source), eq(links.relation, relation)));
-      await tx.insert(links).values({ sourceId: source, relation, targetId: target }).onConflictDoNothing();
-      await recordEvents(tx as unknown as Db, events);
+  /**
+   * Sets the links of `relation` from `source`: adds `target`, replacing what was there for a
+   * singular relation, and records the events `eventsOf` makes of what changed. Link changes of
+   * one source run one at a time (an advisory lock), so what was replaced is exact; a singular
+   * relation is replaced by one upsert on `links_singular_idx`, so it never has two links
+   * whatever runs alongside. Undefined when the source is gone; a target that is gone or being
+   * unprovisioned is refused by the database (see link-target-error.ts).
+   */
+  async link(source: string, relation: string, target: string, singular: boolean, eventsOf: (change: LinkChange) => readonly RaisedEvent[] = () => []): Promise<LinkChange | undefined> {
+    return this.db.transaction(async (t) => {
+      const tx = t as unknown as Db;
+      // An advisory lock, not a row lock on the source: that would deadlock with the trigger's
+      // FOR SHARE on the target when two resources are linked to each other at the same time.
+      await executePrepared(tx, { text: "select pg_advisory_xact_lock(hashtextextended($1, 7))", values: [source] });
+      const current = rowsOf<{ target_id: string | null; singular: boolean | null }>(
+        await executePrepared(tx, { text: "select l.target_id, l.singular from resources r left join links l on l.source_id = r.id and l.relation = $2 where r.id = $1::uuid", values: [source, relation] }),
+      );
+      if (current.length === 0) return undefined;
+      const existing = current.filter((c) => c.target_id !== null);
+      let change: LinkChange;
+      if (singular) {
+        // Links written before links carried `singular` are not covered by the index: they go first.
+        if (existing.some((c) => !c.singular)) await executePrepared(tx, { text: "delete from links where source_id = $1::uuid and relation = $2 and not singular", values: [source, relation] });
+        await executePrepared(tx, {
+          text: "insert into links (source_id, relation, target_id, singular) values ($1::uuid, $2, $3::uuid, true) on conflict (source_id, relation) where singular do update set target_id = excluded.target_id",
+          values: [source, relation, target],
+        });
+        change = { replaced: existing.map((c) => c.target_id!).filter((id) => id !== target), added: !existing.some((c) => c.target_id === target) };
+      } else {
+        const inserted = await tx.insert(links).values({ sourceId: source, relation, targetId: target }).onConflictDoNothing().returning({ target: links.targetId });
+        change = { replaced: [], added: inserted.length > 0 };
+      }
+      await recordEvents(tx, eventsOf(change));
+      return change;
     });
+  }
+
+  /**
+   * First step of an unprovisioning: marks the resource `aps:unprovisioning` (links to it are
+   * refused from then on, see migration 0007), then `refuse` looks at the links to it, which now
+   * include every link written before (the status change waited for them), and throws to keep
+   * the resource as it was. Returns the status it had, or undefined when it is gone. Commits
+   * unless `tx` is given: the mark must be seen by others before the application is called.
+   */
+  async beginUnprovisioning(id: string, refuse: (linksTo: { sourceId: string; relation: string; sourceType: string }[]) => void, tx?: Db): Promise<string | undefined> {
+    if (!tx) return this.transaction((t) => this.beginUnprovisioning(id, refuse, t));
+    const marked = rowsOf<{ status: string }>(
+      await executePrepared(tx, { text: "update resources r set status = 'aps:unprovisioning' from (select id, status from resources where id = $1::uuid for no key update) old where r.id = old.id returning old.status", values: [id] }),
+    );
+    if (marked.length === 0) return undefined;
+    refuse(await tx.select({ sourceId: links.sourceId, relation: links.relation, sourceType: resources.typeId }).from(links).innerJoin(resources, eq(resources.id, links.sourceId)).where(eq(links.targetId, id)));
+    return marked[0]!.status;
+  }
+
+  /** Undoes {@link beginUnprovisioning} when the application refused: the resource gets `status` back. */
+  async endUnprovisioning(id: string, status: string): Promise<void> {
+    await executePrepared(this.db, { text: "update resources set status = $2 where id = $1::uuid and status = 'aps:unprovisioning'", values: [id, status] });
   }
 
   /** Removes one link (and records `events` with it); true when it existed. */
@@ -206,5 +276,15 @@ export class ResourceStore {
     // An empty page (past the end, or count 0) still needs the total.
     const [c] = await this.db.select({ n: sql<string>`count(*)` }).from(resources).where(where);
     return { rows: [], total: Number(c?.n ?? 0) };
+  }
+
+  /** Those of `ids` whose rows match `where` (e.g. role-sql.ts `visibleRows`): one query, the ids as one array parameter. */
+  async idsMatching(ids: readonly string[], where: SQL): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db
+      .select({ id: resources.id })
+      .from(resources)
+      .where(and(sql`${resources.id} = any(${pgArray([...new Set(ids)])}::uuid[])`, where));
+    return new Set(rows.map((r) => r.id));
   }
 }

@@ -3,7 +3,7 @@
  * generated from it with drizzle-kit into ./migrations and applied on start.
  */
 import { sql } from "drizzle-orm";
-import { bigint, customType, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, customType, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { exactJsonb } from "./exact-json.ts";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
@@ -52,8 +52,14 @@ export const links = pgTable(
     targetId: uuid("target_id")
       .notNull()
       .references(() => resources.id, { onDelete: "cascade" }),
+    /** The relation is singular: at most one link per (source, relation), by `links_singular_idx` (migration 0007). */
+    singular: boolean("singular").notNull().default(false),
   },
-  (t) => [primaryKey({ columns: [t.sourceId, t.relation, t.targetId] }), index("links_target_idx").on(t.targetId)],
+  (t) => [
+    primaryKey({ columns: [t.sourceId, t.relation, t.targetId] }),
+    index("links_target_idx").on(t.targetId),
+    uniqueIndex("links_singular_idx").on(t.sourceId, t.relation).where(sql`${t.singular}`),
+  ],
 );
 
 /** Packages imported into the controller: the archive as received, and what it declares. */
@@ -214,3 +220,60 @@ export const eventClock = pgTable("event_clock", {
   id: integer("id").primaryKey(),
   lastSerial: bigint("last_serial", { mode: "number" }).notNull(),
 });
+
+/**
+ * Account deletes and status changes, in commit order (migration 0006: triggers on `resources`
+ * write them in the transaction of the change). Controller processes follow `serial` to drop
+ * what they cached about those accounts; old rows are pruned.
+ */
+export const accountRevocations = pgTable(
+  "account_revocations",
+  {
+    serial: bigint("serial", { mode: "number" }).primaryKey(),
+    accountId: uuid("account_id").notNull(),
+    /** `deleted`, or the account's new status. */
+    reason: text("reason").notNull(),
+    at: timestamp("at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  (t) => [index("account_revocations_at_idx").on(t.at)],
+);
+
+/** The last serial given to an account revocation; its one row orders them (see the trigger). */
+export const revocationClock = pgTable("revocation_clock", {
+  id: integer("id").primaryKey(),
+  lastSerial: bigint("last_serial", { mode: "number" }).notNull(),
+});
+
+/**
+ * Who is configuring (or unprovisioning) a resource (migration 0007): one at a time across
+ * processes, with a lease instead of a transaction held open over the application's call.
+ */
+export const resourceClaims = pgTable("resource_claims", {
+  resourceId: uuid("resource_id")
+    .primaryKey()
+    .references(() => resources.id, { onDelete: "cascade" }),
+  holder: uuid("holder").notNull(),
+  operation: text("operation").notNull(),
+  until: timestamp("until", { withTimezone: true, mode: "string" }).notNull(),
+});
+
+/**
+ * Provisionings sent to an application and not yet stored (migration 0007): written before the
+ * call, removed by the statement that stores the resource; leftovers past their lease are undone
+ * at the application (intents/intent-reconciler.ts).
+ */
+export const provisioningIntents = pgTable(
+  "provisioning_intents",
+  {
+    resourceId: uuid("resource_id").primaryKey(),
+    typeId: text("type_id").notNull(),
+    instanceId: uuid("instance_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    operation: text("operation").notNull(),
+    created: timestamp("created", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+    leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "string" }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+  },
+  (t) => [index("provisioning_intents_due_idx").on(t.leaseUntil)],
+);

@@ -1,0 +1,71 @@
+/**
+ * Provisioning intents (issue 15, items 12 and 14): before the controller asks an application
+ * to create a resource, it commits what it needs to undo that call (resource id, type, instance,
+ * transaction id). The statement that stores the resource removes the intent
+ * (store/resource-store.ts); a provisioning that fails after the application may have created
+ * something removes it once the application was told to delete it. An intent still there after
+ * its lease belongs to a controller that died between the application's answer and its own
+ * commit: the reconciler (intent-reconciler.ts) undoes it at the application.
+ */
+import { executePrepared, rowsOf, type Db } from "../store/open-database.ts";
+
+/** What is needed to undo a provisioning at the application. */
+export interface ProvisioningIntent {
+  readonly resourceId: string;
+  readonly typeId: string;
+  readonly instanceId: string;
+  readonly transactionId: string;
+}
+
+/** An intent the reconciler took, with how often it was tried. */
+export interface DueIntent extends ProvisioningIntent {
+  readonly attempts: number;
+}
+
+const RECORD = "insert into provisioning_intents (resource_id, type_id, instance_id, transaction_id, operation, lease_until) values ($1::uuid, $2, $3::uuid, $4, 'provision', now() + $5 * interval '1 millisecond')";
+// Leftovers of any process; the new lease keeps a second reconciler off it while this one works.
+const CLAIM_DUE = `update provisioning_intents p set lease_until = now() + $2 * interval '1 millisecond', attempts = p.attempts + 1
+  from (select resource_id from provisioning_intents where lease_until < now() order by lease_until limit $1 for update skip locked) due
+  where p.resource_id = due.resource_id
+  returning p.resource_id, p.type_id, p.instance_id, p.transaction_id, p.attempts`;
+
+/** Intents over one database. */
+export class IntentStore {
+  constructor(
+    private readonly db: Db,
+    /** How long a provisioning may take from its intent to its commit: the endpoint time-out and some. */
+    readonly leaseMs: number,
+  ) {}
+
+  /** Commits the intent (its own statement: it must outlive a crash during the call). */
+  async record(intent: ProvisioningIntent): Promise<void> {
+    await executePrepared(this.db, { text: RECORD, values: [intent.resourceId, intent.typeId, intent.instanceId, intent.transactionId, this.leaseMs] });
+  }
+
+  /** The provisioning ended, and the application holds nothing the controller does not know. */
+  async drop(resourceId: string): Promise<void> {
+    await executePrepared(this.db, { text: "delete from provisioning_intents where resource_id = $1::uuid", values: [resourceId] });
+  }
+
+  /** Up to `limit` intents past their lease, leased anew (`retryMs`) to the caller. */
+  async claimDue(limit: number, retryMs: number): Promise<DueIntent[]> {
+    const rows = rowsOf<{ resource_id: string; type_id: string; instance_id: string; transaction_id: string; attempts: number }>(await executePrepared(this.db, { text: CLAIM_DUE, values: [limit, retryMs] }));
+    return rows.map((r) => ({ resourceId: r.resource_id, typeId: r.type_id, instanceId: r.instance_id, transactionId: r.transaction_id, attempts: Number(r.attempts) }));
+  }
+
+  /** Why the last attempt to undo it failed; it is tried again in `retryMs`. */
+  async failed(resourceId: string, error: string, retryMs: number): Promise<void> {
+    await executePrepared(this.db, { text: "update provisioning_intents set last_error = $2, lease_until = now() + $3 * interval '1 millisecond' where resource_id = $1::uuid", values: [resourceId, error.slice(0, 1000), retryMs] });
+  }
+
+  /** Whether the resource of an intent was stored after all (then there is nothing to undo). */
+  async resourceStored(resourceId: string): Promise<boolean> {
+    return rowsOf(await executePrepared(this.db, { text: "select 1 as one from resources where id = $1::uuid", values: [resourceId] })).length > 0;
+  }
+
+  /** The intents still open (for tests and the operator). */
+  async pending(): Promise<(ProvisioningIntent & { attempts: number; lastError: string | null })[]> {
+    const rows = rowsOf<{ resource_id: string; type_id: string; instance_id: string; transaction_id: string; attempts: number; last_error: string | null }>(await executePrepared(this.db, { text: "select resource_id, type_id, instance_id, transaction_id, attempts, last_error from provisioning_intents order by created", values: [] }));
+    return rows.map((r) => ({ resourceId: r.resource_id, typeId: r.type_id, instanceId: r.instance_id, transactionId: r.transaction_id, attempts: Number(r.attempts), lastError: r.last_error }));
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * An application endpoint for tests that need answers no well-behaved connector gives (any
+ * status, delays, counting): a plain HTTPS server that records every call and answers through
+ * a replaceable `answer` function. It keeps the resources it "created" (a POST to a service
+ * answered 2xx) and drops them on a DELETE answered 2xx, so a test can compare its view with the
+ * controller's.
+ */
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+
+/** A call the application received. */
+export interface ReceivedCall {
+  readonly method: string;
+  readonly path: string;
+  readonly body: Record<string, unknown> | undefined;
+}
+
+/** What the application answers. */
+export interface Answer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly delayMs?: number;
+}
+
+export interface FakeApplication {
+  readonly url: string;
+  readonly ca: string;
+  readonly calls: ReceivedCall[];
+  /** Resource ids the application holds, by service ("tenants" -> ids). */
+  readonly held: Map<string, Set<string>>;
+  /** How many times each resource id was created. */
+  readonly created: Map<string, number>;
+  /** Replace to change the answers; the default answers every call with success. */
+  answer: (call: ReceivedCall) => Answer | Promise<Answer>;
+  close(): Promise<void>;
+}
+
+/** The default answers: 201 to a provisioning, 200 to a configure or a link, 204 to a delete. */
+export function successOf(call: ReceivedCall): Answer {
+  if (call.method === "POST" && /^\/[^/]+\/$/.test(call.path)) return { status: 201, body: {} };
+  if (call.method === "DELETE") return { status: 204 };
+  return { status: 200, body: {} };
+}
+
+export async function startFakeApplication(dir: string): Promise<FakeApplication> {
+  const tls = await ensureControllerTls(join(dir, "fake-endpoint"), ["127.0.0.1"]);
+  const self: FakeApplication = {
+    url: "",
+    ca: tls.ca.cert,
+    calls: [],
+    held: new Map(),
+    created: new Map(),
+    answer: successOf,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+  const server: Server = createServer({ cert: tls.server.cert, key: tls.server.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const call: ReceivedCall = { method: req.method ?? "", path: req.url ?? "", body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+        self.calls.push(call);
+        const answer = await self.answer(call);
+        const ok = answer.status >= 200 && answer.status < 300;
+        const service = call.path.split("/")[1] ?? "";
+        const provisioned = call.method === "POST" && /^\/[^/]+\/$/.test(call.path) ? ((call.body?.aps as { id?: string } | undefined)?.id ?? "") : "";
+        // The application acts on the call before it answers (the answer may never arrive).
+        if (ok && provisioned) {
+          if (!self.held.has(service)) self.held.set(service, new Set());
+          self.held.get(service)!.add(provisioned);
+          self.created.set(provisioned, (self.created.get(provisioned) ?? 0) + 1);
+        }
+        const deleted = call.method === "DELETE" ? /^\/[^/]+\/([0-9a-f-]{36})$/.exec(call.path)?.[1] : undefined;
+        if (ok && deleted) self.held.get(service)?.delete(deleted);
+        if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+        const body = answer.body === undefined ? "" : JSON.stringify(answer.body);
+        res.writeHead(answer.status, body ? { "content-type": "application/json" } : {});
+        res.end(body);
+      })().catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  (self as { url: string }).url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return self;
+}
