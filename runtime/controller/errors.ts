@@ -15,6 +15,7 @@ export const ErrorClass = {
   409: "Conflict",
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",
+  429: "TooManyRequests",
   500: "InternalError",
   502: "BadGateway",
   503: "ServiceUnavailable",
@@ -39,6 +40,8 @@ export class ApsError extends Error {
     readonly status: ErrorStatus,
     message: string,
     readonly details?: readonly ValidationError[],
+    /** Response headers the answer needs (e.g. `Retry-After` of a 429). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = "ApsError";

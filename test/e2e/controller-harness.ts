@@ -9,6 +9,7 @@ import { loadValidators } from "../../generator/load-validators.ts";
 import { compileArchive, startPackages } from "../../generator/package-compiler.ts";
 import { compile } from "../../generator/pipeline.ts";
 import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliverer.ts";
+import type { IdentityOptions } from "../../runtime/controller/app.ts";
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
@@ -38,7 +39,7 @@ export interface ControllerUnderTest {
   sql(query: string): Promise<Record<string, unknown>[]>;
 }
 
-export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number; eventDelivery?: Partial<DeliveryPolicy> } = {}): Promise<ControllerUnderTest> {
+export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number; eventDelivery?: Partial<DeliveryPolicy>; identity?: IdentityOptions } = {}): Promise<ControllerUnderTest> {
   const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);

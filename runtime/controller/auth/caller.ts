@@ -5,9 +5,13 @@
 import { ApsError } from "../errors.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import type { TokenService } from "./tokens.ts";
+import type { RevocationListener } from "./account-revocations.ts";
+import { FailedVerificationLimiter } from "./failed-verification-limiter.ts";
 import { isUuid } from "../uuid.ts";
 
 const MAX_CACHED_TOKENS = 10_000;
+/** Status of a suspended resource (SPEC 3); an account in it speaks for no one. */
+const DISABLED = "aps:disabled";
 
 /** The caller of one request. */
 export interface Caller {
@@ -20,28 +24,73 @@ export interface Caller {
 }
 
 /**
- * Resolves `APS-Token` into a caller. Account paths never change, so they are cached; an
- * account created on another controller instance is read from the database on first use.
+ * Resolves `APS-Token` into a caller. What it learns (verified tokens, account paths) it keeps in
+ * memory, so a request of a known account costs no database round trip; the account revocation
+ * feed (account-revocations.ts) tells it which accounts were deleted or changed status, and it
+ * forgets them and every account below them, so their tokens are checked against the database
+ * again (and refused) within a poll interval. Failed verifications are limited per source
+ * address (failed-verification-limiter.ts).
  */
-export class CallerResolver {
+export class CallerResolver implements RevocationListener {
   private readonly paths = new Map<string, string>();
   /** Verified tokens, for a minute at most: checking a signature costs more than the rest of a GET. */
   private readonly verified = new Map<string, { caller: Caller; until: number }>();
+  /**
+   * Counts revocations. A lookup started before one may have read an account that is gone by
+   * now, so it caches nothing (see {@link remember}).
+   */
+  private generation = 0;
 
   constructor(
     private readonly tokens: TokenService,
     private readonly store: ResourceStore,
+    private readonly failures = new FailedVerificationLimiter(),
+    /** False until the revocation feed knows where it stands: until then nothing is cached. */
+    private readonly following: () => boolean = () => true,
   ) {}
 
-  async resolve(token: string | undefined): Promise<Caller> {
+  /** The caller `token` speaks for; `source` (the remote address) is what failures are counted against. */
+  async resolve(token: string | undefined, source = "unknown"): Promise<Caller> {
     if (!token) throw new ApsError(401, "The APS-Token header is missing; every call needs one (mint one with: aps-gen token --account <id>).");
     const now = Date.now();
     const cached = this.verified.get(token);
     if (cached && cached.until > now) return cached.caller;
-    const caller = await this.verify(token);
-    if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
-    this.verified.set(token, { caller: caller.caller, until: Math.min(now + 60_000, caller.expires ? caller.expires * 1000 : Infinity) });
+    const wait = this.failures.retryAfter(source, now);
+    if (wait > 0) throw new ApsError(429, `Too many APS-Tokens from ${source} failed verification; try again in ${wait} s.`, undefined, { "Retry-After": String(wait) });
+    const generation = this.generation;
+    let caller;
+    try {
+      caller = await this.verify(token);
+    } catch (error) {
+      if (error instanceof ApsError && error.status === 401) this.failures.fail(source);
+      throw error;
+    }
+    if (this.remember(generation)) {
+      if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
+      this.verified.set(token, { caller: caller.caller, until: Math.min(now + 60_000, caller.expires ? caller.expires * 1000 : Infinity) });
+    }
     return caller.caller;
+  }
+
+  /** Forgets the accounts, the accounts below them and their verified tokens (the revocation feed calls this). */
+  revoke(accountIds: readonly string[]): void {
+    this.generation++;
+    const segments = accountIds.map((id) => `/${id}/`);
+    const affected = (path: string | undefined) => path !== undefined && segments.some((s) => path.includes(s));
+    for (const [id, path] of this.paths) if (affected(path)) this.paths.delete(id);
+    for (const [token, entry] of this.verified) if (affected(entry.caller.accountPath)) this.verified.delete(token);
+  }
+
+  /** Forgets every account (the feed lost track of what changed). */
+  revokeAll(): void {
+    this.generation++;
+    this.paths.clear();
+    this.verified.clear();
+  }
+
+  /** True when what a lookup that began at `generation` learnt may be cached. */
+  private remember(generation: number): boolean {
+    return generation === this.generation && this.following();
   }
 
   private async verify(token: string): Promise<{ caller: Caller; expires?: number }> {
@@ -54,17 +103,24 @@ export class CallerResolver {
     const expires = identity.expires ? { expires: identity.expires } : {};
     if (!identity.accountId) return { caller: { kind: "user", ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
     const accountPath = await this.accountPath(identity.accountId);
-    if (!accountPath) throw new ApsError(401, `The APS-Token names account ${identity.accountId}, which does not exist.`);
     return { caller: { kind: "user", accountId: identity.accountId, accountPath, ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
   }
 
-  private async accountPath(accountId: string): Promise<string | undefined> {
+  /**
+   * The account's path; 401 when the account does not exist or it, or an account above it, is
+   * disabled (a suspended reseller's customers are suspended with it).
+   */
+  private async accountPath(accountId: string): Promise<string> {
     const known = this.paths.get(accountId);
     if (known) return known;
-    if (!isUuid(accountId)) return undefined;
-    const row = await this.store.get(accountId);
-    if (!row || row.ownerAccount !== row.id) return undefined;
-    this.paths.set(accountId, row.ownerPath);
+    const generation = this.generation;
+    const row = isUuid(accountId) ? await this.store.get(accountId) : undefined;
+    if (!row || row.ownerAccount !== row.id) throw new ApsError(401, `The APS-Token names account ${accountId}, which does not exist.`);
+    for (const id of row.ownerPath.split("/").filter(Boolean)) {
+      const account = id === accountId ? row : await this.store.get(id);
+      if (account?.status === DISABLED) throw new ApsError(401, `The APS-Token names account ${accountId}, ${id === accountId ? "which is" : `whose account ${id} is`} disabled.`);
+    }
+    if (this.remember(generation)) this.paths.set(accountId, row.ownerPath);
     return row.ownerPath;
   }
 }

@@ -7,6 +7,7 @@
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import type { CallerResolver } from "../auth/caller.ts";
+import { requestSource } from "../auth/request-source.ts";
 import { peerCertificate } from "../auth/peer-certificate.ts";
 import { ApsError } from "../errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
@@ -54,7 +55,7 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   const id = c.req.param("id")!;
   const token = c.req.header("aps-token");
   if (token) {
-    const { type } = await lookup.resources.visible(await lookup.callers.resolve(token), id, "configure");
+    const { type } = await lookup.resources.visible(await lookup.callers.resolve(token, requestSource(c)), id, "configure");
     return { id, type };
   }
   const peer = peerCertificate(c);
