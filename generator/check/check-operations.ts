@@ -68,6 +68,9 @@ function checkParameters(op: Operation, what: string, inPath: ReadonlySet<string
       else firstBody = p;
     }
     const contentTypeLoc = p.attrLocs["contentType"] ?? p.loc;
+    if (p.redundantContentType !== undefined) {
+      sink.report(Codes.jsonContentTypeWithType, contentTypeLoc, `${pWhat} declares "contentType": "${p.redundantContentType}" beside "type"; "type" already means a JSON value, so the content type is redundant: drop it.`);
+    }
     if (p.type && p.contentType !== undefined) {
       sink.report(Codes.contentTypeWithType, contentTypeLoc, `${pWhat} declares both "type" and "contentType"; "type" means a JSON value and "contentType" another format, so keep one.`);
     } else if (p.contentType !== undefined && p.kind !== "body") {
@@ -98,8 +101,11 @@ function isParameterPrimitive(ref: TypeRef): boolean {
 }
 
 function checkResponses(op: Operation, what: string, sink: DiagnosticSink): void {
+  if (op.response?.redundantContentType !== undefined) {
+    sink.report(Codes.jsonContentTypeWithType, op.response.loc, `${what}: response declares "contentType": "${op.response.redundantContentType}" beside "type"; "type" already means a JSON value, so it is read as the type alone: drop the content type (in PHP, write @return(T) without it).`);
+  }
   if (op.response?.type && op.response.contentType !== undefined) {
-    sink.report(Codes.contentTypeWithType, op.response.loc, `${what}: response declares both "type" and "contentType"; "type" means an application/json response and "contentType" another format, so keep one.`);
+    sink.report(Codes.contentTypeWithType, op.response.loc, `${what}: response declares both "type" and the non-JSON "contentType": "${op.response.contentType}"; "type" means a JSON response and "contentType" another format, so keep one.`);
   }
   if (op.errorResponse?.contentType !== undefined) {
     sink.report(Codes.errorResponseContentType, op.errorResponse.loc, `${what}: errorResponse cannot declare "contentType" (SPEC 4.4): errors are JSON, so describe them with a "type" such as a structure with code, error and message.`);

@@ -96,6 +96,7 @@ export const Codes = {
   multipleBodyParameters: rule("APS095", "multiple-body-parameters", "error", "An operation can have at most one body parameter."),
   parameterTypeMissing: rule("APS096", "parameter-type-missing", "warning", "A parameter declares no `type` (path/query values are then passed as strings; a body as untyped JSON)."),
   suspendableOperationChanged: rule("APS097", "suspendable-operation-changed", "error", "enable/disable of Suspendable must stay PUT /enable and PUT /disable, admin only (SPEC 4.5)."),
+  jsonContentTypeWithType: rule("APS098", "json-content-type-with-type", "warning", "A JSON `contentType` (application/json, text/json, *+json) beside `type` adds nothing: `type` already means JSON. Read as the type alone."),
 
   // Structures
   structureNameInvalid: rule("APS110", "structure-name-invalid", "error", "A structure name must match ^[a-zA-Z_][a-zA-Z0-9_]*$."),

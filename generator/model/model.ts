@@ -96,6 +96,11 @@ export interface Parameter {
   type?: TypeRef;
   readonly typeText?: string;
   readonly contentType?: string;
+  /**
+   * A JSON `contentType` written beside `type` (e.g. `text/json`, as `aps build` writes it): it
+   * adds nothing to the `type`, so it is not kept as `contentType`; only the checker's APS098 uses it.
+   */
+  readonly redundantContentType?: string;
   readonly required: boolean;
   readonly description?: string;
   readonly attrLocs: Readonly<Record<string, Loc>>;
@@ -107,6 +112,8 @@ export interface ResponseDecl {
   type?: TypeRef;
   readonly typeText?: string;
   readonly contentType?: string;
+  /** As on {@link Parameter}: a JSON `contentType` beside `type`, dropped in favour of the type (APS098). */
+  readonly redundantContentType?: string;
   readonly description?: string;
 }
 

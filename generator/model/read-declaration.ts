@@ -3,6 +3,7 @@ import type { DiagnosticSink } from "../check/diagnostic.ts";
 import { Attributes, type AttributeSpec } from "../load/attributes.ts";
 import { jsonTypeName, nodeLoc, nodeValue, objectMembers, rawText, type JsonDocument, type JsonNode } from "../load/json-document.ts";
 import type { Loc, SourceFile } from "../load/source-file.ts";
+import { isJsonMediaType } from "./json-media-type.ts";
 import type { Access, Literal, Operation, Parameter, Property, Relation, ResponseDecl, Structure, TypeDeclaration, TypeRef, Verb } from "./model.ts";
 
 /** Names of properties, relations, operations and structures (SPEC 2.2, 8). */
@@ -336,7 +337,7 @@ class DeclarationReader {
       static: a.boolean("static"),
       parameters,
       ...optional("response", this.readResponse(a.node("response"), `${what} response`)),
-      ...optional("errorResponse", this.readResponse(a.node("errorResponse"), `${what} errorResponse`)),
+      ...optional("errorResponse", this.readResponse(a.node("errorResponse"), `${what} errorResponse`, false)),
       ...optional("access", this.readAccess(a.node("access"), what)),
       ...optional("description", a.string("description") ?? a.string("summary")),
       attrLocs: a.locs,
@@ -368,22 +369,24 @@ class DeclarationReader {
       kind,
       ...optional("type", typeText === undefined ? undefined : this.readTypeExpression(typeText, a, what, "parameter")),
       ...optional("typeText", typeText),
-      ...optional("contentType", a.string("contentType")),
+      ...contentTypeBeside(typeText, a.string("contentType")),
       required: a.boolean("required"),
       ...optional("description", a.string("description")),
       attrLocs: a.locs,
     };
   }
 
-  private readResponse(node: JsonNode | undefined, what: string): ResponseDecl | undefined {
+  /** Reads `response` (`success`) or `errorResponse`; only a success response folds a JSON contentType into its type (APS090 stays strict). */
+  private readResponse(node: JsonNode | undefined, what: string, success = true): ResponseDecl | undefined {
     if (!node) return undefined;
     const a = new Attributes(this.file, node, RESPONSE_ATTRIBUTES, this.sink, what);
     const typeText = a.string("type");
+    const contentType = a.string("contentType");
     return {
       loc: nodeLoc(this.file, node),
       ...optional("type", typeText === undefined ? undefined : this.readTypeExpression(typeText, a, what, "response")),
       ...optional("typeText", typeText),
-      ...optional("contentType", a.string("contentType")),
+      ...(success ? contentTypeBeside(typeText, contentType) : optional("contentType", contentType)),
       ...optional("description", a.string("description")),
     };
   }
@@ -448,3 +451,13 @@ function fallbackName(id: string): string {
   return parts.at(-1) ?? "Unnamed";
 }
 
+/**
+ * `contentType` as the model keeps it. Beside a `type`, a JSON media type (`text/json`, what
+ * `aps build` writes for `@return(T, text/json)`) means the same as the type alone, so it becomes
+ * `redundantContentType` and every emitter treats the value as JSON of the type; any other
+ * content type beside a type stays `contentType`, which the checker reports as APS089.
+ */
+function contentTypeBeside(typeText: string | undefined, contentType: string | undefined): { contentType?: string; redundantContentType?: string } {
+  if (contentType === undefined) return {};
+  return typeText !== undefined && isJsonMediaType(contentType) ? { redundantContentType: contentType } : { contentType };
+}

@@ -15,8 +15,14 @@ export const Limits = {
   maxInt64: 9223372036854775807n,
 } as const;
 
-/** Units of SPEC 2.4, in the order the SPEC lists them. */
-export const UNITS: ReadonlySet<string> = new Set(["item", "unit", "kb", "mb", "gb", "item-h", "mb-h", "mhzh"]);
+/**
+ * Units of SPEC 2.4, in the order the SPEC lists them, then `unit-h` (unit-hours, additive): the
+ * platform offers "Application Counter (unit-hours)" beside "(unit)" (kb.cloudblue.com/en/124343),
+ * its subscription resource lines take any unit (`unit|b|kb|mb|gb|.*`, core-types.md), and real
+ * PHP packages write `@unit("unit-h")` 22 times (php-annotations.md section 3). SPEC 2.4 lists the
+ * twin `item-h` for `item`.
+ */
+export const UNITS: ReadonlySet<string> = new Set(["item", "unit", "kb", "mb", "gb", "item-h", "mb-h", "mhzh", "unit-h"]);
 
 /** Formats of SPEC 2.5 (never validated: they only guide user interfaces). */
 export const FORMATS: ReadonlySet<string> = new Set([

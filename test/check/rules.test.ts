@@ -87,6 +87,7 @@ const cases: readonly (readonly [folder: string, code: string, file: string, lin
   ["multiple-body-parameters", "APS095", "widget.schema", 12],
   ["parameter-type-missing", "APS096", "widget.schema", 11],
   ["suspendable-operation-changed", "APS097", "widget.schema", 13],
+  ["json-content-type-with-type", "APS098", "widget.schema", 10],
   // Structures
   ["structure-name-invalid", "APS110", "widget.schema", 7],
   ["structure-not-object", "APS111", "widget.schema", 8],
