@@ -7,7 +7,7 @@ export async function uiRuntimeVersion(client: ApsClient): Promise<string> {
   return html.replace(/<[^>]*>/g, "").trim();
 }
 
-/** Stores a navigation tree for a control panel; the reply carries its new `id`. */
+/** Replaces the control panel's navigation tree (provider administrators only); the reply carries the tree's `id`. */
 export function postNavigation(client: ApsClient, tree: Record<string, unknown>): Promise<{ readonly id: string } & Record<string, unknown>> {
   return sendJson(client, { method: "POST", path: "/aps/2/navigation", json: tree });
 }

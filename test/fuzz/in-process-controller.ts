@@ -46,7 +46,7 @@ export async function startInProcessController(kind: "pglite" | "postgres", inpu
   const provider = await ensureProvider(database.db, tokens, dataDir);
   const catalog = new PackageCatalog(database.db, buildRegistry(model), await loadValidators(model), startPackages(model, repoRoot), compileArchive);
   await catalog.refresh();
-  const { app } = createControllerApp({ catalog, compiler: compileArchive, db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger: pino({ level: "silent" }) });
+  const { app, stop } = createControllerApp({ catalog, compiler: compileArchive, db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger: pino({ level: "silent" }) });
   const adminToken = await tokens.mint({ accountId: provider.accountId, userId: provider.adminUserId });
   return {
     app,
@@ -61,6 +61,8 @@ export async function startInProcessController(kind: "pglite" | "postgres", inpu
       return Promise.resolve(app.request(`https://controller.test${path}`, { ...init, headers }));
     },
     async dispose() {
+      // The account revocation feed reads the database until stopped.
+      await stop();
       await database.close();
       await scratch?.drop();
       rmSync(dataDir, { recursive: true, force: true });
