@@ -197,6 +197,7 @@ function runInit(dir: string, packageInput: string, options: CommonOptions, io: 
   const report = initProject(result.model, pkg, resolve(cwd, dir), resolve(cwd, packageInput));
   for (const f of report.written) io.out(`  wrote  ${f}`);
   for (const f of report.kept) io.out(`  kept   ${f} (yours; not overwritten)`);
+  for (const line of serviceSummary(result)) io.out(line);
   io.out(`✓ connector project for ${pkg.name} in ${dir}: cd ${dir} && npm install && npm start`);
   return ExitCode.ok;
 }
@@ -276,6 +277,7 @@ function runBuild(options: CommonOptions & { out: string; check: boolean; "dry-r
   const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
   if (failed) {
     printDiagnostics(result.diagnostics, options, io);
+    for (const line of serviceSummary(result)) say(line);
     say(`✗ build stopped: ${counts(result.diagnostics)}; nothing was written · ${seconds(start)}`);
     return ExitCode.findings;
   }
@@ -284,6 +286,7 @@ function runBuild(options: CommonOptions & { out: string; check: boolean; "dry-r
   const compareOnly = options.check || options["dry-run"];
   const report = (compareOnly ? compareHost(outDir) : diskHost(outDir)).apply(files);
   printDiagnostics(result.diagnostics, options, io, { files: files.map((f) => f.path), report });
+  for (const line of serviceSummary(result)) say(line);
   const outName = `${options.out.replace(/\/$/, "")}/`;
 
   if (report.conflicts.length > 0) {
@@ -313,7 +316,6 @@ function listChanges(report: OutputReport, outName: string, say: (line: string) 
   for (const p of report.stale) say(`  stale     ${outName}${p}`);
 }
 
-/** `1 type`, `2 types`. */
 /** One line per package with APP-META.xml: how many of its services loaded as types. */
 function serviceSummary(result: CompileResult): string[] {
   return result.model.packages
@@ -321,6 +323,7 @@ function serviceSummary(result: CompileResult): string[] {
     .map((p) => `  ${p.name}: ${p.services!.loaded} of ${plural(p.services!.declared, "service")} loaded`);
 }
 
+/** `1 type`, `2 types`. */
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -112,13 +112,15 @@ export function initProject(model: ApsModel, pkg: ModelPackage, dir: string, pac
       'import { startConnector } from "aps-gen/runtime/connector/serve";',
       'import { ensureControllerTls } from "aps-gen/runtime/controller/tls/certificate-authority";',
       `import { ${servicesFn} } from "${connectorIndex}";`,
-      ...services.map((s) => `import { ${camel(s.service)} } from "./handlers/${s.file}.ts";`),
+      // Aliased: a service is often called "app" (most PHP packages), "host" or "port", which
+      // would clash with the locals below.
+      ...services.map((s) => `import { ${camel(s.service)} as ${camel(s.service)}Handlers } from "./handlers/${s.file}.ts";`),
       "",
       'const host = process.env.HOST ?? "127.0.0.1";',
       "const port = Number(process.env.PORT ?? 8444);",
       'const tls = await ensureControllerTls(".connector-data", [host]);',
-      `const app = createConnectorApp({ services: ${servicesFn}({ ${services.map((s) => `${JSON.stringify(s.service)}: ${camel(s.service)}`).join(", ")} }), credentials: fileCredentialStore(".connector-data/credentials") });`,
-      "const running = await startConnector(app, { ...tls.server, host, port });",
+      `const connector = createConnectorApp({ services: ${servicesFn}({ ${services.map((s) => `${JSON.stringify(s.service)}: ${camel(s.service)}Handlers`).join(", ")} }), credentials: fileCredentialStore(".connector-data/credentials") });`,
+      "const running = await startConnector(connector, { ...tls.server, host, port });",
       'console.log(`connector on ${running.url}; endpoint CA certificate: ${tls.caCertPath}`);',
       'process.on("SIGTERM", () => void running.close());',
       'process.on("SIGINT", () => void running.close());',

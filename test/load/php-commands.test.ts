@@ -1,0 +1,95 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { zipSync } from "fflate";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../../generator/cli.ts";
+import { compileArchive } from "../../generator/package-compiler.ts";
+import { actorNamed } from "../../runtime/common/actor.ts";
+import { PackageRejected } from "../../runtime/controller/packages/catalog.ts";
+import { repoRoot } from "../helpers/paths.ts";
+import { typecheck } from "../helpers/typecheck.ts";
+
+/** A package whose every service is declared in PHP only (its <schema> files are not built). */
+const MAILHOST = "test/fixtures/php/mailhost";
+const TENANT = "http://fixtures.example/mailhost/tenant/1.0";
+
+const root = mkdtempSync(join(tmpdir(), "aps-gen-php-commands-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function run(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, repoRoot);
+  return { code, out, err };
+}
+
+/** The files of a folder, relative to it, for zipping. */
+function filesOf(dir: string, prefix = ""): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const abs = join(dir, e.name);
+    if (e.isDirectory()) Object.assign(out, filesOf(abs, `${prefix}${e.name}/`));
+    else out[`${prefix}${e.name}`] = readFileSync(abs);
+  }
+  return out;
+}
+
+describe("the other commands take a PHP-annotated package", () => {
+  it("build writes types, validators, connector and client that type-check", async () => {
+    const out = join(root, "generated");
+    const r = await run("build", "--types", MAILHOST, "--out", out);
+    expect(r.code, [...r.out, ...r.err].join("\n")).toBe(0);
+    expect(r.out.join("\n")).toContain("mailhost: 3 of 3 services loaded");
+    const files = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).sort();
+    // Type files are named after the PHP class (aps build's "name"), connector files after the service.
+    for (const f of ["types/mailhost/tenants.gen.ts", "validators/mailhost/tenants.gen.ts", "connector/mailhost/tenants.gen.ts", "connector/mailhost/mailboxes.gen.ts", "client/mailhost/tenants.gen.ts"]) {
+      expect(files, f).toContain(f);
+    }
+    expect(typecheck(files.filter((f) => f.includes("mailhost")).map((f) => join(out, f)))).toEqual([]);
+    // @return(Quota, text/json) is JSON of Quota everywhere, not a raw reply.
+    const connector = readFileSync(join(out, "connector/mailhost/tenants.gen.ts"), "utf8");
+    expect(connector).toContain("quota(ctx: ApsCallContext, params: QuotaParams): MaybePromise<Quota>;");
+    expect(connector).toContain("setQuota(ctx: ApsCallContext, params: SetQuotaParams): MaybePromise<Quota>;");
+    expect(connector).not.toContain("RawReply");
+    const client = readFileSync(join(out, "client/mailhost/tenants.gen.ts"), "utf8");
+    expect(client).toMatch(/Promise<Quota>/);
+  });
+
+  it("validate checks a body against a PHP-declared type", async () => {
+    const good = join(root, "good.json");
+    const bad = join(root, "bad.json");
+    writeFileSync(good, JSON.stringify({ domain: "example.com", plan: "pro", quotas: [{ name: "mailboxes", limit: 10 }] }));
+    writeFileSync(bad, JSON.stringify({ plan: "gold", quotas: [{ limit: "ten" }] }));
+    const ok = await run("validate", "--types", MAILHOST, "--type", TENANT, good);
+    expect(ok.code, [...ok.out, ...ok.err].join("\n")).toBe(0);
+    const no = await run("validate", "--types", MAILHOST, "--type", "tenants", "--format", "json", bad);
+    expect(no.code).toBe(1);
+    const errors = (JSON.parse(no.out.join("\n")) as { errors: { path: string }[] }).errors.map((e) => e.path).sort();
+    expect(errors).toEqual(["/domain", "/plan", "/quotas/0/limit", "/quotas/0/name"]);
+  });
+
+  it("a package import (compileArchive, what POST /aps/2/packages runs) compiles an .app.zip of it", async () => {
+    const compiled = await compileArchive(zipSync(filesOf(join(repoRoot, MAILHOST))), "mailhost");
+    expect(compiled.appId).toBe("http://fixtures.example/mailhost");
+    expect(compiled.types.map((t) => t.id).sort()).toEqual([
+      "http://fixtures.example/mailhost/app/1.0",
+      "http://fixtures.example/mailhost/mailbox/1.0",
+      TENANT,
+    ]);
+    const tenant = compiled.validators.get(TENANT)!;
+    expect(tenant.validateCreate({ domain: "example.com" }, actorNamed("owner"))).toEqual([]);
+    expect(tenant.validateCreate({ plan: "gold" }, actorNamed("owner")).map((e) => e.path).sort()).toEqual(["/domain", "/plan"]);
+    expect(Object.keys(tenant.operations).sort()).toEqual(["onMailboxChanged", "quota", "setQuota"]);
+    // Its scripts travel with it, as in any package.
+    expect(new TextDecoder().decode(compiled.files.read("scripts/tenants.php"))).toContain("class tenants");
+  });
+
+  it("a package import of a PHP package with an error is refused, naming the PHP line", async () => {
+    const files = filesOf(join(repoRoot, MAILHOST));
+    files["scripts/mailboxes.php"] = new TextEncoder().encode(new TextDecoder().decode(files["scripts/mailboxes.php"]).replace('@unit("mb")', '@unit("parsecs")'));
+    const refused = await compileArchive(zipSync(files), "mailhost").then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(PackageRejected);
+    expect((refused as PackageRejected).diagnostics.join("\n")).toMatch(/mailhost\.app\.zip\/scripts\/mailboxes\.php:\d+:\d+ - error APS045/);
+  });
+});
