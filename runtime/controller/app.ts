@@ -42,6 +42,7 @@ import { ResourceStore } from "./store/resource-store.ts";
 import { isStatementTimeout } from "./store/statement-timeout.ts";
 import { isOwnerAccountGone } from "./store/owner-account-error.ts";
 import { loggableError } from "./loggable-error.ts";
+import { replyHeaders } from "./reply-headers.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
@@ -109,6 +110,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   );
   const app = new Hono<ControllerEnv>();
 
+  app.use("*", replyHeaders());
   app.use("*", async (c, next) => {
     const started = performance.now();
     await next();

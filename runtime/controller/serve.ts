@@ -30,6 +30,7 @@ import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./pack
 import type { RegistryType } from "./registry.ts";
 import { openDatabase } from "./store/open-database.ts";
 import { holdPrivateUmask } from "./private-files.ts";
+import { applyServerTimeouts, DEFAULT_SERVER_TIMEOUTS, hardenedServerOptions, type ServerTimeouts } from "./https-limits.ts";
 import { ensureControllerTls } from "./tls/certificate-authority.ts";
 
 /** Options of {@link startController}. */
@@ -55,6 +56,8 @@ export interface ControllerOptions {
   readonly openApi?: Record<string, unknown>;
   /** Retries of event delivery (defaults: events/event-deliverer.ts). */
   readonly eventDelivery?: Partial<DeliveryPolicy>;
+  /** Time-outs of the HTTPS server (defaults: https-limits.ts). */
+  readonly serverTimeouts?: Partial<ServerTimeouts>;
   /** Revocation feed, failed token verification and navigation limits (defaults in their modules). */
   readonly identity?: IdentityOptions;
 }
@@ -120,9 +123,11 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const runner = new TaskRunner(taskStore, (task) => resources.runTask(task), logger);
   const reconciler = new IntentReconciler({ intents, forwarder, registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id) }, logger);
 
+  const serverTimeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.serverTimeouts };
   const server = await new Promise<Server>((ready) => {
-    const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { key: tls.server.key, cert: tls.server.cert, ca: tls.ca.cert, requestCert: true, rejectUnauthorized: false } }, () => ready(s as Server));
+    const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { ...hardenedServerOptions(serverTimeouts), key: tls.server.key, cert: tls.server.cert, ca: tls.ca.cert, requestCert: true, rejectUnauthorized: false } }, () => ready(s as Server));
   });
+  const stopStallChecks = applyServerTimeouts(server, serverTimeouts);
   const port = (server.address() as AddressInfo).port;
   url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   logger.info({ url, database: database.kind }, "controller listening");
@@ -145,6 +150,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
           server.close(() => done());
           server.closeIdleConnections();
         });
+        stopStallChecks();
         await database.close();
         releaseUmask();
       })()),

@@ -11,6 +11,7 @@ import { compile } from "../../generator/pipeline.ts";
 import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliverer.ts";
 import type { IdentityOptions } from "../../runtime/controller/app.ts";
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
+import type { ServerTimeouts } from "../../runtime/controller/https-limits.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { scratchDatabase } from "../helpers/scratch-database.ts";
@@ -39,7 +40,7 @@ export interface ControllerUnderTest {
   sql(query: string): Promise<Record<string, unknown>[]>;
 }
 
-export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number; eventDelivery?: Partial<DeliveryPolicy>; identity?: IdentityOptions } = {}): Promise<ControllerUnderTest> {
+export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number; eventDelivery?: Partial<DeliveryPolicy>; identity?: IdentityOptions; serverTimeouts?: Partial<ServerTimeouts> } = {}): Promise<ControllerUnderTest> {
   const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
