@@ -1,0 +1,105 @@
+/**
+ * Issue 15, item 14: a controller killed (SIGKILL) during a burst of provisionings through a
+ * live endpoint, three times. The application creates each resource before it answers (after a
+ * delay), so kills land between its 201 and the controller's commit. After the restarts:
+ * 0 acknowledged provisionings lost, 0 resources at the application the controller does not
+ * know, 0 created twice.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TokenService } from "../../runtime/controller/auth/tokens.ts";
+import { loadKeys } from "../../runtime/controller/data-directory.ts";
+import { httpsClient } from "../helpers/https-client.ts";
+import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
+import { databases } from "./controller-harness.ts";
+import { startFakeApplication, successOf, type FakeApplication } from "./fake-application.ts";
+import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
+
+const T = "http://cloudmail.example.com/types";
+/** A short endpoint time-out keeps the intents' lease (time-out + 20 s) short. */
+const ARGS = ["--endpoint-timeout", "1"];
+
+describe.each(databases)("provisionings across controller crashes on %s", (kind) => {
+  const dir = mkdtempSync(join(tmpdir(), "aps-provision-crash-"));
+  const dataDir = join(dir, "data");
+  let database: ScratchDatabase | undefined;
+  let app: FakeApplication;
+  const processes: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    if (kind === "postgres") database = await scratchDatabase("aps_crash");
+    app = await startFakeApplication(dir);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const p of processes) await killHard(p);
+    await app?.close();
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = async () => {
+    const p = serveProcess(dataDir, database?.url, ARGS);
+    processes.push(p);
+    return { p, call: httpsClient(await p.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8")) };
+  };
+
+  it("loses no acknowledged provisioning and leaves nothing at the application it does not know", async () => {
+    let { p, call } = await start();
+    const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((x: { name: string }) => x.name === "cloudmail").id;
+    const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: app.url, endpointCa: app.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    expect(installed.status, installed.text).toBe(201);
+    const account = (await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } })).json.aps.id;
+    const token = await new TokenService(loadKeys(dataDir).token).mint({ accountId: account });
+    const sub = (await call("POST", "/aps/2/resources", { token, body: { aps: { type: "http://aps-standard.org/types/core/subscription/1.0" } } })).json.aps.id;
+    const tenantBody = { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub } } };
+    // The application creates at once and answers 400 ms later: the kill comes while calls wait in that window.
+    let waiting = 0;
+    app.answer = (c) => {
+      if (!(c.method === "POST" && c.path === "/tenants/")) return successOf(c);
+      waiting++;
+      setTimeout(() => waiting--, 400);
+      return { status: 201, body: {}, delayMs: 400 };
+    };
+
+    const acknowledged = new Set<string>();
+    let orphansSeen = 0;
+    const tenantsAtController = async (c: typeof call) => new Set(((await c("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/tenant/1.0`)})`, { token })).json as { aps: { id: string } }[]).map((r) => r.aps.id));
+    const provision = (c: typeof call) =>
+      c("POST", "/aps/2/resources", { token, body: tenantBody }).then(
+        (r) => void (r.status === 201 && acknowledged.add(r.json.aps.id)),
+        () => undefined,
+      );
+    for (let cycle = 0; cycle < 3; cycle++) {
+      // Ten that complete, then ten cut short: killed once at least five are at the application.
+      await Promise.all(Array.from({ length: 10 }, () => provision(call)));
+      const burst = Array.from({ length: 10 }, () => provision(call));
+      const until = Date.now() + 10_000;
+      while (waiting < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      await killHard(p);
+      await Promise.all(burst);
+      ({ p, call } = await start());
+      const known = await tenantsAtController(call);
+      orphansSeen += [...(app.held.get("tenants") ?? [])].filter((id) => !known.has(id)).length;
+    }
+    // The kills did land between the application's answer and the commit.
+    expect(orphansSeen).toBeGreaterThan(0);
+
+    // After the intents' lease the reconciler removes them at the application.
+    const end = Date.now() + 60_000;
+    let known = await tenantsAtController(call);
+    while (Date.now() < end && [...(app.held.get("tenants") ?? [])].some((id) => !known.has(id))) {
+      await new Promise((r) => setTimeout(r, 500));
+      known = await tenantsAtController(call);
+    }
+    const held = app.held.get("tenants") ?? new Set<string>();
+    expect([...acknowledged].filter((id) => !known.has(id))).toEqual([]); // 0 acknowledged writes lost
+    expect([...held].filter((id) => !known.has(id))).toEqual([]); // 0 resources at the application the controller does not know
+    expect([...known].filter((id) => !held.has(id))).toEqual([]); // and none the application does not hold
+    expect([...app.created.values()].filter((n) => n > 1)).toEqual([]); // 0 duplicates
+    expect(acknowledged.size).toBeGreaterThan(0);
+  }, 180_000);
+});
