@@ -1,9 +1,11 @@
 /**
  * Calls an application endpoint (SPEC 4.3, 4.4) over mutual TLS: the controller presents its
  * client certificate, trusts the endpoint's CA, and never sends a token. Unreachable endpoints
- * and time-outs become 502/504 ApsErrors that say which endpoint and why.
+ * and time-outs become 502/504 ApsErrors that say which endpoint and why. A call that may be
+ * repeated is sent once more, on a new connection, when its connection broke before any reply
+ * (see {@link CallSafety}); other calls are not, as the endpoint may have acted on them.
  */
-import { Pool, type Dispatcher } from "undici";
+import { Client, Pool, type Dispatcher } from "undici";
 import { ApsError } from "../errors.ts";
 
 /** What the controller needs to reach one instance. */
@@ -27,35 +29,60 @@ export interface EndpointClientOptions {
   readonly timeoutMs: number;
 }
 
+/** How a call may be treated beyond its HTTP method. */
+export interface CallSafety {
+  /**
+   * The call may be sent twice: the receiver recognises the repeat. True for the idempotent
+   * methods (GET, HEAD, PUT, DELETE, OPTIONS) without saying so; the forwarder says so for
+   * provisioning (the repeat carries the same resource id and APS-Transaction-ID, and
+   * applications already get provisioning calls repeated in the async phase of SPEC 3), link
+   * changes (adding a link twice adds it once) and event notifications (delivered at least once).
+   */
+  readonly repeatable?: boolean;
+}
+
+const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+
+/**
+ * Errors that mean the connection broke before any of the reply arrived: typically a pooled
+ * keep-alive connection the endpoint closed just as the call went out on it (it answers the
+ * bytes with a reset, or its close arrives before a reply).
+ */
+const BROKEN_BEFORE_REPLY = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+/** The 502s made of such errors. */
+const brokenBeforeReply = new WeakSet<Error>();
+
 export function endpointClient(options: EndpointClientOptions) {
   // One keep-alive pool per endpoint (undici: far less per-call work than node:https, and a
   // mutual-TLS handshake per call would cost more than the call).
   const pools = new Map<string, Pool>();
+  const settingsFor = (target: EndpointTarget) => ({
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connect: { cert: options.cert, key: options.key, ...(target.endpointCa ? { ca: target.endpointCa } : {}) },
+  });
   const poolFor = (target: EndpointTarget) => {
     const origin = new URL(target.endpoint).origin;
     const key = `${origin}|${target.endpointCa ?? ""}`;
     let pool = pools.get(key);
     if (!pool) {
-      pool = new Pool(origin, {
-        connections: 64,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        connect: { cert: options.cert, key: options.key, ...(target.endpointCa ? { ca: target.endpointCa } : {}) },
-      });
+      pool = new Pool(origin, { connections: 64, ...settingsFor(target) });
       pools.set(key, pool);
     }
     return pool;
   };
-  return async function call(target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<EndpointReply> {
+  const send = async (dispatcher: Dispatcher, target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<EndpointReply> => {
     const url = new URL(target.endpoint.replace(/\/$/, "") + path);
     let reply;
     try {
-      reply = await poolFor(target).request({ method: method as Dispatcher.HttpMethod, path: url.pathname + url.search, headers, ...(body ? { body } : {}) });
+      reply = await dispatcher.request({ method: method as Dispatcher.HttpMethod, path: url.pathname + url.search, headers, ...(body ? { body } : {}) });
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       if (e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT") throw new ApsError(504, `The application endpoint ${target.endpoint} did not answer ${method} ${path} within ${options.timeoutMs / 1000} s.`);
       const cause = (e.cause as NodeJS.ErrnoException | undefined)?.code;
-      throw new ApsError(502, `The application endpoint ${target.endpoint} cannot be reached (${cause ?? e.code ?? e.message}).`);
+      const unreachable = new ApsError(502, `The application endpoint ${target.endpoint} cannot be reached (${cause ?? e.code ?? e.message}).`);
+      if (BROKEN_BEFORE_REPLY.has(e.code ?? "") || BROKEN_BEFORE_REPLY.has(cause ?? "")) brokenBeforeReply.add(unreachable);
+      throw unreachable;
     }
     try {
       const bytes = Buffer.from(await reply.body.arrayBuffer());
@@ -64,6 +91,22 @@ export function endpointClient(options: EndpointClientOptions) {
       const e = error as NodeJS.ErrnoException;
       if (e.code === "UND_ERR_BODY_TIMEOUT") throw new ApsError(504, `The application endpoint ${target.endpoint} did not finish its reply to ${method} ${path} within ${options.timeoutMs / 1000} s.`);
       throw new ApsError(502, `The application endpoint ${target.endpoint} broke off its reply: ${e.message}.`);
+    }
+  };
+  return async function call(target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body?: Buffer, safety: CallSafety = {}): Promise<EndpointReply> {
+    try {
+      return await send(poolFor(target), target, method, path, headers, body);
+    } catch (error) {
+      // Once, and on a connection of its own (another pooled one may be just as stale), a call
+      // that may be repeated and whose connection broke before a byte of the reply came back.
+      const repeatable = safety.repeatable === true || IDEMPOTENT.has(method.toUpperCase());
+      if (!repeatable || !brokenBeforeReply.has(error as Error)) throw error;
+      const fresh = new Client(new URL(target.endpoint).origin, settingsFor(target));
+      try {
+        return await send(fresh, target, method, path, headers, body);
+      } finally {
+        void fresh.close().catch(() => undefined);
+      }
     }
   };
 }

@@ -67,7 +67,9 @@ export class Forwarder {
 
   private async base(target: EndpointTarget, call: RepeatableCall, ok: readonly number[], phase: "sync" | "async" = "sync"): Promise<ForwardOutcome> {
     const headers = { ...this.headers(target, { transactionId: call.transactionId, ...(call.identityId ? { identityId: call.identityId } : {}) }, call.body ? "application/json" : undefined), "APS-Request-Phase": phase };
-    const reply = await this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined);
+    // Base operations may be sent twice (see CallSafety): provisioning repeats carry the same
+    // resource id and transaction, link changes and the idempotent methods change nothing twice.
+    const reply = await this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined, { repeatable: true });
     if (reply.status === 202) {
       const retry = Number(header(reply, "aps-retry-timeout"));
       return { kind: "accepted", properties: this.json(reply, target), info: header(reply, "aps-info") ?? "", retrySeconds: Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 86_400) : 30, call };
@@ -116,7 +118,8 @@ export class Forwarder {
    * The reply comes back as it is: the deliverer decides what it means.
    */
   notify(target: EndpointTarget, service: string, subscriberId: string, handler: string, notification: Record<string, unknown>): Promise<EndpointReply> {
-    return this.call(target, "POST", `/${service}/events/${subscriberId}/${encodeURIComponent(handler)}`, this.headers(target, {}, "application/json"), Buffer.from(stringifyJson(notification)));
+    // Notifications are delivered at least once (the deliverer retries), so one may be sent twice.
+    return this.call(target, "POST", `/${service}/events/${subscriberId}/${encodeURIComponent(handler)}`, this.headers(target, {}, "application/json"), Buffer.from(stringifyJson(notification)), { repeatable: true });
   }
 
   private headers(target: EndpointTarget, origin: ForwardOrigin, contentType?: string): Record<string, string> {
