@@ -51,7 +51,11 @@ export function loggableError(error: unknown, depth = 0): LoggableError {
   };
 }
 
-/** `invalid input syntax for type uuid: "x"` -> `invalid input syntax for type uuid: "…"`. */
+/**
+ * `invalid input syntax for type uuid: "x"` -> `invalid input syntax for type uuid: "…"`. From
+ * the first double quote to the last: quoted input may hold quotes of its own, unescaped
+ * (PostgreSQL quotes values as they are; JSON.parse quotes a slice of the text it failed on).
+ */
 function maskQuoted(message: string): string {
-  return message.replace(/"(?:[^"\\]|\\.)*"/g, '"…"').replace(/=\(.*\)/g, "=(…)");
+  return message.replace(/"[\s\S]*"/, '"…"').replace(/=\(.*\)/g, "=(…)");
 }
