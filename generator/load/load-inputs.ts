@@ -6,6 +6,7 @@ import { DiagnosticSink, type Diagnostic } from "../check/diagnostic.ts";
 import { parseAppMeta, type AppMeta } from "./app-meta.ts";
 import { parseJsonDocument, type JsonDocument } from "./json-document.ts";
 import { archiveBaseName, displayPath, entryKind, folderSource, InputError, zipSource, type PackageSource } from "./package-source.ts";
+import { PhpFileCache } from "./php/php-program.ts";
 import { dedupingSink, readPhpService, type PhpDeclaration } from "./php/php-service.ts";
 import { createSourceFile } from "./source-file.ts";
 
@@ -127,6 +128,7 @@ function loadPackage(source: PackageSource, name: string, bundled: boolean, sink
   const meta = parseAppMeta(createSourceFile(source.display("APP-META.xml"), metaText), sink);
   const documents: LoadedDocument[] = [];
   const phpSink = dedupingSink(sink);
+  const phpFiles = new PhpFileCache(source);
   for (const service of meta?.services ?? []) {
     const php = service.phpCode && { ...service.phpCode, rel: normaliseRelative(service.phpCode.path) };
     const readPhp = () => {
@@ -136,7 +138,7 @@ function loadPackage(source: PackageSource, name: string, bundled: boolean, sink
           : `service "${service.id}" names neither a <schema path> nor PHP code (<code engine="php" path>), so its type cannot load; add the schema file or the PHP script that declares the type.`);
         return;
       }
-      const declaration = readPhpService(source, php.rel, { id: service.id, loc: php.loc }, phpSink);
+      const declaration = readPhpService(source, php.rel, { id: service.id, loc: php.loc }, phpSink, phpFiles);
       if (declaration) documents.push({ doc: declaration.doc, service: service.id, php: declaration });
     };
     // A source package before "aps build": no <schema>, or one naming a file not built yet.
@@ -146,7 +148,7 @@ function loadPackage(source: PackageSource, name: string, bundled: boolean, sink
     }
     const rel = normaliseRelative(service.schemaPath);
     const text = rel === undefined ? undefined : source.read(rel);
-    if ((rel === undefined || text === undefined) && php?.rel !== undefined && source.read(php.rel) !== undefined) {
+    if ((rel === undefined || text === undefined) && php?.rel !== undefined && phpFiles.has(php.rel)) {
       readPhp();
       continue;
     }

@@ -2,8 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { zipSync } from "fflate";
-import { afterAll, describe, expect, it } from "vitest";
+import { Engine } from "php-parser";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { formatDiagnostic, type Diagnostic } from "../../generator/check/diagnostic.ts";
+import { parseTree } from "jsonc-parser";
+import type { JsonNode } from "../../generator/load/json-document.ts";
 import { loadInputs } from "../../generator/load/load-inputs.ts";
 import { plainValue } from "../../generator/load/php/located-json.ts";
 import { schemaGenText } from "../../generator/load/php/php-service.ts";
@@ -46,6 +49,14 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
     expect(text).toBe(readFileSync(golden, "utf8"));
     // The document the model reads is the same JSON, without the two comment lines.
     expect(JSON.parse(doc.doc.file.text)).toEqual(plainValue(doc.php!.value));
+  });
+
+  it.each(["app", "widgets"])("%s: the JSON tree built while printing is the tree a parse of the text gives", (service) => {
+    const doc = pkg.documents.find((d) => d.service === service)!.doc;
+    const strip = (n: JsonNode | undefined): unknown =>
+      n && { type: n.type, offset: n.offset, length: n.length, value: n.value, colonOffset: n.colonOffset, children: n.children?.map(strip) };
+    expect(strip(doc.root)).toEqual(strip(parseTree(doc.file.text)));
+    for (const child of doc.root!.children!) expect(child.parent).toBe(doc.root);
   });
 
   it("keeps the member order of aps build: top level, property, relation, operation, parameter", () => {
@@ -161,6 +172,41 @@ describe.skipIf(!corpusAvailable)(`corpus packages whose types live in PHP${corp
     for (const d of missing) {
       expect(d.file).toMatch(/APP-META\.xml$/);
       expect(d.message).toMatch(/PHP code "[^"]+\.php" is not in|names neither/);
+    }
+  });
+});
+
+describe("PHP-annotated packages: each file is parsed once per load", () => {
+  it("a file that every service includes is parsed once, not once per service", () => {
+    const dir = mkdtempSync(join(tmpdir(), "aps-gen-php-shared-"));
+    try {
+      const services = ["a", "b", "c"];
+      mkdirSync(join(dir, "scripts"));
+      writeFileSync(
+        join(dir, "APP-META.xml"),
+        `<?xml version="1.0"?>\n<application version="2.0" xmlns="http://aps-standard.org/ns/2">\n<id>http://fixtures.example/shared</id>\n${services.map((s) => `<service id="${s}"><code engine="php" path="scripts/${s}.php"/></service>`).join("\n")}\n</application>\n`,
+      );
+      writeFileSync(join(dir, "scripts/shared.php"), '<?php\nclass Pair\n{\n    /**\n     * @type(string)\n     */\n    public $key;\n}\n');
+      for (const [i, s] of services.entries()) {
+        const implementsId = i === 0 ? "application" : "resource";
+        writeFileSync(join(dir, `scripts/${s}.php`), `<?php\nrequire_once "shared.php";\n/**\n * @type("http://fixtures.example/shared/${s}/1.0")\n * @implements("http://aps-standard.org/types/core/${implementsId}/1.0")\n */\nclass ${s} extends \\APS\\ResourceBase\n{\n    /**\n     * @type(Pair)\n     */\n    public $pair;\n}\n`);
+      }
+      const parsed: string[] = [];
+      const original = Engine.prototype.parseCode;
+      const spy = vi.spyOn(Engine.prototype, "parseCode").mockImplementation(function (this: Engine, code: string, filename: string) {
+        parsed.push(filename.split("/").at(-1)!);
+        return original.call(this, code, filename);
+      });
+      try {
+        const loaded = loadInputs([dir], { includeCore: false });
+        expect(show(loaded.diagnostics)).toBe("");
+        expect(loaded.packages[0]!.documents.map((d) => Object.keys((plainValue(d.php!.value) as { structures: object }).structures))).toEqual([["Pair"], ["Pair"], ["Pair"]]);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(parsed.sort()).toEqual(["a.php", "b.php", "c.php", "shared.php"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

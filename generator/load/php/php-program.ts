@@ -69,13 +69,58 @@ function newEngine(): Engine {
   return new Engine({ parser: { extractDoc: true, php8: true, suppressErrors: false }, ast: { withPositions: true } });
 }
 
+/** One PHP file of a package as parsed: its AST, or where and why it does not parse. */
+interface ParsedPhpFile {
+  readonly file: SourceFile;
+  readonly ast?: PhpNode;
+  readonly syntaxError?: { readonly loc: Loc; readonly message: string };
+}
+
+/**
+ * The PHP files of one package, each read and parsed once per load: services of a package
+ * usually `require_once` the same files (an aux_types.php, a base class), and every service's
+ * script is walked on its own, so without this each shared file was parsed once per service.
+ * The AST is only read afterwards, never changed, so sharing it is safe.
+ */
+export class PhpFileCache {
+  private readonly engine = newEngine();
+  private readonly files = new Map<string, ParsedPhpFile | undefined>();
+
+  constructor(private readonly source: PackageSource) {}
+
+  /** The parsed file at a package-relative path; undefined when the package has no such file. */
+  get(path: string): ParsedPhpFile | undefined {
+    if (this.files.has(path)) return this.files.get(path);
+    const parsed = this.parse(path);
+    this.files.set(path, parsed);
+    return parsed;
+  }
+
+  /** Whether the package has a file at this path (read once, like the parse). */
+  has(path: string): boolean {
+    return this.get(path) !== undefined;
+  }
+
+  private parse(path: string): ParsedPhpFile | undefined {
+    const text = this.source.read(path);
+    if (text === undefined) return undefined;
+    const file = createSourceFile(this.source.display(path), text);
+    try {
+      return { file, ast: this.engine.parseCode(text, file.path) as unknown as PhpNode };
+    } catch (error) {
+      const e = error as { message: string; lineNumber?: number; columnNumber?: number };
+      const loc = e.lineNumber ? { file: file.path, line: e.lineNumber, col: (e.columnNumber ?? 0) + 1 } : fileLoc(file.path);
+      return { file, syntaxError: { loc, message: e.message.replace(/ on line \d+$/, "") } };
+    }
+  }
+}
+
 /**
  * Parses the script at `scriptPath` and every package file it includes with `require` or
  * `include`, with a real PHP parser. Returns undefined when the script is absent or is not PHP
  * that parses (reported). Includes outside the package are reported and skipped.
  */
-export function readPhpProgram(source: PackageSource, scriptPath: string, sink: DiagnosticSink): PhpProgram | undefined {
-  const engine = newEngine();
+export function readPhpProgram(source: PackageSource, scriptPath: string, sink: DiagnosticSink, files: PhpFileCache = new PhpFileCache(source)): PhpProgram | undefined {
   const classes: PhpClass[] = [];
   const constants = new Map<string, PhpNode>();
   const visited = new Set<string>();
@@ -85,21 +130,16 @@ export function readPhpProgram(source: PackageSource, scriptPath: string, sink: 
   const visitFile = (path: string): SourceFile | undefined => {
     if (visited.has(path)) return undefined;
     visited.add(path);
-    const text = source.read(path);
-    if (text === undefined) return undefined;
-    const file = createSourceFile(source.display(path), text);
-    let program: PhpNode;
-    try {
-      program = engine.parseCode(text, file.path) as unknown as PhpNode;
-    } catch (error) {
-      const e = error as { message: string; lineNumber?: number; columnNumber?: number };
-      const loc = e.lineNumber ? { file: file.path, line: e.lineNumber, col: (e.columnNumber ?? 0) + 1 } : fileLoc(file.path);
+    const parsed = files.get(path);
+    if (!parsed) return undefined;
+    const { file, ast, syntaxError } = parsed;
+    if (!ast) {
       unparsable = true;
-      sink.report(Codes.phpSyntax, loc, `cannot parse PHP: ${e.message.replace(/ on line \d+$/, "")}. aps-gen reads the annotations of PHP that runs; fix the syntax.`);
+      sink.report(Codes.phpSyntax, syntaxError!.loc, `cannot parse PHP: ${syntaxError!.message}. aps-gen reads the annotations of PHP that runs; fix the syntax.`);
       return file;
     }
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
-    walkStatements(program, file, dir);
+    walkStatements(ast, file, dir);
     return file;
   };
 
@@ -136,7 +176,7 @@ export function readPhpProgram(source: PackageSource, scriptPath: string, sink: 
         return;
       }
       if (RUNTIME_INCLUDE.test(target.written)) return;
-      const found = target.candidates.find((c) => source.read(c) !== undefined);
+      const found = target.candidates.find((c) => files.has(c));
       if (found === undefined) {
         sink.report(Codes.phpIncludeMissing, loc, `included file "${target.written}" is not in the package; classes it declares are not read.`);
         return;

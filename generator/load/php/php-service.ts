@@ -1,10 +1,10 @@
 import { Codes } from "../../check/codes.ts";
 import { DiagnosticSink, formatDiagnostic } from "../../check/diagnostic.ts";
-import { parseJsonDocument, type JsonDocument } from "../json-document.ts";
+import type { JsonDocument } from "../json-document.ts";
 import type { PackageSource } from "../package-source.ts";
 import { createSourceFile, fileLoc, type Loc } from "../source-file.ts";
 import { printLocated, type LocatedValue } from "./located-json.ts";
-import { readPhpProgram } from "./php-program.ts";
+import { PhpFileCache, readPhpProgram } from "./php-program.ts";
 import { resourceClasses, typeDeclaration } from "./type-declaration.ts";
 
 /** What the PHP script of one service declares, in the form `aps build` would write it. */
@@ -20,11 +20,12 @@ export interface PhpDeclaration {
 /**
  * Reads the type a `<service>` declares in PHP: parses its script (and what it includes),
  * finds the class with `@type`, and builds the JSON declaration `aps build` would write.
- * Diagnostics point at the annotations. Returns undefined, with an APS011 error at `serviceLoc`
+ * Diagnostics point at the annotations. `files` is the package's parse cache, shared by its
+ * services so a file they all include is parsed once. Returns undefined, with an APS011 error at `serviceLoc`
  * or in the script, when no type can be found.
  */
-export function readPhpService(source: PackageSource, script: string, service: { id: string; loc: Loc }, sink: DiagnosticSink): PhpDeclaration | undefined {
-  const program = readPhpProgram(source, script, sink);
+export function readPhpService(source: PackageSource, script: string, service: { id: string; loc: Loc }, sink: DiagnosticSink, files: PhpFileCache = new PhpFileCache(source)): PhpDeclaration | undefined {
+  const program = readPhpProgram(source, script, sink, files);
   if (!program) {
     sink.report(Codes.serviceTypeMissing, service.loc, `service "${service.id}" has no <schema> file and its PHP code "${script}" is not in ${source.root}; add the script, or run "aps build" and point <schema path> at the .schema.gen it writes.`);
     return undefined;
@@ -42,8 +43,9 @@ export function readPhpService(source: PackageSource, script: string, service: {
     return undefined;
   }
   const value = typeDeclaration(chosen, program, sink);
-  const { text, origins } = printLocated(value);
-  const doc = parseJsonDocument(createSourceFile(program.script.path, text, origins), sink);
+  const { text, origins, tree } = printLocated(value);
+  // Printed by aps-gen itself, so it is valid JSON with no duplicate keys: nothing to report.
+  const doc: JsonDocument = { file: createSourceFile(program.script.path, text, origins), root: tree };
   return { script, doc, value };
 }
 
