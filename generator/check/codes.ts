@@ -36,6 +36,7 @@ export const Codes = {
   phpAnnotationUnknown: rule("APS013", "php-annotation-unknown", "warning", "A PHP doc-comment tag is not an APS annotation aps-gen knows; it is ignored."),
   phpAnnotationIgnored: rule("APS014", "php-annotation-ignored", "warning", "An APS annotation that `aps build` drops (text after it on its line, @default, a @param with no PHP argument...); it is ignored here too."),
   phpIncludeMissing: rule("APS015", "php-include-missing", "warning", "A require/include of a PHP script names a file that is not in the package (or cannot be worked out)."),
+  ideModelNotRead: rule("APS016", "ide-model-not-read", "warning", "Services did not load and the package has an APS IDE model.types, which is not a declaration (aps build ignores it; it lacks most attributes)."),
 
   // Types
   apsVersion: rule("APS020", "aps-version", "error", "`apsVersion` must be the string \"2.0\"."),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,8 +33,18 @@ describe.skipIf(!corpusAvailable)(`the corpus of real APS packages${corpusSkipRe
     const result = loadInputs([dirname(path)], { cwd: repoRoot, includeCore: false });
     const pkg = result.packages.find((p) => p.meta);
     expect(pkg?.meta?.services.length).toBeGreaterThan(0);
-    // Missing schema files are diagnostics pointing into APP-META.xml, never a crash.
-    for (const d of result.diagnostics) expect(d.file).toMatch(/APP-META\.xml$|\.schema\.gen$/);
+    // Missing schema files are diagnostics pointing into APP-META.xml, never a crash; an APS IDE
+    // model.types beside services that did not load gets the APS016 warning that it is not read.
+    for (const d of result.diagnostics) expect(d.file).toMatch(/APP-META\.xml$|\.schema\.gen$|model\.types$/);
+    const ideModel = result.diagnostics.filter((d) => d.file.endsWith("model.types"));
+    expect(ideModel.every((d) => d.code === "APS016" && d.severity === "warning")).toBe(true);
+  });
+
+  it("the 4 APS IDE model.types files are named as not read (APS016), one per package", () => {
+    const ideModels = appMetas.filter((m) => existsSync(join(dirname(m), "model.types")));
+    expect(ideModels).toHaveLength(4);
+    const result = loadInputs(ideModels.map((m) => rel(dirname(m))), { cwd: repoRoot, includeCore: false });
+    expect(result.diagnostics.filter((d) => d.code === "APS016").map((d) => d.file.split("/").at(-1))).toEqual(["model.types", "model.types", "model.types", "model.types"]);
   });
 
   it.each(schemaGens.map(rel))("parses %s as one declaration object", (path) => {
