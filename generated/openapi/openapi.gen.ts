@@ -197,8 +197,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -428,8 +437,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -536,8 +554,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -766,8 +793,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -798,8 +834,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -907,8 +952,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1016,8 +1070,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1079,8 +1142,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1139,8 +1211,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1191,8 +1272,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1254,8 +1344,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1314,8 +1413,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1366,8 +1474,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1432,8 +1549,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1492,8 +1618,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1544,8 +1679,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1607,8 +1751,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1667,8 +1820,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1719,8 +1881,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1782,8 +1953,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1842,8 +2022,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1894,8 +2083,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -1960,8 +2158,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2020,8 +2227,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2072,8 +2288,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2135,8 +2360,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2195,8 +2429,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2247,8 +2490,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2313,8 +2565,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2373,8 +2634,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2425,8 +2695,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2488,8 +2767,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2548,8 +2836,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2600,8 +2897,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2663,8 +2969,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2723,8 +3038,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2775,8 +3099,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2838,8 +3171,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2898,8 +3240,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -2950,8 +3301,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3013,8 +3373,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3073,8 +3442,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3125,8 +3503,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3188,8 +3575,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3248,8 +3644,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3300,8 +3705,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3363,8 +3777,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3423,8 +3846,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3475,8 +3907,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3538,8 +3979,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3598,8 +4048,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3650,8 +4109,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3713,8 +4181,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3773,8 +4250,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3825,8 +4311,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3888,8 +4383,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -3948,8 +4452,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4000,8 +4513,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4063,8 +4585,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4123,8 +4654,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4175,8 +4715,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4230,8 +4779,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4291,8 +4849,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4377,8 +4944,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4439,8 +5015,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4511,8 +5096,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4583,8 +5177,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4661,8 +5264,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4732,8 +5344,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4793,8 +5414,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4857,8 +5487,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4928,8 +5567,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -4987,8 +5635,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5048,8 +5705,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5126,8 +5792,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5198,8 +5873,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5276,8 +5960,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5347,8 +6040,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5425,8 +6127,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5487,8 +6198,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5582,8 +6302,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5653,8 +6382,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5730,8 +6468,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5801,8 +6548,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5853,8 +6609,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5922,8 +6687,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -5984,8 +6758,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6053,8 +6836,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6119,8 +6911,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6174,8 +6975,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6234,8 +7044,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6281,8 +7100,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6330,8 +7158,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6377,8 +7214,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6425,8 +7271,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6474,8 +7329,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6534,8 +7398,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6602,8 +7475,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6707,8 +7589,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6805,8 +7696,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6869,8 +7769,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6903,8 +7812,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -6950,8 +7868,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7015,8 +7942,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7065,8 +8001,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7113,8 +8058,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7164,8 +8118,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7211,8 +8174,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7255,8 +8227,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7302,8 +8283,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7349,8 +8339,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7395,8 +8394,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7453,8 +8461,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7497,8 +8514,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7548,8 +8574,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7599,8 +8634,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7649,7 +8693,7 @@ export const openApiDocument: Record<string, unknown> = {
     "/aps/2/navigation": {
       "post": {
         "operationId": "postNavigation",
-        "summary": "Stores a navigation tree.",
+        "summary": "Replaces the navigation tree (provider administrators; bounded in size, depth and values).",
         "requestBody": {
           "required": true,
           "content": {
@@ -7662,7 +8706,7 @@ export const openApiDocument: Record<string, unknown> = {
         },
         "responses": {
           "201": {
-            "description": "The tree with its id.",
+            "description": "The tree as stored, with its fixed id.",
             "content": {
               "application/json": {
                 "schema": {
@@ -7686,8 +8730,17 @@ export const openApiDocument: Record<string, unknown> = {
           "409": {
             "$ref": "#/components/responses/Error409"
           },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
           "502": {
             "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
           },
           "504": {
             "$ref": "#/components/responses/Error504"
@@ -7770,8 +8823,38 @@ export const openApiDocument: Record<string, unknown> = {
           }
         }
       },
+      "Error413": {
+        "description": "The body is larger than the controller accepts (1 MiB; 32 MiB for a package archive).",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ApsError"
+            }
+          }
+        }
+      },
+      "Error429": {
+        "description": "Too many failed token checks from this address; try again after `Retry-After` seconds.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ApsError"
+            }
+          }
+        }
+      },
       "Error502": {
         "description": "The application failed or cannot be reached.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/ApsError"
+            }
+          }
+        }
+      },
+      "Error503": {
+        "description": "The database did not answer in time; the request may be repeated.",
         "content": {
           "application/json": {
             "schema": {

@@ -32,7 +32,7 @@ function uiPaths(): Record<string, PathItem> {
     "/aps/2/openapi.json": { get: { operationId: "getOpenApi", summary: "This document.", security: [], responses: { "200": { description: "The OpenAPI document.", content: jsonContent(anyObject) } } } },
     "/aps/2/ui/runtime/version.html": { get: { operationId: "getUiRuntimeVersion", summary: "The version of the UI runtime.", security: [], responses: { "200": { description: "An HTML page with the version.", content: { "text/html": { schema: { type: "string" } } } } } } },
     "/aps/2/navigation": {
-      post: { operationId: "postNavigation", summary: "Stores a navigation tree.", requestBody: { required: true, content: jsonContent(anyObject) }, responses: { "201": { description: "The tree with its id.", content: jsonContent(anyObject) }, ...errorResponses() } },
+      post: { operationId: "postNavigation", summary: "Replaces the navigation tree (provider administrators; bounded in size, depth and values).", requestBody: { required: true, content: jsonContent(anyObject) }, responses: { "201": { description: "The tree as stored, with its fixed id.", content: jsonContent(anyObject) }, ...errorResponses() } },
     },
   };
 }

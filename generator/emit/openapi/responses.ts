@@ -13,7 +13,10 @@ const errorStatuses = {
   "403": "Access denied.",
   "404": "Unknown or not visible.",
   "409": "State conflict.",
+  "413": "The body is larger than the controller accepts (1 MiB; 32 MiB for a package archive).",
+  "429": "Too many failed token checks from this address; try again after `Retry-After` seconds.",
   "502": "The application failed or cannot be reached.",
+  "503": "The database did not answer in time; the request may be repeated.",
   "504": "The application did not answer in time.",
 } as const;
 
