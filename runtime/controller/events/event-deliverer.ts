@@ -8,6 +8,7 @@
  * serial order per subscriber: a process that dies mid-delivery leaves it to the lease.
  */
 import type { Logger } from "pino";
+import { BackgroundLoop } from "../background-loop.ts";
 import { ApsError } from "../errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
 import { loggableError } from "../loggable-error.ts";
@@ -38,56 +39,39 @@ export interface DeliveryTargets {
 }
 
 export class EventDeliverer {
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly loop: BackgroundLoop;
 
   constructor(
     private readonly store: NotificationStore,
     private readonly targets: DeliveryTargets,
     private readonly logger: Logger,
     private readonly policy: DeliveryPolicy = defaultDeliveryPolicy,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop(() => this.deliverBatch(), policy.idleMs, (error) => this.logger.error({ error: loggableError(error) }, "event delivery round failed"));
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.work();
+    this.loop.start();
   }
 
   /** Stops claiming and waits for the deliveries in hand. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Looks at the outbox now rather than after the idle pause (a change was just committed). */
   nudge(): void {
-    this.wake?.();
+    this.loop.nudge();
   }
 
-  private async work(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.store.sequence();
-        const batch = await this.store.claim(32);
-        if (batch.length) {
-          // One per subscriber: they may go in parallel without breaking any subscriber's order.
-          await Promise.all(batch.map((n) => this.deliver(n)));
-          continue;
-        }
-      } catch (error) {
-        this.logger.error({ error: loggableError(error) }, "event delivery round failed");
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.policy.idleMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+  /** Numbers what was committed, then delivers one batch; false when there was nothing to send. */
+  private async deliverBatch(): Promise<boolean> {
+    await this.store.sequence();
+    const batch = await this.store.claim(32);
+    if (!batch.length) return false;
+    // One per subscriber: they may go in parallel without breaking any subscriber's order.
+    await Promise.all(batch.map((n) => this.deliver(n)));
+    return true;
   }
 
   private async deliver(n: ClaimedNotification): Promise<void> {

@@ -10,6 +10,7 @@
  * is lost, and the application's reply that would prove what it created died with the process.
  */
 import type { Logger } from "pino";
+import { BackgroundLoop } from "../background-loop.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import { ApplicationReplyError, type Forwarder } from "../forward/forwarder.ts";
 import type { TypeRegistry } from "../registry.ts";
@@ -27,27 +28,32 @@ export interface ReconcilerParts {
 const GONE = new Set([404, 410]);
 
 export class IntentReconciler {
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
+  private readonly loop: BackgroundLoop;
 
   constructor(
     private readonly parts: ReconcilerParts,
     private readonly logger: Logger,
-    private readonly everyMs = 5_000,
-  ) {}
+    everyMs = 5_000,
+  ) {
+    // Its own statements carry no request data, so the message is safe to log. A pass settles
+    // all that is due, so the next one waits the full pause.
+    this.loop = new BackgroundLoop(
+      async () => {
+        await this.reconcileDue();
+        return false;
+      },
+      everyMs,
+      (error) => this.logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, "reconciling provisioning intents failed"),
+    );
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.work();
+    this.loop.start();
   }
 
   /** Stops looking for intents and waits for the one in hand. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One pass over the intents due now; the number settled (for tests). */
@@ -57,24 +63,6 @@ export class IntentReconciler {
       const due = await this.parts.intents.claimDue(20, this.parts.intents.leaseMs);
       if (!due.length) return settled;
       for (const intent of due) if (await this.settle(intent)) settled++;
-    }
-  }
-
-  private async work(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.reconcileDue();
-      } catch (error) {
-        // Its own statements carry no request data, so the message is safe to log.
-        this.logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, "reconciling provisioning intents failed");
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.everyMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
     }
   }
 
