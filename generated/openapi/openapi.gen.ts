@@ -27,6 +27,15 @@ export const openApiDocument: Record<string, unknown> = {
             "schema": {
               "type": "string"
             }
+          },
+          {
+            "name": "Range",
+            "in": "header",
+            "required": false,
+            "description": "`items=<first>-<last>` (dojo stores) is a page when the query has no `limit(...)`; the reply is 200 with `Content-Range` also for a part.",
+            "schema": {
+              "type": "string"
+            }
           }
         ],
         "responses": {
@@ -106,78 +115,242 @@ export const openApiDocument: Record<string, unknown> = {
               }
             }
           },
-          "206": {
-            "description": "A page of the list.",
-            "headers": {
-              "Content-Range": {
-                "$ref": "#/components/headers/Content-Range"
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "put": {
+        "operationId": "configureResourceByBodyId",
+        "summary": "Configures the resource named by aps.id in the body (the form FallBall and the Connect extension use).",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/AccountUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/AdminUserUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/ApplicationUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/BrandUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/PASubscriptionUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/ResourceUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/ServiceUserUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/SubscriptionServiceUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/SubscriptionUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/UserServiceUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/UserUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/CloudMailUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/TenantUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/DomainUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/MailboxUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/VpsCloudUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/ManagementUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/VpsUpdate"
+                  },
+                  {
+                    "$ref": "#/components/schemas/SnapshotUpdate"
+                  }
+                ]
               }
-            },
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The resource after the change.",
             "content": {
               "application/json": {
                 "schema": {
-                  "type": "array",
-                  "items": {
-                    "oneOf": [
-                      {
-                        "$ref": "#/components/schemas/Account"
-                      },
-                      {
-                        "$ref": "#/components/schemas/AdminUser"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Application"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Brand"
-                      },
-                      {
-                        "$ref": "#/components/schemas/PASubscription"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Resource"
-                      },
-                      {
-                        "$ref": "#/components/schemas/ServiceUser"
-                      },
-                      {
-                        "$ref": "#/components/schemas/SubscriptionService"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Subscription"
-                      },
-                      {
-                        "$ref": "#/components/schemas/UserService"
-                      },
-                      {
-                        "$ref": "#/components/schemas/User"
-                      },
-                      {
-                        "$ref": "#/components/schemas/CloudMail"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Tenant"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Domain"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Mailbox"
-                      },
-                      {
-                        "$ref": "#/components/schemas/VpsCloud"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Management"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Vps"
-                      },
-                      {
-                        "$ref": "#/components/schemas/Snapshot"
-                      }
-                    ]
-                  }
+                  "oneOf": [
+                    {
+                      "$ref": "#/components/schemas/Account"
+                    },
+                    {
+                      "$ref": "#/components/schemas/AdminUser"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Application"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Brand"
+                    },
+                    {
+                      "$ref": "#/components/schemas/PASubscription"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Resource"
+                    },
+                    {
+                      "$ref": "#/components/schemas/ServiceUser"
+                    },
+                    {
+                      "$ref": "#/components/schemas/SubscriptionService"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Subscription"
+                    },
+                    {
+                      "$ref": "#/components/schemas/UserService"
+                    },
+                    {
+                      "$ref": "#/components/schemas/User"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CloudMail"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Tenant"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Domain"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Mailbox"
+                    },
+                    {
+                      "$ref": "#/components/schemas/VpsCloud"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Management"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Vps"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Snapshot"
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "202": {
+            "description": "Accepted: the application finishes later.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "oneOf": [
+                    {
+                      "$ref": "#/components/schemas/Account"
+                    },
+                    {
+                      "$ref": "#/components/schemas/AdminUser"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Application"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Brand"
+                    },
+                    {
+                      "$ref": "#/components/schemas/PASubscription"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Resource"
+                    },
+                    {
+                      "$ref": "#/components/schemas/ServiceUser"
+                    },
+                    {
+                      "$ref": "#/components/schemas/SubscriptionService"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Subscription"
+                    },
+                    {
+                      "$ref": "#/components/schemas/UserService"
+                    },
+                    {
+                      "$ref": "#/components/schemas/User"
+                    },
+                    {
+                      "$ref": "#/components/schemas/CloudMail"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Tenant"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Domain"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Mailbox"
+                    },
+                    {
+                      "$ref": "#/components/schemas/VpsCloud"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Management"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Vps"
+                    },
+                    {
+                      "$ref": "#/components/schemas/Snapshot"
+                    }
+                  ]
                 }
               }
             }
@@ -6950,8 +7123,8 @@ export const openApiDocument: Record<string, unknown> = {
           }
         },
         "responses": {
-          "201": {
-            "description": "The stored subscription.",
+          "200": {
+            "description": "The stored subscription (200, as connectors expect).",
             "content": {
               "application/json": {
                 "schema": {
@@ -6959,6 +7132,64 @@ export const openApiDocument: Record<string, unknown> = {
                 }
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "unsubscribeById",
+        "summary": "Removes the subscription named by `?id=` or a body `{\"id\"}` (SPEC 4.2's form).",
+        "security": [
+          {
+            "apsToken": []
+          },
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "id",
+            "in": "query",
+            "required": false,
+            "description": "Subscription id (or in the body).",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Removed."
           },
           "400": {
             "$ref": "#/components/responses/Error400"

@@ -108,7 +108,8 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
       ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents }
       : undefined,
   );
-  const app = new Hono<ControllerEnv>();
+  // strict: false routes `/x/` as `/x`: SPEC 4.2 and dojo stores write `/aps/2/resources/` (docs/platform-forms.md §1.7).
+  const app = new Hono<ControllerEnv>({ strict: false });
 
   app.use("*", replyHeaders());
   app.use("*", async (c, next) => {

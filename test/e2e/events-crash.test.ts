@@ -45,7 +45,7 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
         provision: async (ctx, r) => {
           const client = controllerClient({ controllerUri: ctx.controllerUri!, credentials: (await credentials.load(ctx.instanceId))!, transactionId: ctx.transactionId! });
           const reply = await client.post(`/aps/2/resources/${r.aps.id}/aps/subscriptions`, { event: CHANGED, source: { type: SUBSCRIPTION }, handler: "onSubscriptionLimitsChanged" });
-          if (reply.status !== 201) throw new ConnectorError(500, `subscribing failed: ${reply.status}`);
+          if (reply.status !== 200) throw new ConnectorError(500, `subscribing failed: ${reply.status}`);
           subscriptionId = (reply.body as { id: string }).id;
           return {};
         },

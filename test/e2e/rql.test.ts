@@ -80,7 +80,7 @@ describe.each(databases)("RQL lists on %s", (kind) => {
   it("sorts, selects and pages with an exact Content-Range", async () => {
     const base = `implementing(${encodeURIComponent(NOTE)}),sort(-size)`;
     const first = await t.call("GET", `/aps/2/resources?${base},limit(0,2)`, { token });
-    expect(first.status).toBe(206);
+    expect(first.status).toBe(200);
     expect(first.headers["content-range"]).toBe("items 0-1/5");
     expect(first.json.map((x: { title: string }) => x.title)).toEqual(["epsilon", "delta"]);
     const last = await t.call("GET", `/aps/2/resources?${base},limit(4,2)`, { token });

@@ -43,7 +43,8 @@ function resourceFacetPaths(): Record<string, PathItem> {
     "/aps/2/resources/{id}/aps/subscriptions": {
       parameters: [resourceIdParameter] as never,
       get: { operationId: "listSubscriptions", security: tokenOrCertificate(), responses: { "200": listResponse(schemaRef(BaseSchemaNames.subscription)), ...errorResponses() } },
-      post: { operationId: "subscribe", summary: "Subscribes the resource to an event (SPEC 6.1).", security: tokenOrCertificate(), requestBody: { required: true, content: jsonContent(schemaRef(BaseSchemaNames.subscriptionRequest)) }, responses: { "201": { description: "The stored subscription.", content: jsonContent(schemaRef(BaseSchemaNames.subscription)) }, ...errorResponses() } },
+      post: { operationId: "subscribe", summary: "Subscribes the resource to an event (SPEC 6.1).", security: tokenOrCertificate(), requestBody: { required: true, content: jsonContent(schemaRef(BaseSchemaNames.subscriptionRequest)) }, responses: { "200": { description: "The stored subscription (200, as connectors expect).", content: jsonContent(schemaRef(BaseSchemaNames.subscription)) }, ...errorResponses() } },
+      delete: { operationId: "unsubscribeById", summary: "Removes the subscription named by `?id=` or a body `{\"id\"}` (SPEC 4.2's form).", security: tokenOrCertificate(), parameters: [{ name: "id", in: "query", required: false, description: "Subscription id (or in the body).", schema: { type: "string" } }], responses: { "204": { description: "Removed." }, ...errorResponses() } },
     },
     "/aps/2/resources/{id}/aps/subscriptions/{subscriptionId}": {
       delete: { operationId: "unsubscribe", security: tokenOrCertificate(), parameters: [resourceIdParameter, pathParameter("subscriptionId", "Subscription id.")], responses: { "204": { description: "Removed." }, ...errorResponses() } },

@@ -36,9 +36,13 @@ export function buildOpenApi(model: ApsModel): Record<string, unknown> {
       get: {
         operationId: "listResources",
         summary: "Lists resources the caller may see (RQL in the query string, aps-facts 1).",
-        parameters: [{ name: "rql", in: "query", required: false, allowReserved: true, description: "The whole query string is RQL: `implementing(<type>)&eq(name,x)&sort(+name)&limit(0,10)`.", schema: { type: "string" } }],
-        responses: { "200": listResponse(oneOf("")), "206": listResponse(oneOf("")), ...errorResponses() },
+        parameters: [
+          { name: "rql", in: "query", required: false, allowReserved: true, description: "The whole query string is RQL: `implementing(<type>)&eq(name,x)&sort(+name)&limit(0,10)`.", schema: { type: "string" } },
+          { name: "Range", in: "header", required: false, description: "`items=<first>-<last>` (dojo stores) is a page when the query has no `limit(...)`; the reply is 200 with `Content-Range` also for a part.", schema: { type: "string" } },
+        ],
+        responses: { "200": listResponse(oneOf("")), ...errorResponses() },
       },
+      put: { operationId: "configureResourceByBodyId", summary: "Configures the resource named by aps.id in the body (the form FallBall and the Connect extension use).", requestBody: { required: true, content: jsonContent(oneOf("Update")) }, responses: { "200": { description: "The resource after the change.", content: jsonContent(oneOf("")) }, "202": { description: "Accepted: the application finishes later.", content: jsonContent(oneOf("")) }, ...errorResponses() } },
       post: { operationId: "provisionResource", summary: "Provisions a resource of the type in aps.type.", requestBody: { required: true, content: jsonContent(oneOf("Create")) }, responses: { "201": { description: "Created.", content: jsonContent(oneOf("")) }, "202": { description: "Accepted: the application finishes later (APS-Info).", content: jsonContent(oneOf("")) }, ...errorResponses() } },
     },
     "/aps/2/resources/{id}": {

@@ -30,7 +30,7 @@ export function errorResponses(): Record<string, { $ref: string }> {
   return Object.fromEntries(Object.keys(errorStatuses).map((code) => [code, { $ref: `#/components/responses/Error${code}` }]));
 }
 
-/** A 200/206 answer with an array: the controller always says which part it is in `Content-Range`. */
+/** A 200 answer with an array: the controller always says which part it is in `Content-Range`. */
 export function listResponse(items: Schema): Record<string, unknown> {
   return {
     description: "A page of the list.",

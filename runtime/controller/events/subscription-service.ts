@@ -85,7 +85,8 @@ export class SubscriptionService {
     if (event === CoreEvent.limitsChanged && !implementsType(this.registry(), sourceTypeId, PLATFORM_SUBSCRIPTION_TYPE)) {
       throw new ApsError(400, `Only platform subscriptions (${PLATFORM_SUBSCRIPTION_TYPE}) raise ${event} (SPEC 6.3); ${sourceTypeId} does not.`);
     }
-    if (relation !== undefined) {
+    // Connect sends "relation": "" for none (docs/platform-forms.md §1.2, oaclient:55-66); null is none too.
+    if (relation !== undefined && relation !== null && relation !== "") {
       if (!LINK_EVENTS.has(event)) throw new ApsError(400, "relation only narrows linked and unlinked events.");
       const relations = Object.keys(this.registry().get(sourceTypeId)?.relations ?? {});
       if (typeof relation !== "string" || !relations.includes(relation)) throw new ApsError(400, `relation must be a relation of ${sourceTypeId}${relations.length ? `: ${relations.join(", ")}` : ", which has none"}.`);
@@ -94,7 +95,7 @@ export class SubscriptionService {
       event,
       sourceType: src.type !== undefined ? sourceTypeId : null,
       sourceId: src.id !== undefined ? String(src.id) : null,
-      relation: typeof relation === "string" ? relation : null,
+      relation: typeof relation === "string" && relation ? relation : null,
       handler,
     };
   }

@@ -1,7 +1,9 @@
 /** `/aps/2/resources` (SPEC 4.2, 4.3, 4.6). */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
+import { ApsError } from "../errors.ts";
 import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
+import { withRangeHeader } from "../range-header.ts";
 import { lazyBody } from "../request-body.ts";
 import type { RelationService } from "../relation-service.ts";
 import type { ResourceService, WriteResult } from "../resource-service.ts";
@@ -12,11 +14,18 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
   app.get("/", async (c) => {
     const url = c.req.url;
     const q = url.indexOf("?");
-    const page = await service.list(c.get("caller"), q < 0 ? "" : url.slice(q + 1));
-    const last = page.start + page.items.length - 1;
-    const range = contentRange(page.start, page.items.length, page.total);
-    const partial = page.items.length > 0 && (page.start > 0 || last < page.total - 1);
-    return sendJson(c, page.items, partial ? 206 : 200, { "Content-Range": range });
+    const query = withRangeHeader(q < 0 ? "" : url.slice(q + 1), c.req.header("range") ?? c.req.header("x-range"));
+    const page = await service.list(c.get("caller"), query);
+    // 200 also for a part of the matches: Connect and FallBall take only 200 (docs/platform-forms.md §1.2, §1.3);
+    // the total is in Content-Range, which dojo stores read (§1.7).
+    return sendJson(c, page.items, 200, { "Content-Range": contentRange(page.start, page.items.length, page.total) });
+  });
+  // FallBall and the Connect extension configure with the target named by aps.id in the body (platform-forms §1.2, §1.3).
+  app.put("/", async (c) => {
+    const body = await readJsonBody(c);
+    const id = (body as { aps?: { id?: unknown } } | null)?.aps?.id;
+    if (typeof id !== "string" || !id) throw new ApsError(400, "PUT /aps/2/resources names its target by aps.id in the body; it has none. Or PUT /aps/2/resources/<id>.");
+    return written(c, await service.configure(c.get("caller"), id, body), 200);
   });
   app.post("/", async (c) => written(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));
   app.get("/:id", async (c) => sendJson(c, await service.retrieve(c.get("caller"), c.req.param("id"))));
@@ -29,7 +38,8 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
   app.on(["GET", "POST", "PUT", "DELETE"], "/:id/*", async (c) => {
     const url = new URL(c.req.url);
     const id = c.req.param("id");
-    const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1);
+    // A trailing slash names the same operation or relation (`/users/` = `/users`).
+    const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1).replace(/(.)\/+$/, "$1");
     if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await service.suspend(c.get("caller"), id, rest === "/disable"));
     const contentType = c.req.header("content-type");
     // The body is read only where it is used: an unknown operation is answered without it.

@@ -12,7 +12,7 @@ import { peerCertificate } from "../auth/peer-certificate.ts";
 import { ApsError } from "../errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
-import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
+import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ResourceService } from "../resource-service.ts";
@@ -39,14 +39,26 @@ export function subscriptionRoutes(service: SubscriptionService, lookup: Subscri
   });
   app.post("/:id/aps/subscriptions", async (c) => {
     const subscriber = await subscriberOf(c, lookup);
-    return sendJson(c, await service.create(subscriber, await readJsonBody(c)), 201);
+    // 200 with the subscription: Connect and FallBall take nothing else (docs/platform-forms.md §1.2, §1.3),
+    // and the platform documents no 201 for it (aps-facts §5).
+    return sendJson(c, await service.create(subscriber, await readJsonBody(c)), 200);
+  });
+  // SPEC 4.2 writes DELETE .../aps/subscriptions: the one named by query or body `id`.
+  app.delete("/:id/aps/subscriptions", async (c) => {
+    const subscriber = await subscriberOf(c, lookup);
+    const body = (await c.req.text()).trim();
+    const fromBody = body ? (parseRequestJson(body) as { id?: unknown } | null)?.id : undefined;
+    const id = c.req.query("id") ?? fromBody;
+    if (typeof id !== "string" || !id) throw new ApsError(400, "DELETE .../aps/subscriptions names the subscription to remove by ?id=<id> or a body {\"id\": <id>}; or DELETE .../aps/subscriptions/<id>.");
+    await service.remove(subscriber, id);
+    return c.body(null, 204);
   });
   app.delete("/:id/aps/subscriptions/:sid", async (c) => {
     await service.remove(await subscriberOf(c, lookup), c.req.param("sid"));
     return c.body(null, 204);
   });
   app.all("/:id/aps/subscriptions", (c) => {
-    throw new ApsError(405, `${c.req.method} is not a subscription operation; use GET or POST .../aps/subscriptions and DELETE .../aps/subscriptions/<id>.`);
+    throw new ApsError(405, `${c.req.method} is not a subscription operation; use GET or POST .../aps/subscriptions and DELETE .../aps/subscriptions/<id> (or ?id=<id>).`);
   });
   return app;
 }

@@ -14,6 +14,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { ApsError } from "../errors.ts";
 import type { LikePart, RqlFilter } from "../../common/rql.ts";
 import type { TypeRegistry } from "../registry.ts";
+import { sameTypeId } from "../type-id-version.ts";
 import { isUuid } from "../uuid.ts";
 import { resources } from "./schema.ts";
 
@@ -64,7 +65,7 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
     case "like":
       return guarded(filter.prop, sql`coalesce(${textOf(filter.prop)} like ${likeText(filter.pattern)} escape '\\', false)`);
     case "implementing": {
-      const ids = [...registry.values()].filter((t) => t.id === filter.typeId || t.ancestors.includes(filter.typeId)).map((t) => t.id);
+      const ids = [...registry.values()].filter((t) => sameTypeId(t.id, filter.typeId) || t.ancestors.some((a) => sameTypeId(a, filter.typeId))).map((t) => t.id);
       return ids.length ? sql`${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
     }
     case "composing":
