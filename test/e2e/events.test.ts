@@ -165,6 +165,25 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     expect((await admin("DELETE", `/aps/2/resources/${tenant}/aps/subscriptions/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
   });
 
+  it("issue 16 item 7: takes the Connect extension's subscription form (relation \"\", or null) as none, answered 200; item 2: DELETE .../aps/subscriptions?id= and by body", async () => {
+    // Connect cbcext oaclient/__init__.py:55-66 sends "relation": "" and accepts only 200 (oaclient:208-235);
+    // it signs with OAuth 1 (item 6): an admin token stands in here.
+    const before = (await admin("GET", `/aps/2/resources/${tenant}/aps/subscriptions`)).json.length;
+    const ids: string[] = [];
+    for (const relation of ["", null]) {
+      const r = await admin("POST", `/aps/2/resources/${tenant}/aps/subscriptions`, { event: `${E}/changed`, source: { type: `${T}/mailbox/1.0` }, relation, handler: "onMailboxChanged" });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.relation).toBeUndefined();
+      ids.push(r.json.id);
+    }
+    // SPEC 4.2's DELETE .../aps/subscriptions names the one to remove by query or body id; neither is a 400.
+    expect((await admin("DELETE", `/aps/2/resources/${tenant}/aps/subscriptions`)).status).toBe(400);
+    expect((await admin("DELETE", `/aps/2/resources/${tenant}/aps/subscriptions?id=00000000-0000-0000-0000-000000000000`)).status).toBe(404);
+    expect((await admin("DELETE", `/aps/2/resources/${tenant}/aps/subscriptions?id=${ids[0]}`)).status).toBe(204);
+    expect((await admin("DELETE", `/aps/2/resources/${tenant}/aps/subscriptions/`, { id: ids[1] })).status).toBe(204);
+    expect((await admin("GET", `/aps/2/resources/${tenant}/aps/subscriptions/`)).json).toHaveLength(before);
+  });
+
   it("delivers each of the five core events with its fields, serials strictly increasing", async () => {
     clear();
     const changedSub = await subscribe({ event: `${E}/changed`, source: { type: `${T}/mailbox/1.0` }, handler: "onMailboxChanged" });
