@@ -8061,6 +8061,170 @@ export const openApiDocument: Record<string, unknown> = {
         }
       }
     },
+    "/aps/2/application/{serviceId}/{resourceId}/{relation}/{targetId}": {
+      "parameters": [
+        {
+          "name": "serviceId",
+          "in": "path",
+          "required": true,
+          "description": "An APP-META.xml service of the instance's package.",
+          "schema": {
+            "type": "string",
+            "enum": [
+              "cloudmail",
+              "domains",
+              "mailboxes",
+              "managements",
+              "snapshots",
+              "tenants",
+              "vpscloud",
+              "vpses"
+            ]
+          }
+        },
+        {
+          "name": "resourceId",
+          "in": "path",
+          "required": true,
+          "description": "Resource id.",
+          "schema": {
+            "type": "string",
+            "format": "uuid"
+          }
+        },
+        {
+          "name": "relation",
+          "in": "path",
+          "required": true,
+          "description": "A relation of the resource's type.",
+          "schema": {
+            "type": "string"
+          }
+        },
+        {
+          "name": "targetId",
+          "in": "path",
+          "required": true,
+          "description": "The resource to link.",
+          "schema": {
+            "type": "string",
+            "format": "uuid"
+          }
+        },
+        {
+          "name": "APS-Transaction-ID",
+          "in": "header",
+          "required": false,
+          "description": "The transaction id the controller sent, to join its business transaction (SPEC 4.7).",
+          "schema": {
+            "type": "string"
+          }
+        },
+        {
+          "name": "APS-Resource-ID",
+          "in": "header",
+          "required": false,
+          "description": "One of the application's resources, to act for its owner (SPEC 4.7).",
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "post": {
+        "operationId": "linkApplicationResource",
+        "summary": "Links the target into the relation; no body (the Connect extension's form).",
+        "security": [
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The link.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "unlinkApplicationResource",
+        "security": [
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "Unlinked."
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
     "/aps/2/instances": {
       "get": {
         "operationId": "listInstances",

@@ -10,12 +10,13 @@ import { ApsError, invalidBody } from "./errors.ts";
 import { CoreEvent } from "./events/core-events.ts";
 import { changeEvents, raise } from "./events/raise.ts";
 import type { PackageCatalog } from "./packages/catalog.ts";
-import type { RegistryType } from "./registry.ts";
+import { implementsType, type RegistryRelation, type RegistryType } from "./registry.ts";
+import { isLinkTargetGone } from "./store/link-target-error.ts";
 import { applyChanges, storedValues } from "./property-values.ts";
 import { resourceView } from "./resource-view.ts";
 import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
-import type { ResourceStore, StoredResource } from "./store/resource-store.ts";
+import type { LinkChange, ResourceStore, StoredResource } from "./store/resource-store.ts";
 import { isUuid } from "./uuid.ts";
 
 const ALL_ROLES = RoleBit.admin | RoleBit.owner | RoleBit.referrer | RoleBit.public;
@@ -89,6 +90,42 @@ export class ApplicationService {
   async unregister(caller: ApplicationCaller, service: string, id: string): Promise<void> {
     const { row } = await this.own(caller, service, id);
     await this.store.delete(id, undefined, [raise(this.catalog.registry, CoreEvent.removed, row)]);
+  }
+
+  /**
+   * Links `targetId` into `relation` of one of the instance's resources, the Connect extension's
+   * `POST aps/2/application/{service}/{id}/{relation}/{target}` with no body
+   * (hub/account_data_change.py:44-58). The application is the one asking: it is not told back.
+   */
+  async link(caller: ApplicationCaller, service: string, id: string, relation: string, targetId: string): Promise<Record<string, unknown>> {
+    const { row, type } = await this.own(caller, service, id);
+    const rel = this.relationOf(type, relation);
+    const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
+    if (!target) throw new ApsError(404, `${targetId} is not a resource.`);
+    const registry = this.catalog.registry;
+    if (!implementsType(registry, target.typeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
+    const events = (change: LinkChange) => [
+      ...change.replaced.map((old) => raise(registry, CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
+      ...(change.added ? [raise(registry, CoreEvent.linked, row, { relation, targetId, linkedIds: [targetId] })] : []),
+    ];
+    const change = await this.store.link(id, relation, targetId, !rel.collection, events).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
+    if (!change) throw new ApsError(409, `${targetId} or ${id} was removed or is being unprovisioned; no link was made.`);
+    return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
+  }
+
+  /** Removes a link of one of the instance's resources (the `DELETE` of {@link link}). */
+  async unlink(caller: ApplicationCaller, service: string, id: string, relation: string, targetId: string): Promise<void> {
+    const { row, type } = await this.own(caller, service, id);
+    const rel = this.relationOf(type, relation);
+    if (rel.required && !rel.collection) throw new ApsError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource instead.`);
+    const removed = await this.store.unlink(id, relation, targetId, [raise(this.catalog.registry, CoreEvent.unlinked, row, { relation, targetId, linkedIds: [targetId] })]);
+    if (!removed) throw new ApsError(404, `${id} has no "${relation}" link to ${targetId}.`);
+  }
+
+  private relationOf(type: RegistryType, relation: string): RegistryRelation {
+    const rel = type.relations[relation];
+    if (!rel) throw new ApsError(404, `${type.id} has no relation "${relation}"; it has ${Object.keys(type.relations).join(", ") || "none"}.`);
+    return rel;
   }
 
   private serviceTypes(caller: ApplicationCaller): RegistryType[] {

@@ -302,6 +302,21 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     const bob = registered.body as { aps: { id: string; status: string } };
     expect(bob.aps.status).toBe("aps:proto");
     expect((await owner("GET", `/aps/2/resources/${bob.aps.id}`)).json.address).toBe("bob@example.com");
+    // Issue 16 item 2: a link through the application API, as the Connect extension makes it
+    // (hub/account_data_change.py:44-58: POST with no body, only 200 is success), and its DELETE.
+    const linked = await app.post(`/aps/2/application/tenants/${tenant}/mailboxes/${bob.aps.id}`);
+    expect(linked.status).toBe(200);
+    expect((await owner("GET", `/aps/2/resources/${tenant}/mailboxes`)).json.map((m: { aps: { id: string } }) => m.aps.id)).toContain(bob.aps.id);
+    expect((await app.post(`/aps/2/application/tenants/${tenant}/nope/${bob.aps.id}`)).status).toBe(404);
+    expect((await app.post(`/aps/2/application/tenants/${tenant}/mailboxes/${tenant}`)).status).toBe(400);
+    expect((await app.post(`/aps/2/application/tenants/${tenant}/mailboxes/00000000-0000-0000-0000-000000000000`)).status).toBe(404);
+    expect((await app.delete(`/aps/2/application/tenants/${tenant}/mailboxes/${bob.aps.id}/`)).status).toBe(204);
+    expect((await owner("GET", `/aps/2/resources/${tenant}/mailboxes`)).json.map((m: { aps: { id: string } }) => m.aps.id)).not.toContain(bob.aps.id);
+    expect((await app.delete(`/aps/2/application/tenants/${tenant}/mailboxes/${bob.aps.id}`)).status).toBe(404);
+    // Registration at the service with a trailing slash (SPEC 4.2 writes POST /aps/2/application/{service}/).
+    const slashed = await app.post("/aps/2/application/mailboxes/", { aps: { status: "aps:proto" }, localPart: "cy", password: "0123456789", address: "cy@example.com" });
+    expect(slashed.status).toBe(201);
+    expect((await app.delete(`/aps/2/application/mailboxes/${(slashed.body as { aps: { id: string } }).aps.id}/`)).status).toBe(204);
     expect((await app.delete(`/aps/2/application/mailboxes/${bob.aps.id}`)).status).toBe(204);
     expect((await owner("GET", `/aps/2/resources/${bob.aps.id}`)).status).toBe(404);
     expect((await app.get(`/aps/2/application/mailboxes/${tenant}`)).status).toBe(404);

@@ -103,6 +103,11 @@ function applicationPaths(serviceIds: readonly string[]): Record<string, PathIte
       put: { operationId: "configureApplicationResource", summary: "Changes properties, readonly ones and `aps.status` included.", security: certificate, requestBody: { required: true, content: jsonContent(body) }, responses: { "200": reply("The resource after the change."), ...errorResponses() } },
       delete: { operationId: "unregisterApplicationResource", security: certificate, responses: { "204": { description: "Removed." }, ...errorResponses() } },
     },
+    "/aps/2/application/{serviceId}/{resourceId}/{relation}/{targetId}": {
+      parameters: [service, resource, pathParameter("relation", "A relation of the resource's type."), pathParameter("targetId", "The resource to link.", { type: "string", format: "uuid" }), ...headers] as never,
+      post: { operationId: "linkApplicationResource", summary: "Links the target into the relation; no body (the Connect extension's form).", security: certificate, responses: { "200": { description: "The link.", content: jsonContent(anyObject) }, ...errorResponses() } },
+      delete: { operationId: "unlinkApplicationResource", security: certificate, responses: { "204": { description: "Unlinked." }, ...errorResponses() } },
+    },
   };
 }
 

@@ -33,6 +33,12 @@ export function applicationRoutes(service: ApplicationService, instances: Instan
     return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
   });
   app.post("/:service", async (c) => sendJson(c, await service.register(c.get("application"), c.req.param("service"), await readJsonBody(c)), 201));
+  // Links through the application API, as the Connect extension makes them (no body; 200, the only success it takes).
+  app.post("/:service/:id/:relation/:target", async (c) => sendJson(c, await service.link(c.get("application"), c.req.param("service"), c.req.param("id"), c.req.param("relation"), c.req.param("target"))));
+  app.delete("/:service/:id/:relation/:target", async (c) => {
+    await service.unlink(c.get("application"), c.req.param("service"), c.req.param("id"), c.req.param("relation"), c.req.param("target"));
+    return c.body(null, 204);
+  });
   app.get("/:service/:id", async (c) => sendJson(c, await service.read(c.get("application"), c.req.param("service"), c.req.param("id"))));
   app.put("/:service/:id", async (c) => sendJson(c, await service.configure(c.get("application"), c.req.param("service"), c.req.param("id"), await readJsonBody(c))));
   app.delete("/:service/:id", async (c) => {
