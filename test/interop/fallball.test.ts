@@ -53,6 +53,31 @@ describe.each(databases)("FallBall and Connect forms on %s", (kind) => {
     expect(unknown.status).toBe(404);
   });
 
+  it("eq(<relation>.aps.id,<id>) filters on a link's target, with select() showing it (Connect mylist.js:22-31, vat.py:142-149)", async () => {
+    const topic = await c.request("/aps/2/resources", { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ aps: { type: "http://notes.example/types/topic/1.0" }, name: "t" }) });
+    expect(topic.status).toBe(201);
+    const topicId = ((await topic.json()) as { aps: { id: string } }).aps.id;
+    const linked = await c.request("/aps/2/resources", { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ aps: { type: NOTE }, title: "linked", topic: { aps: { id: topicId } } }) });
+    expect(linked.status, await linked.clone().text()).toBe(201);
+    const linkedId = ((await linked.json()) as { aps: { id: string } }).aps.id;
+    const r = await c.request(`/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),select(topic),eq(topic.aps.id,${topicId})`);
+    expect(r.status, await r.clone().text()).toBe(200);
+    const items = (await r.json()) as { aps: { id: string }; topic?: { aps: { id: string } } }[];
+    expect(items.map((n) => n.aps.id)).toEqual([linkedId]);
+    expect(items[0]!.topic?.aps.id).toBe(topicId);
+    // Not an id, or an id nothing links to: no match (and no database error).
+    for (const value of ["nope", "00000000-0000-0000-0000-000000000000"]) {
+      const none = await c.request(`/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),eq(topic.aps.id,${value})`);
+      expect(none.status).toBe(200);
+      expect(await none.json()).toEqual([]);
+    }
+    // ne/not keep their meaning over it.
+    const others = await c.request(`/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),not(eq(topic.aps.id,${topicId}))`);
+    const notEqual = await c.request(`/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),ne(topic.aps.id,${topicId})`);
+    expect(((await notEqual.json()) as { aps: { id: string } }[]).map((n) => n.aps.id)).toEqual([note]);
+    expect(((await others.json()) as { aps: { id: string } }[]).map((n) => n.aps.id)).toEqual([note]);
+  });
+
   it("eq(id,1) filters on a property named id, not on aps.id", async () => {
     const r = await c.request(`/aps/2/resources/?implementing(${encodeURIComponent(ACCOUNT)}),eq(id,1)`);
     expect(r.status, await r.clone().text()).toBe(200);

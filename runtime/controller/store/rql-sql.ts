@@ -49,10 +49,16 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
       )})`;
     case "not":
       return sql`(not ${filterSql(filter.arg, registry, readable)})`;
-    case "eq":
+    case "eq": {
+      const relation = linkRelation(filter.prop, registry);
+      if (relation !== undefined) return linkedTo(relation, filter.value);
       return guarded(filter.prop, equals(filter.prop, filter.value));
-    case "ne":
+    }
+    case "ne": {
+      const relation = linkRelation(filter.prop, registry);
+      if (relation !== undefined) return sql`(not ${linkedTo(relation, filter.value)})`;
       return sql`(not ${guarded(filter.prop, equals(filter.prop, filter.value))})`;
+    }
     case "in":
       return filter.values.length ? guarded(filter.prop, oneOf(filter.prop, filter.values)) : sql`false`;
     case "out":
@@ -82,6 +88,25 @@ export function sortSql(prop: string, descending: boolean, readable: ReadGuard):
   const meta = META[prop];
   const expr = meta ?? sql`(case when ${readable(prop)} then ${resources.body} #> ${pathOf(prop)}::text[] end)`;
   return descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
+}
+
+/**
+ * `<relation>.aps.id`: the id a link of that relation points to, the filter real UIs send
+ * (Connect `mylist.js:22-31` `eq(account.aps.id,<id>)`, `vat.py:142-149`). Links are not in the
+ * body, so it is a lookup in `links`; a name that is no relation of any type stays a property path.
+ */
+function linkRelation(prop: string, registry: TypeRegistry): string | undefined {
+  const match = /^([A-Za-z_]\w*)\.aps\.id$/.exec(prop);
+  if (!match || META[prop]) return undefined;
+  const relation = match[1]!;
+  for (const type of registry.values()) if (relation in type.relations) return relation;
+  return undefined;
+}
+
+/** Rows with a `relation` link to `target` (links are visible with the resource, as `select(...)` shows them). */
+function linkedTo(relation: string, target: string): SQL {
+  if (!isUuid(target)) return sql`false`;
+  return sql`${resources.id} in (select source_id from links where relation = ${relation} and target_id = ${target}::uuid)`;
 }
 
 function equals(prop: string, value: string): SQL {
