@@ -65,6 +65,12 @@ describe.each(databases)("FallBall and Connect forms on %s", (kind) => {
     const items = (await r.json()) as { aps: { id: string }; topic?: { aps: { id: string } } }[];
     expect(items.map((n) => n.aps.id)).toEqual([linkedId]);
     expect(items[0]!.topic?.aps.id).toBe(topicId);
+    // A relation listing with a trailing slash (SpamExperts' store target `/aps/2/resources/{id}/domains`, written with "/" by dojo).
+    const link = await c.request(`/aps/2/resources/${topicId}/notes/`, { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ aps: { id: linkedId } }) });
+    expect(link.status, await link.clone().text()).toBe(200);
+    const listing = await c.request(`/aps/2/resources/${topicId}/notes/`);
+    expect(listing.status, await listing.clone().text()).toBe(200);
+    expect(((await listing.json()) as { aps: { id: string } }[]).map((n) => n.aps.id)).toEqual([linkedId]);
     // Not an id, or an id nothing links to: no match (and no database error).
     for (const value of ["nope", "00000000-0000-0000-0000-000000000000"]) {
       const none = await c.request(`/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),eq(topic.aps.id,${value})`);

@@ -38,8 +38,7 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
   app.on(["GET", "POST", "PUT", "DELETE"], "/:id/*", async (c) => {
     const url = new URL(c.req.url);
     const id = c.req.param("id");
-    // A trailing slash names the same operation or relation (`/users/` = `/users`).
-    const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1).replace(/(.)\/+$/, "$1");
+    const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1);
     if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await service.suspend(c.get("caller"), id, rest === "/disable"));
     const contentType = c.req.header("content-type");
     // The body is read only where it is used: an unknown operation is answered without it.
