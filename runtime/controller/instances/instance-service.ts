@@ -22,7 +22,7 @@ import { recordEvents } from "../events/outbox.ts";
 import { raise } from "../events/raise.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { dropStaged, moveStaged } from "../events/staged-subscriptions.ts";
-import { issueCertificate, type KeyPairPem } from "../tls/certificate-authority.ts";
+import { issueInstanceCredentials, type KeyPairPem } from "../tls/certificate-authority.ts";
 import { isUuid } from "../uuid.ts";
 
 const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
@@ -77,7 +77,7 @@ export class InstanceService {
     if (errors.length) throw invalidBody(errors, "The settings of the application root resource");
 
     const instanceId = randomUUID();
-    const credentials = await issueCertificate(this.ca, { commonName: instanceId, usage: "client" });
+    const credentials = await issueInstanceCredentials(this.ca, instanceId);
     const fingerprint = new X509Certificate(credentials.cert).fingerprint256;
     const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null };
     const rootId = randomUUID();
@@ -86,7 +86,7 @@ export class InstanceService {
     const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.id, instanceId, fingerprint });
     let outcome;
     try {
-      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } }, ...values }, { transactionId });
+      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.ca.cert } }, ...values }, { transactionId });
       if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
     } catch (error) {
       await dropStaged(this.db, rootId).catch(() => undefined);
@@ -184,9 +184,9 @@ export class InstanceService {
     const root = await this.db.select({ typeId: resources.typeId }).from(resources).where(eq(resources.id, instance.rootResource));
     const type = root[0] && this.catalog.registry.get(root[0].typeId);
     if (!type) throw new ApsError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
-    const credentials = await issueCertificate(this.ca, { commonName: id, usage: "client" });
+    const credentials = await issueInstanceCredentials(this.ca, id);
     const target: EndpointTarget = { instanceId: id, endpoint: instance.endpoint, endpointCa: instance.endpointCa };
-    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.cert + credentials.key, controller: this.ca.cert } } }, {});
+    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.self, controller: this.ca.cert } } }, {});
     if (outcome.kind === "accepted") throw new ApsError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
     this.serving.clear();

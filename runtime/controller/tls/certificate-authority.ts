@@ -5,7 +5,7 @@
  */
 import "reflect-metadata";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { webcrypto } from "node:crypto";
+import { createPrivateKey, webcrypto } from "node:crypto";
 import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 
@@ -121,6 +121,43 @@ export async function issueCertificate(ca: KeyPairPem, options: { commonName: st
     ],
   });
   return { cert: cert.toString("pem"), key: await exportKey(keys.privateKey as CryptoKey) };
+}
+
+/** RSA for instance keys: the platform issues RSA keys and its runtimes look for `BEGIN RSA PRIVATE KEY`. */
+const INSTANCE_KEY_ALGORITHM = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" } as const;
+
+/**
+ * Credentials of an application instance, in the form the platform hands them over as
+ * `aps.x509.self`: the certificate, a newline, then an RSA 2048 key as PKCS#1
+ * (`-----BEGIN RSA PRIVATE KEY-----`), which aps-node-runtime splits on
+ * (`src/runtime/endpoint.js:27`, docs/platform-forms.md §2.1) and which `openssl`, `curl -E` and
+ * Python's `ssl.load_cert_chain` read as one file. Signed by the controller's CA.
+ */
+export async function issueInstanceCredentials(ca: KeyPairPem, commonName: string): Promise<KeyPairPem & { readonly self: string }> {
+  const caCert = new x509.X509Certificate(ca.cert);
+  const caKey = await importKey(ca.key);
+  // WebCrypto generates the key off the main thread, so a slow RSA generation does not block requests.
+  const keys = await webcrypto.subtle.generateKey(INSTANCE_KEY_ALGORITHM, true, ["sign", "verify"]);
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: `CN=${commonName}`,
+    issuer: caCert.subject,
+    notBefore: new Date(Date.now() - DAY),
+    notAfter: new Date(Date.now() + 825 * DAY),
+    signingKey: caKey,
+    publicKey: keys.publicKey as CryptoKey,
+    signingAlgorithm: SIGNING,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert),
+    ],
+  });
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey as CryptoKey));
+  const key = createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" }).export({ type: "pkcs1", format: "pem" }).toString();
+  const certPem = `${cert.toString("pem").trim()}\n`;
+  return { cert: certPem, key, self: certPem + key };
 }
 
 async function exportKey(key: CryptoKey): Promise<string> {
