@@ -124,6 +124,21 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     expect((await admin("GET", "/aps/2/instances")).json).toEqual([]);
   });
 
+  it("refuses an install the endpoint answered 200 with an error body (aps-node-runtime endpoint.js:506-513), and keeps nothing", async () => {
+    const tls = await ensureControllerTls(join(dir, "error-endpoint"), ["127.0.0.1"]);
+    const failing = new Hono<{ Bindings: HttpBindings }>();
+    failing.post("*", (c) => c.json({ code: 404, type: "Exception", message: "Instance not found and unable to extract keys" }, 200));
+    const endpoint = await startConnector(failing, tls.server);
+    try {
+      const r = await admin("POST", "/aps/2/instances", { package: packageId, endpoint: endpoint.url, endpointCa: tls.ca.cert, settings: { apiEndpoint: "https://api", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
+      expect(r.status, r.text).toBe(502);
+      expect(r.json.message).toMatch(/not valid/);
+      expect((await admin("GET", "/aps/2/instances")).json).toEqual([]);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
   it("installs an instance: the endpoint gets its certificate and the controller CA, handlers never see them", async () => {
     const r = await admin("POST", "/aps/2/instances", { package: packageId, endpoint: connector.url, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "very-secret-0123456789" } });
     expect(r.status, r.text).toBe(201);

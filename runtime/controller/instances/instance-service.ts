@@ -88,6 +88,12 @@ export class InstanceService {
     try {
       outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.ca.cert } }, ...values }, { transactionId });
       if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
+      // As for provisioning: what the endpoint returns must be valid for the root type. An error
+      // answered with 200 (aps-node-runtime's `{code, type, message}`, endpoint.js:506-513) fails here.
+      const { aps: _aps, ...returnedProps } = outcome.properties;
+      for (const name of Object.keys(root.relations)) delete returnedProps[name];
+      const invalid = validator?.validateUpdate(returnedProps, { application: true, roles: 0 }) ?? [];
+      if (invalid.length) throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with properties that are not valid for ${root.name}: ${invalid.map((e) => `${e.path}: ${e.message}`).join("; ")}.`);
     } catch (error) {
       await dropStaged(this.db, rootId).catch(() => undefined);
       throw error;
