@@ -9,6 +9,7 @@ import { actorNamed } from "../../runtime/common/actor.ts";
 import { PackageRejected } from "../../runtime/controller/packages/catalog.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { typecheck } from "../helpers/typecheck.ts";
+import { filesOf } from "../helpers/files-of.ts";
 
 /** A package whose every service is declared in PHP only (its <schema> files are not built). */
 const MAILHOST = "test/fixtures/php/mailhost";
@@ -24,16 +25,6 @@ async function run(...argv: string[]) {
   return { code, out, err };
 }
 
-/** The files of a folder, relative to it, for zipping. */
-function filesOf(dir: string, prefix = ""): Record<string, Uint8Array> {
-  const out: Record<string, Uint8Array> = {};
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const abs = join(dir, e.name);
-    if (e.isDirectory()) Object.assign(out, filesOf(abs, `${prefix}${e.name}/`));
-    else out[`${prefix}${e.name}`] = readFileSync(abs);
-  }
-  return out;
-}
 
 describe("the other commands take a PHP-annotated package", () => {
   it("build writes types, validators, connector and client that type-check", async () => {

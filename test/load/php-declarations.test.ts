@@ -12,22 +12,13 @@ import { plainValue } from "../../generator/load/php/located-json.ts";
 import { schemaGenText } from "../../generator/load/php/php-service.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { corpusAvailable, corpusRoot, corpusSkipReason, repoRoot } from "../helpers/paths.ts";
+import { filesOf } from "../helpers/files-of.ts";
 
 const fixtures = join(repoRoot, "test/fixtures/php");
 const rel = (p: string) => relative(repoRoot, p);
 const show = (ds: readonly Diagnostic[]) => ds.map(formatDiagnostic).join("\n");
 const full = rel(join(fixtures, "full"));
 
-/** The files of a folder, relative to it, for zipping. */
-function filesOf(dir: string, prefix = ""): Record<string, Uint8Array> {
-  const out: Record<string, Uint8Array> = {};
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const abs = join(dir, e.name);
-    if (e.isDirectory()) Object.assign(out, filesOf(abs, `${prefix}${e.name}/`));
-    else out[`${prefix}${e.name}`] = readFileSync(abs);
-  }
-  return out;
-}
 
 describe("PHP-annotated packages: the declarations aps build writes", () => {
   const loaded = loadInputs([full], { cwd: repoRoot, includeCore: false });

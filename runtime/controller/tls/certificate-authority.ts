@@ -99,28 +99,9 @@ async function createCa(commonName: string): Promise<KeyPairPem> {
 
 /** Issues a certificate signed by the CA: a server certificate, or a client one for an application instance. */
 export async function issueCertificate(ca: KeyPairPem, options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" }): Promise<KeyPairPem> {
-  const caCert = new x509.X509Certificate(ca.cert);
-  const caKey = await importKey(ca.key);
   const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"]);
-  const names = (options.hosts ?? []).map((h) => (/^[\d.]+$|:/.test(h) ? { type: "ip" as const, value: h } : { type: "dns" as const, value: h }));
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: serial(),
-    subject: `CN=${options.commonName}`,
-    issuer: caCert.subject,
-    notBefore: new Date(Date.now() - DAY),
-    notAfter: new Date(Date.now() + 825 * DAY),
-    signingKey: caKey,
-    publicKey: keys.publicKey as CryptoKey,
-    signingAlgorithm: SIGNING,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([options.usage === "server" ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
-      ...(names.length ? [new x509.SubjectAlternativeNameExtension(names)] : []),
-      await x509.AuthorityKeyIdentifierExtension.create(caCert),
-    ],
-  });
-  return { cert: cert.toString("pem"), key: await exportKey(keys.privateKey as CryptoKey) };
+  const cert = await signLeaf(ca, keys.publicKey as CryptoKey, options);
+  return { cert, key: await exportKey(keys.privateKey as CryptoKey) };
 }
 
 /** RSA for instance keys: the platform issues RSA keys and its runtimes look for `BEGIN RSA PRIVATE KEY`. */
@@ -134,30 +115,37 @@ const INSTANCE_KEY_ALGORITHM = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048,
  * Python's `ssl.load_cert_chain` read as one file. Signed by the controller's CA.
  */
 export async function issueInstanceCredentials(ca: KeyPairPem, commonName: string): Promise<KeyPairPem & { readonly self: string }> {
-  const caCert = new x509.X509Certificate(ca.cert);
-  const caKey = await importKey(ca.key);
   // WebCrypto generates the key off the main thread, so a slow RSA generation does not block requests.
   const keys = await webcrypto.subtle.generateKey(INSTANCE_KEY_ALGORITHM, true, ["sign", "verify"]);
+  const certPem = `${(await signLeaf(ca, keys.publicKey as CryptoKey, { commonName, usage: "client" })).trim()}\n`;
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey as CryptoKey));
+  const key = createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" }).export({ type: "pkcs1", format: "pem" }).toString();
+  return { cert: certPem, key, self: certPem + key };
+}
+
+/** A leaf certificate for `publicKey`, signed by the CA, valid 825 days (the most browsers accept). */
+async function signLeaf(ca: KeyPairPem, publicKey: CryptoKey, options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" }): Promise<string> {
+  const caCert = new x509.X509Certificate(ca.cert);
+  const caKey = await importKey(ca.key);
+  const names = (options.hosts ?? []).map((h) => (/^[\d.]+$|:/.test(h) ? { type: "ip" as const, value: h } : { type: "dns" as const, value: h }));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
-    subject: `CN=${commonName}`,
+    subject: `CN=${options.commonName}`,
     issuer: caCert.subject,
     notBefore: new Date(Date.now() - DAY),
     notAfter: new Date(Date.now() + 825 * DAY),
     signingKey: caKey,
-    publicKey: keys.publicKey as CryptoKey,
+    publicKey,
     signingAlgorithm: SIGNING,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      new x509.ExtendedKeyUsageExtension([options.usage === "server" ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
+      ...(names.length ? [new x509.SubjectAlternativeNameExtension(names)] : []),
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
   });
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey as CryptoKey));
-  const key = createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" }).export({ type: "pkcs1", format: "pem" }).toString();
-  const certPem = `${cert.toString("pem").trim()}\n`;
-  return { cert: certPem, key, self: certPem + key };
+  return cert.toString("pem");
 }
 
 async function exportKey(key: CryptoKey): Promise<string> {
