@@ -21,6 +21,7 @@ describe("endpoint calls over keep-alive connections the endpoint closes", () =>
   let endpoint: ChildProcess;
   let target: EndpointTarget;
   let call: ReturnType<typeof endpointClient>;
+  let clientCert: { cert: string; key: string };
 
   beforeAll(async () => {
     const tls = await ensureControllerTls(dir, ["127.0.0.1"]);
@@ -29,6 +30,7 @@ describe("endpoint calls over keep-alive connections the endpoint closes", () =>
     endpoint = spawn(process.execPath, [join(repoRoot, "test/fixtures/endpoints/closes-after-reply.mjs"), join(dir, "endpoint.crt"), join(dir, "endpoint.key"), "5"], { stdio: ["ignore", "pipe", "inherit"] });
     const port = await new Promise<string>((resolve) => endpoint.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())));
     target = { instanceId: randomUUID(), endpoint: `https://127.0.0.1:${port}`, endpointCa: tls.ca.cert };
+    clientCert = tls.client;
     call = endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: 5_000 });
   });
   afterAll(() => {
@@ -53,14 +55,18 @@ describe("endpoint calls over keep-alive connections the endpoint closes", () =>
     expect((await counts())["/things/"]).toBe(400);
   }, 60_000);
 
+  // A client of its own for each of the next two: a pooled connection left from earlier calls may
+  // already be stale, and the call would then break before reaching the endpoint at all.
+  const freshClient = () => endpointClient({ cert: clientCert.cert, key: clientCert.key, timeoutMs: 5_000 });
+
   it("sends a repeatable call once more, and only once, when its connection breaks before a reply", async () => {
-    await expect(call(target, "POST", "/reset", {}, Buffer.from("{}"), { repeatable: true })).rejects.toMatchObject({ status: 502 });
+    await expect(freshClient()(target, "POST", "/reset", {}, Buffer.from("{}"), { repeatable: true })).rejects.toMatchObject({ status: 502 });
     expect((await counts())["/reset"]).toBe(2);
   });
 
   it("does not repeat a call that may not be sent twice (a custom POST)", async () => {
     const before = (await counts())["/reset"] ?? 0;
-    await expect(call(target, "POST", "/reset", {}, Buffer.from("{}"))).rejects.toMatchObject({ status: 502 });
+    await expect(freshClient()(target, "POST", "/reset", {}, Buffer.from("{}"))).rejects.toMatchObject({ status: 502 });
     expect((await counts())["/reset"]).toBe(before + 1);
   });
 });
