@@ -1,8 +1,17 @@
 #!/usr/bin/env node
-// Entry point of the aps-gen CLI. The sources are TypeScript; tsx's loader runs them
-// directly, so the repository needs no separate compile step (see README, "Limits").
-import { register } from "tsx/esm/api";
+// Entry point of the aps-gen CLI. Installed from npm it runs the compiled JavaScript in dist/
+// with plain Node. In a checkout of the repository (the TypeScript sources are beside this file)
+// it runs the sources through tsx, resolving "aps-gen/..." to them, so no build step is needed
+// there (see README, "Set-up").
+import { existsSync } from "node:fs";
 
-register();
-const { main } = await import("../generator/cli.ts");
+const sources = new URL("../generator/cli.ts", import.meta.url);
+let main;
+if (existsSync(sources)) {
+  const { register } = await import("tsx/esm/api");
+  register();
+  ({ main } = await import(sources.href));
+} else {
+  ({ main } = await import("../dist/generator/cli.js"));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -1,19 +1,25 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import yargs from "yargs";
 import { emitAll } from "./build.ts";
 import { allCodes } from "./check/codes.ts";
+import { CodeFrames } from "./check/code-frame.ts";
+import { applyRuleSettings } from "./check/rule-severity.ts";
+import { ConfigError, loadConfig, type ApsGenConfig, type RuleSetting } from "./config/load-config.ts";
 import { formatDiagnostic, hasErrors, type Diagnostic } from "./check/diagnostic.ts";
+import { colourWanted, style, type Style } from "./terminal-style.ts";
 import { compareHost, diskHost, isUpToDate, type OutputReport } from "./host.ts";
 import { InputError } from "./load/package-source.ts";
 import { compile, type CompileResult } from "./pipeline.ts";
 import { ACTOR_NAMES } from "../runtime/common/actor.ts";
+import { packageRoot } from "../runtime/common/package-root.ts";
 import { validateBody, type ValidateOptions } from "./validate-command.ts";
 import { serveModel, type ServeOptions } from "./serve-command.ts";
 import { initProject } from "./init-project.ts";
 import { runDeclarations } from "./declarations-command.ts";
 import { loadKeys } from "../runtime/controller/data-directory.ts";
 import { TokenService } from "../runtime/controller/auth/tokens.ts";
+import { ControllerStartError } from "../runtime/controller/start-errors.ts";
 
 /** Exit codes: 0 clean, 1 findings (errors, stale output), 2 unusable input or usage. */
 export const ExitCode = { ok: 0, findings: 1, unusable: 2 } as const;
@@ -23,6 +29,12 @@ interface CommonOptions {
   format: "text" | "json";
   "warn-as-error": boolean;
   core: boolean;
+  /** Rule severities from the config file. */
+  rules?: ReadonlyMap<string, RuleSetting>;
+  /** Colour; undefined: on a terminal only (NO_COLOR honoured). */
+  color?: boolean;
+  /** Code frames under text diagnostics; undefined: on a terminal only. */
+  pretty?: boolean;
 }
 
 /** Where console output goes; tests pass their own. */
@@ -36,8 +48,64 @@ const processConsole: Console = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
+/** aps-gen's own version, from its package.json (found next to this module's folder). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/**
+ * Ends the process with one line and exit code 2 when its output is closed early (a reader such
+ * as `| head` that stops reading), instead of Node's EPIPE stack trace.
+ */
+let guardingOutput = false;
+function endOnClosedOutput(): void {
+  if (guardingOutput) return;
+  guardingOutput = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      try {
+        process.stderr.write(`aps-gen: output closed by the reader (EPIPE); stopped\n`);
+      } catch {
+        // stderr is the closed one: nothing can be said.
+      }
+      process.exit(ExitCode.unusable);
+    });
+  }
+}
+
+/** The value of `--config <file>` / `--config=<file>`, read before yargs so the file can give defaults. */
+function explicitConfig(argv: readonly string[]): string | undefined {
+  const i = argv.findIndex((a) => a === "--config" || a.startsWith("--config="));
+  if (i < 0) return undefined;
+  return argv[i]!.includes("=") ? argv[i]!.slice("--config=".length) : argv[i + 1];
+}
+
+/** Path options of a config file are relative to the file's folder, as tsconfig's are. */
+const PATH_OPTIONS = new Set(["types", "out", "data", "package"]);
+
+function configOptions(config: ApsGenConfig, cwd: string): Record<string, unknown> {
+  const base = dirname(config.path);
+  const fromFile = (p: unknown) => (typeof p === "string" ? relative(cwd, resolve(base, p)) || "." : p);
+  return Object.fromEntries(Object.entries(config.options).map(([k, v]) => [k, PATH_OPTIONS.has(k) ? (Array.isArray(v) ? v.map(fromFile) : fromFile(v)) : v]));
+}
+
 /** Runs the aps-gen CLI with the given arguments and returns the exit code. */
 export async function main(argv: readonly string[], io: Console = processConsole, cwd = process.cwd(), stdin: () => Promise<string> = readProcessStdin): Promise<number> {
+  if (io === processConsole) endOnClosedOutput();
+  let config: ApsGenConfig | undefined;
+  try {
+    config = await loadConfig(cwd, argv.find((a) => !a.startsWith("-")), explicitConfig(argv));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(`aps-gen: ${error.message}`);
+    return ExitCode.unusable;
+  }
+  const rules = config?.rules ?? new Map<string, RuleSetting>();
   let exitCode: number = ExitCode.ok;
   // yargs may still run a command after reporting a usage error; the usage error wins.
   let usageError = false;
@@ -48,6 +116,13 @@ export async function main(argv: readonly string[], io: Console = processConsole
     .option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "Diagnostics as text lines or one JSON document." })
     .option("warn-as-error", { type: "boolean", default: false, describe: "Treat warnings as errors." })
     .option("core", { type: "boolean", default: true, describe: "Load the bundled APS core types (use --no-core to leave them out)." })
+    .option("color", { type: "boolean", describe: "Colour the output (default: on a terminal, unless NO_COLOR is set)." })
+    .option("pretty", { type: "boolean", describe: "Show the declaration lines around each diagnostic (default: on a terminal)." })
+    .option("config", { type: "string", describe: "Config file (default: aps-gen.config.{json,ts,mjs,js} or package.json \"aps-gen\", here or above)." })
+    .config(config ? configOptions(config, cwd) : {})
+    .middleware((args) => {
+      args.rules = rules;
+    })
     .command(
       "check",
       "Check every declaration rule and print diagnostics as file:line:col.",
@@ -64,10 +139,16 @@ export async function main(argv: readonly string[], io: Console = processConsole
         y
           .option("out", { type: "string", default: "generated", describe: "Output folder." })
           .option("check", { type: "boolean", default: false, describe: "Write nothing; exit 1 and list the files that differ when the output is stale." })
-          .option("dry-run", { type: "boolean", default: false, describe: "Write nothing; list what a build would write and delete." }),
-      (args) => {
+          .option("dry-run", { type: "boolean", default: false, describe: "Write nothing; list what a build would write and delete." })
+          .option("watch", { type: "boolean", default: false, describe: "Build again whenever a declaration changes, until Ctrl-C; errors are shown and watching goes on." }),
+      async (args) => {
         if (usageError) return;
-        exitCode = runBuild(args as unknown as CommonOptions & { out: string; check: boolean; "dry-run": boolean }, io, cwd);
+        const options = args as unknown as CommonOptions & { out: string; check: boolean; "dry-run": boolean; watch: boolean };
+        exitCode = runBuild(options, io, cwd);
+        if (!options.watch) return;
+        const { watchAndRebuild } = await import("./watch.ts");
+        await watchAndRebuild({ paths: inputsOf(options, cwd).map((p) => resolve(cwd, p)), ignore: [resolve(cwd, options.out)] }, () => void runBuild(options, io, cwd), io.err);
+        exitCode = ExitCode.ok;
       },
     )
     .command(
@@ -116,7 +197,14 @@ export async function main(argv: readonly string[], io: Console = processConsole
           .option("expires", { type: "string", describe: 'Lifetime such as "12h" or "30d" (default: none).' }),
       async (args) => {
         if (usageError) return;
-        const keys = loadKeys(resolve(cwd, String(args.data)));
+        const dataDir = resolve(cwd, String(args.data));
+        // A token signed with a key minted here would be refused by the controller: never mint one.
+        if (!process.env.APS_TOKEN_KEY && !existsSync(join(dataDir, "keys", "token.key"))) {
+          io.err(`aps-gen token: ${String(args.data)} is not a controller's data folder (it has no keys/token.key); give --data the folder "aps-gen serve" uses`);
+          exitCode = ExitCode.unusable;
+          return;
+        }
+        const keys = loadKeys(dataDir);
         const token = await new TokenService(keys.token).mint({ ...(args.account ? { accountId: String(args.account) } : {}), ...(args.user ? { userId: String(args.user) } : {}) }, args.expires ? String(args.expires) : undefined);
         io.out(token);
       },
@@ -128,9 +216,9 @@ export async function main(argv: readonly string[], io: Console = processConsole
         y
           .positional("dir", { type: "string", demandOption: true, describe: "Folder of the new (or existing) connector project." })
           .option("package", { type: "string", demandOption: true, describe: "The package folder or .app.zip (with APP-META.xml)." }),
-      (args) => {
+      async (args) => {
         if (usageError) return;
-        exitCode = runInit(String(args.dir), String(args.package), args as unknown as CommonOptions, io, cwd);
+        exitCode = await runInit(String(args.dir), String(args.package), args as unknown as CommonOptions, io, cwd);
       },
     )
     .command(
@@ -148,12 +236,21 @@ export async function main(argv: readonly string[], io: Console = processConsole
     .command("rules", "List every declaration rule with its code.", (y) => y, () => {
       for (const c of allCodes) io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
     })
+    .completion("completion", "Print a shell completion script (bash or zsh): aps-gen completion >> ~/.bashrc")
     .demandCommand(1, "Name a command: check, build, validate, serve, token, init, declarations or rules.")
+    .recommendCommands()
     .strict()
     .help()
-    .version(false)
+    .version(packageVersion())
     .fail((message, error) => {
       if (error) throw error;
+      // An option only the config file gave: say it is the file's.
+      const unknown = /^Unknown arguments?: (.+)$/.exec(message)?.[1]?.split(", ");
+      if (config && unknown?.every((name) => name in config.options)) {
+        io.err(`aps-gen: ${config.path}: ${unknown.map((n) => `"${n}"`).join(", ")} ${unknown.length === 1 ? "is no option" : "are no options"} of this command; see aps-gen <command> --help`);
+        usageError = true;
+        return;
+      }
       io.err(`aps-gen: ${message}\nRun "aps-gen --help" for usage.`);
       usageError = true;
     })
@@ -168,7 +265,18 @@ export async function main(argv: readonly string[], io: Console = processConsole
 async function runServe(options: CommonOptions & ServeOptions, io: Console, cwd: string): Promise<number> {
   const result = compileCleanOrReport("serve", ExitCode.findings, options, io, cwd);
   if (typeof result === "number") return result;
-  const controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) }, cwd);
+  // Say what is coming before the slow part: a first start creates the embedded database.
+  const databaseUrl = options["database-url"] ?? process.env.DATABASE_URL;
+  const firstStart = !databaseUrl && !existsSync(join(resolve(cwd, options.data), "pgdata", "PG_VERSION"));
+  io.err(`starting the controller: ${plural(result.model.types.size, "type")} · ${databaseUrl ? "PostgreSQL" : firstStart ? `embedded database, created now in ${options.data} (first start: a few seconds)` : `embedded database in ${options.data}`}`);
+  let controller: Awaited<ReturnType<typeof serveModel>>;
+  try {
+    controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) }, cwd);
+  } catch (error) {
+    if (!(error instanceof ControllerStartError)) throw error;
+    io.err(`aps-gen serve: ${error.message}`);
+    return ExitCode.unusable;
+  }
   io.err(`✓ controller on ${controller.url} · ${plural(result.model.types.size, "type")} · database ${controller.database}`);
   io.err(`  CA certificate: ${controller.caCertPath} (curl --cacert ${controller.caCertPath} ...)`);
   io.err(`  provider account ${controller.provider.accountId}; admin token in ${controller.provider.adminTokenPath}`);
@@ -186,7 +294,7 @@ async function runServe(options: CommonOptions & ServeOptions, io: Console, cwd:
   return ExitCode.ok;
 }
 
-function runInit(dir: string, packageInput: string, options: CommonOptions, io: Console, cwd: string): number {
+async function runInit(dir: string, packageInput: string, options: CommonOptions, io: Console, cwd: string): Promise<number> {
   const result = compileCleanOrReport("init", ExitCode.findings, { ...options, types: [packageInput] }, io, cwd);
   if (typeof result === "number") return result;
   const pkg = result.model.packages.find((p) => !p.bundled && p.descriptor !== undefined);
@@ -194,9 +302,14 @@ function runInit(dir: string, packageInput: string, options: CommonOptions, io: 
     io.err(`aps-gen init: ${packageInput} has no APP-META.xml, so it is not an application package.`);
     return ExitCode.unusable;
   }
-  const report = initProject(result.model, pkg, resolve(cwd, dir), resolve(cwd, packageInput));
+  const report = await initProject(result.model, pkg, resolve(cwd, dir), resolve(cwd, packageInput));
   for (const f of report.written) io.out(`  wrote  ${f}`);
   for (const f of report.kept) io.out(`  kept   ${f} (yours; not overwritten)`);
+  for (const u of report.updated) {
+    if (u.added.length) io.out(`  added  ${u.added.join(", ")} to ${u.file} (stubs; the rest of the file is as you left it)`);
+    if (u.removed.length) io.out(`  note   ${u.file}: ${u.removed.join(", ")} ${u.removed.length === 1 ? "is" : "are"} no longer declared; left as ${u.removed.length === 1 ? "it is" : "they are"}, delete when done`);
+  }
+  for (const n of report.notes) io.out(`  note   ${n}`);
   for (const line of serviceSummary(result)) io.out(line);
   io.out(`✓ connector project for ${pkg.name} in ${dir}: cd ${dir} && npm install && npm start`);
   return ExitCode.ok;
@@ -222,14 +335,22 @@ function compileCleanOrReport(command: string, onErrors: number, options: Common
   const result = compileOrReport(options, io, cwd);
   if (typeof result === "number" || !hasErrors(result.diagnostics, false)) return result;
   for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
+  // Say which packages lost services, as check does: an error may be a type that did not load at all.
+  for (const line of serviceSummary(result)) io.err(line);
   io.err(`aps-gen ${command}: the declarations have errors (see above); fix them first.`);
   return onErrors;
 }
 
+/** The inputs a command reads: --types, else ./types when it exists, else the working folder. */
+function inputsOf(options: CommonOptions, cwd: string): string[] {
+  return options.types?.length ? options.types : [existsSync(resolve(cwd, "types")) ? "types" : "."];
+}
+
 function compileOrReport(options: CommonOptions, io: Console, cwd: string): CompileResult | number {
-  const inputs = options.types?.length ? options.types : [existsSync(resolve(cwd, "types")) ? "types" : "."];
+  const inputs = inputsOf(options, cwd);
   try {
-    return compile(inputs, { cwd, includeCore: options.core });
+    const result = compile(inputs, { cwd, includeCore: options.core });
+    return options.rules?.size ? { ...result, diagnostics: applyRuleSettings(result.diagnostics, options.rules) } : result;
   } catch (error) {
     if (error instanceof InputError) {
       io.err(`aps-gen: ${error.message}`);
@@ -239,12 +360,30 @@ function compileOrReport(options: CommonOptions, io: Console, cwd: string): Comp
   }
 }
 
-function printDiagnostics(diagnostics: readonly Diagnostic[], options: CommonOptions, io: Console, extra: object = {}): void {
+function printDiagnostics(diagnostics: readonly Diagnostic[], options: CommonOptions, io: Console, cwd: string, extra: object = {}): void {
   if (options.format === "json") {
     io.out(JSON.stringify({ diagnostics, ...extra }, null, 2));
     return;
   }
-  for (const d of diagnostics) io.out(formatDiagnostic(d));
+  const paint = styleFor(options);
+  const frames = (options.pretty ?? process.stdout.isTTY === true) ? new CodeFrames(cwd, paint.enabled) : undefined;
+  for (const d of diagnostics) {
+    const severity = d.severity === "error" ? paint.red(d.severity) : paint.yellow(d.severity);
+    io.out(paint.enabled ? `${paint.cyan(d.file)}:${paint.yellow(String(d.line))}:${paint.yellow(String(d.col))} - ${severity} ${paint.dim(d.code)}: ${d.message}` : formatDiagnostic(d));
+    const frame = frames?.frameOf(d);
+    if (frame !== undefined) io.out(`${frame}\n`);
+  }
+}
+
+/** Colours for a command's own output (stdout), as --color, NO_COLOR and the terminal say. */
+function styleFor(options: { color?: boolean }): Style {
+  return style(colourWanted(process.stdout, options.color));
+}
+
+/** `✓ ...` in green, `✗ ...` in red, when colour is on. */
+function verdict(line: string, options: { color?: boolean }): string {
+  const paint = styleFor(options);
+  return line.startsWith("✓") ? `${paint.green("✓")}${line.slice(1)}` : line.startsWith("✗") ? `${paint.red("✗")}${line.slice(1)}` : line;
 }
 
 function counts(diagnostics: readonly Diagnostic[]): string {
@@ -261,11 +400,11 @@ function runCheck(options: CommonOptions, io: Console, cwd: string): number {
   const start = performance.now();
   const result = compileOrReport(options, io, cwd);
   if (typeof result === "number") return result;
-  printDiagnostics(result.diagnostics, options, io);
+  printDiagnostics(result.diagnostics, options, io, cwd);
   const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
   const summary = `${failed ? "✗" : "✓"} ${plural(result.model.types.size, "type")} checked · ${counts(result.diagnostics)} · ${seconds(start)}`;
   for (const line of serviceSummary(result)) (options.format === "json" ? io.err : io.out)(line);
-  (options.format === "json" ? io.err : io.out)(summary);
+  (options.format === "json" ? io.err : io.out)(verdict(summary, options));
   return failed ? ExitCode.findings : ExitCode.ok;
 }
 
@@ -273,19 +412,26 @@ function runBuild(options: CommonOptions & { out: string; check: boolean; "dry-r
   const start = performance.now();
   const result = compileOrReport(options, io, cwd);
   if (typeof result === "number") return result;
-  const say = options.format === "json" ? io.err : io.out;
+  const print = options.format === "json" ? io.err : io.out;
+  const say = (line: string) => print(verdict(line, options));
   const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
   if (failed) {
-    printDiagnostics(result.diagnostics, options, io);
+    printDiagnostics(result.diagnostics, options, io, cwd);
     for (const line of serviceSummary(result)) say(line);
     say(`✗ build stopped: ${counts(result.diagnostics)}; nothing was written · ${seconds(start)}`);
     return ExitCode.findings;
   }
+  // Long builds say where they are (the phases run in one go, so after each one).
+  const progress = (what: string) => {
+    if (performance.now() - start > 1000) io.err(`  ${what} · ${seconds(start)}`);
+  };
+  progress(`loaded and checked ${plural(result.model.types.size, "type")}`);
   const files = emitAll(result.model);
+  progress(`generated ${plural(files.length, "file")}`);
   const outDir = resolve(cwd, options.out);
   const compareOnly = options.check || options["dry-run"];
   const report = (compareOnly ? compareHost(outDir) : diskHost(outDir)).apply(files);
-  printDiagnostics(result.diagnostics, options, io, { files: files.map((f) => f.path), report });
+  printDiagnostics(result.diagnostics, options, io, cwd, { files: files.map((f) => f.path), report });
   for (const line of serviceSummary(result)) say(line);
   const outName = `${options.out.replace(/\/$/, "")}/`;
 

@@ -1,21 +1,28 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { emitAll } from "./build.ts";
 import { isBaseOperation } from "./model/base-operations.ts";
 import { diskHost } from "./host.ts";
 import type { ApsModel, ModelPackage } from "./model/model.ts";
 import { kebabCase, pascalCase } from "./emit/naming.ts";
 import { banner } from "./emit/render.ts";
+import { packageRoot } from "../runtime/common/package-root.ts";
 
-const APS_GEN_ROOT = fileURLToPath(new URL("..", import.meta.url));
+const APS_GEN_VERSION = (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;
 
 /** What `aps-gen init` wrote. */
 export interface InitReport {
   readonly written: string[];
   /** Files that existed already and were left as they were (stubs are the vendor's). */
   readonly kept: string[];
+  /** Existing handler files brought in line with the declarations: stubs added, members no longer declared. */
+  readonly updated: { readonly file: string; readonly added: readonly string[]; readonly removed: readonly string[] }[];
+  /** Things init could not do for the vendor, one line each (a handler file it cannot read, a service main.ts does not start). */
+  readonly notes: string[];
 }
+
+/** Members of a handler object that are not custom operations (see the generated `<Service>Handlers`). */
+const BASE_HANDLER_MEMBERS = new Set(["provision", "configure", "unprovision", "disable", "enable", "links"]);
 
 /**
  * Scaffolds a vendor connector project for one application package: generated types,
@@ -24,10 +31,12 @@ export interface InitReport {
  * file that makes `tsc` fail when a stub no longer satisfies its interface, a start script
  * and a test. `npm install && npm start` runs it.
  */
-export function initProject(model: ApsModel, pkg: ModelPackage, dir: string, packageInput: string): InitReport {
+export async function initProject(model: ApsModel, pkg: ModelPackage, dir: string, packageInput: string): Promise<InitReport> {
   const root = resolve(dir);
   const written: string[] = [];
   const kept: string[] = [];
+  const updated: InitReport["updated"] = [];
+  const notes: string[] = [];
   const write = (rel: string, text: string, once: boolean) => {
     const path = join(root, rel);
     if (once && existsSync(path)) {
@@ -51,15 +60,18 @@ export function initProject(model: ApsModel, pkg: ModelPackage, dir: string, pac
     "package.json",
     `${JSON.stringify(
       {
-        name: `${kebabCase(appName)}-connector`,
+        // The application's name as APP-META.xml gives it, not the folder's (which is often "package" or "src").
+        name: `${kebabCase(pkg.metaName ?? appName) || "aps"}-connector`,
         private: true,
         type: "module",
         scripts: {
           build: `aps-gen build --types ${packagePath} --out generated`,
           start: "node --import tsx src/main.ts",
+          dev: "node --watch --import tsx src/main.ts",
           test: "tsc --noEmit -p . && node --import tsx --test test/*.test.ts",
         },
-        dependencies: { "aps-gen": `file:${APS_GEN_ROOT.replace(/\/$/, "")}`, tsx: "^4.23.15" },
+        // The published version range, so the project installs anywhere (never a path into this machine).
+        dependencies: { "aps-gen": `^${APS_GEN_VERSION}`, tsx: "^4.23.15" },
         devDependencies: { typescript: "6.0.3", "@types/node": "20.19.43" },
       },
       null,
@@ -100,7 +112,24 @@ export function initProject(model: ApsModel, pkg: ModelPackage, dir: string, pac
       "};",
       "",
     ];
-    write(`src/handlers/${s.file}.ts`, lines.join("\n"), true);
+    const handlerFile = `src/handlers/${s.file}.ts`;
+    if (existsSync(join(root, handlerFile))) {
+      // The vendor's file: add stubs for operations declared since, report those gone, keep every byte.
+      const text = readFileSync(join(root, handlerFile), "utf8");
+      const hasNotYet = /\b(const|function)\s+notYet\b/.test(text);
+      const expected = ops.map((op) => ({ name: op.name, stub: hasNotYet ? `() => notYet(${JSON.stringify(op.name)})` : `() => {\n    throw new Error(${JSON.stringify(`${op.name} is not implemented yet`)});\n  }` }));
+      // ts-morph is loaded only here: a first init and every other command go without it.
+      const { syncHandlerFile } = await import("./sync-handlers.ts");
+      const sync = syncHandlerFile(text, camel(s.service), expected);
+      const removed = sync.removed.filter((name) => !BASE_HANDLER_MEMBERS.has(name));
+      if (sync.unreadable) notes.push(`${handlerFile}: not updated, since ${sync.unreadable}; add ${expected.map((e) => e.name).join(", ") || "nothing"} by hand if missing`);
+      else if (sync.added.length || removed.length) {
+        if (sync.added.length) writeFileSync(join(root, handlerFile), sync.text);
+        updated.push({ file: handlerFile, added: sync.added, removed });
+      } else kept.push(handlerFile);
+      continue;
+    }
+    write(handlerFile, lines.join("\n"), true);
   }
   write(
     "src/main.ts",
@@ -166,7 +195,12 @@ export function initProject(model: ApsModel, pkg: ModelPackage, dir: string, pac
   );
   diskHost(outDir).apply(files);
   written.push(`generated/ (${files.length} files)`);
-  return { written, kept };
+  // main.ts is written once: a service declared since is not started until the vendor adds it.
+  if (kept.includes("src/main.ts")) {
+    const main = readFileSync(join(root, "src/main.ts"), "utf8");
+    for (const s of services) if (!main.includes(`./handlers/${s.file}.ts`)) notes.push(`src/main.ts does not import ./handlers/${s.file}.ts: pass ${camel(s.service)} to ${servicesFn}(...) there to serve the new service "${s.service}"`);
+  }
+  return { written, kept, updated, notes };
 }
 
 function camel(service: string): string {

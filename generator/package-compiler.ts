@@ -30,6 +30,7 @@ export async function compileArchive(archive: Uint8Array, label: string): Promis
     return {
       appId: pkg.appId ?? pkg.name,
       name: pkg.name,
+      ...(pkg.metaName !== undefined ? { metaName: pkg.metaName } : {}),
       version: pkg.version ?? "",
       release: pkg.release ?? "",
       types: buildRegistry(model).filter((t) => own.has(t.id)),
@@ -49,6 +50,7 @@ export function startPackages(model: ApsModel, cwd: string): PackageRecord[] {
       id: stableId(p.appId ?? p.name),
       appId: p.appId ?? p.name,
       name: p.name,
+      ...(p.metaName !== undefined ? { metaName: p.metaName } : {}),
       version: p.version ?? "",
       release: p.release ?? "",
       typeIds: p.typeIds,

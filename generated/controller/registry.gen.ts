@@ -73,6 +73,39 @@ export const registryTypes: readonly RegistryType[] = [
         "base": true,
         "access": 3
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Account",
+      "id": "http://aps-standard.org/types/core/account/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "An organization with its users; it refers to its administrators by weak links.",
+      "properties": {
+        "companyName": {
+          "type": "string",
+          "required": true,
+          "title": "Company name"
+        },
+        "addressPostal": {
+          "type": "http://aps-standard.org/types/core/contact/1.2#Address",
+          "required": true,
+          "title": "Postal address"
+        }
+      },
+      "relations": {
+        "users": {
+          "type": "http://aps-standard.org/types/core/user/1.0",
+          "required": false,
+          "collection": true
+        },
+        "brand": {
+          "type": "http://aps-standard.org/types/core/brand/1.0",
+          "required": false,
+          "collection": false
+        }
+      }
     }
   },
   {
@@ -318,6 +351,15 @@ export const registryTypes: readonly RegistryType[] = [
         "base": true,
         "access": 3
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "AdminUser",
+      "id": "http://aps-standard.org/types/core/admin-user/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/user/1.0"
+      ],
+      "description": "A user with administrative rights over the account's services."
     }
   },
   {
@@ -368,6 +410,29 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": true,
         "access": 3
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Application",
+      "id": "http://aps-standard.org/types/core/application/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "Root service of a package; one resource of it exists per installed application instance.",
+      "operations": {
+        "upgrade": {
+          "name": "upgrade",
+          "verb": "POST",
+          "path": "/upgrade",
+          "parameters": {
+            "version": {
+              "type": "string",
+              "kind": "query",
+              "required": false
+            }
+          }
+        }
       }
     }
   },
@@ -429,6 +494,27 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": true,
         "access": 3
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Brand",
+      "id": "http://aps-standard.org/types/core/brand/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "A brand of a provider or reseller. Only the id is confirmed; the members are inferred.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "required": true,
+          "title": "Brand name"
+        },
+        "domain": {
+          "type": "string",
+          "required": true,
+          "title": "Brand domain"
+        }
       }
     }
   },
@@ -620,7 +706,152 @@ export const registryTypes: readonly RegistryType[] = [
       }
     },
     "relations": {},
-    "operations": {}
+    "operations": {},
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Contact",
+      "id": "http://aps-standard.org/types/core/contact/1.2",
+      "description": "Contact details of a person or an organization, modelled on a subset of vCard.",
+      "properties": {
+        "email": {
+          "type": "string",
+          "title": "E-mail",
+          "format": "email"
+        },
+        "notificationEmail": {
+          "type": "string",
+          "title": "Notification e-mail",
+          "format": "email",
+          "description": "Address that receives notifications, if different from email."
+        },
+        "givenName": {
+          "type": "string",
+          "title": "Given name"
+        },
+        "additionalName": {
+          "type": "string",
+          "title": "Additional name",
+          "description": "Middle name or names."
+        },
+        "familyName": {
+          "type": "string",
+          "title": "Family name"
+        },
+        "fullName": {
+          "type": "string",
+          "title": "Full name"
+        },
+        "displayName": {
+          "type": "string",
+          "title": "Display name",
+          "default": ""
+        },
+        "organizationName": {
+          "type": "string",
+          "title": "Organization"
+        },
+        "organizationUnit": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "title": "Organization units",
+          "description": "Department path inside the organization."
+        },
+        "title": {
+          "type": "string",
+          "title": "Job title"
+        },
+        "addressPostal": {
+          "type": "Address",
+          "title": "Postal address"
+        },
+        "telVoice": {
+          "type": "string",
+          "title": "Phone"
+        },
+        "telHome": {
+          "type": "string",
+          "title": "Home phone"
+        },
+        "telWork": {
+          "type": "string",
+          "title": "Work phone"
+        },
+        "telCell": {
+          "type": "string",
+          "title": "Mobile phone"
+        },
+        "telFax": {
+          "type": "string",
+          "title": "Fax"
+        },
+        "telPager": {
+          "type": "string",
+          "title": "Pager"
+        },
+        "tz": {
+          "type": "string",
+          "title": "Time zone"
+        },
+        "note": {
+          "type": "string",
+          "title": "Note"
+        },
+        "url": {
+          "type": "string",
+          "title": "Web page"
+        },
+        "avatarUrl": {
+          "type": "string",
+          "title": "Avatar",
+          "readonly": true,
+          "description": "Picture of the contact; set by the platform."
+        },
+        "locale": {
+          "type": "string",
+          "title": "Locale",
+          "default": "en_US",
+          "description": "Language and region, e.g. en_US."
+        }
+      },
+      "structures": {
+        "Address": {
+          "type": "object",
+          "description": "Postal address of a person or an organization.",
+          "properties": {
+            "postOfficeBox": {
+              "type": "string",
+              "description": "P.O. box."
+            },
+            "extendedAddress": {
+              "type": "string",
+              "description": "Second address line (suite, floor)."
+            },
+            "streetAddress": {
+              "type": "string",
+              "description": "Street and number."
+            },
+            "locality": {
+              "type": "string",
+              "description": "City or town."
+            },
+            "region": {
+              "type": "string",
+              "description": "State, province or county."
+            },
+            "postalCode": {
+              "type": "string",
+              "description": "ZIP or postal code."
+            },
+            "countryName": {
+              "type": "string",
+              "description": "Country, often as a two-letter code."
+            }
+          }
+        }
+      }
+    }
   },
   {
     "id": "http://parallels.com/aps/types/pa/subscription/1.0",
@@ -740,6 +971,81 @@ export const registryTypes: readonly RegistryType[] = [
         "base": false,
         "access": 3
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "PASubscription",
+      "id": "http://parallels.com/aps/types/pa/subscription/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/subscription/1.0"
+      ],
+      "description": "A subscription of the operations platform, with the resource limits it activates.",
+      "properties": {
+        "subscriptionId": {
+          "type": "integer",
+          "required": true,
+          "final": true,
+          "description": "The platform's number of the subscription."
+        },
+        "serviceTemplateId": {
+          "type": "integer",
+          "required": true,
+          "description": "The service template (offer) the subscription was made from."
+        },
+        "activationStructure": {
+          "type": "ActivationStructure",
+          "description": "What the subscription activates: its resource limits among others."
+        }
+      },
+      "relations": {
+        "account": {
+          "type": "http://aps-standard.org/types/core/account/1.0",
+          "required": true,
+          "collection": false
+        }
+      },
+      "structures": {
+        "ActivationStructure": {
+          "type": "object",
+          "description": "What a subscription activates.",
+          "properties": {
+            "domainApsId": {
+              "type": "string",
+              "description": "APS id of the subscription's domain."
+            },
+            "subscriptionResourceLimits": {
+              "type": "array",
+              "items": {
+                "type": "SubscriptionResourceLimit"
+              },
+              "description": "The limit of each resource line; a change here raises limits/changed."
+            },
+            "apsDefaults": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "description": "Defaults the platform applies."
+            }
+          }
+        },
+        "SubscriptionResourceLimit": {
+          "type": "object",
+          "description": "The limit of one resource line of the subscription.",
+          "properties": {
+            "resourceId": {
+              "type": "integer",
+              "required": true,
+              "description": "Platform id of the resource line."
+            },
+            "resourceLimit": {
+              "type": "integer",
+              "required": true,
+              "description": "The amount allowed."
+            }
+          }
+        }
+      }
     }
   },
   {
@@ -781,6 +1087,176 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": true,
         "access": 3
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Resource",
+      "id": "http://aps-standard.org/types/core/resource/1.0",
+      "description": "Base of every type that can have instances. Declares the base operations and structures other types reuse.",
+      "operations": {
+        "provision": {
+          "name": "provision",
+          "verb": "POST",
+          "path": "/",
+          "static": true,
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        },
+        "retrieve": {
+          "name": "retrieve",
+          "verb": "GET",
+          "path": "/",
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": true
+          }
+        },
+        "configure": {
+          "name": "configure",
+          "verb": "PUT",
+          "path": "/",
+          "parameters": {
+            "new": {
+              "type": "self",
+              "required": true,
+              "kind": "body"
+            }
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        },
+        "unprovision": {
+          "name": "unprovision",
+          "verb": "DELETE",
+          "path": "/",
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        }
+      },
+      "structures": {
+        "Counter": {
+          "type": "object",
+          "description": "An amount in use together with the amount allowed.",
+          "properties": {
+            "usage": {
+              "type": "integer",
+              "description": "Amount currently in use."
+            },
+            "limit": {
+              "type": "integer",
+              "description": "Amount allowed; missing means no limit."
+            }
+          }
+        },
+        "Limit": {
+          "type": "object",
+          "description": "An allowed amount without a usage figure.",
+          "properties": {
+            "limit": {
+              "type": "integer",
+              "description": "Amount allowed; missing means no limit."
+            }
+          }
+        },
+        "Usage": {
+          "type": "object",
+          "description": "An amount in use without a limit.",
+          "properties": {
+            "usage": {
+              "type": "integer",
+              "description": "Amount currently in use."
+            }
+          }
+        },
+        "NotificationSource": {
+          "type": "object",
+          "description": "Where an event came from.",
+          "properties": {
+            "type": {
+              "type": "string",
+              "format": "uri",
+              "description": "APS type id of the source resources."
+            },
+            "id": {
+              "type": "string",
+              "description": "Id of the single resource that raised the event."
+            }
+          }
+        },
+        "Notification": {
+          "type": "object",
+          "description": "An event as delivered to a handler operation.",
+          "properties": {
+            "type": {
+              "type": "string",
+              "format": "uri",
+              "required": true,
+              "description": "URI of the event type."
+            },
+            "time": {
+              "type": "string",
+              "format": "date-time",
+              "description": "When the event happened."
+            },
+            "serial": {
+              "type": "integer",
+              "description": "Serial number; larger means later."
+            },
+            "source": {
+              "type": "NotificationSource",
+              "description": "The resource that raised the event."
+            },
+            "event": {
+              "type": "string",
+              "format": "uri",
+              "description": "URI of the event type again, under the name SPEC 6.2 gives it."
+            },
+            "subscription": {
+              "type": "string",
+              "description": "Id of the event subscription that asked for this notification."
+            },
+            "relation": {
+              "type": "string",
+              "description": "For linked and unlinked: the relation of the source whose link changed."
+            },
+            "target": {
+              "type": "NotificationSource",
+              "description": "For linked and unlinked: the resource at the other end of the link (its id)."
+            }
+          }
+        },
+        "ErrorInfo": {
+          "type": "object",
+          "description": "The body of a failed call, as SPEC section 7 shows it: a numeric code, a short error name and a message for people.",
+          "properties": {
+            "code": {
+              "type": "integer",
+              "required": true,
+              "description": "HTTP status code of the failure."
+            },
+            "error": {
+              "type": "string",
+              "required": true,
+              "description": "Short machine-readable name of the error."
+            },
+            "message": {
+              "type": "string",
+              "required": true,
+              "description": "What went wrong and how to fix it."
+            }
+          }
+        }
       }
     }
   },
@@ -1027,6 +1503,15 @@ export const registryTypes: readonly RegistryType[] = [
         "base": true,
         "access": 3
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "ServiceUser",
+      "id": "http://aps-standard.org/types/core/service-user/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/user/1.0"
+      ],
+      "description": "A user to whom services are assigned for personal use."
     }
   },
   {
@@ -1081,6 +1566,27 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": true,
         "access": 3
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "subscriptionService",
+      "id": "http://aps-standard.org/types/core/subscription/service/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "The single resource an application keeps per subscription (often called context or tenant).",
+      "relations": {
+        "account": {
+          "type": "http://aps-standard.org/types/core/account/1.0",
+          "required": true,
+          "collection": false
+        },
+        "subscription": {
+          "type": "http://aps-standard.org/types/core/subscription/1.0",
+          "required": true,
+          "collection": false
+        }
       }
     }
   },
@@ -1172,6 +1678,109 @@ export const registryTypes: readonly RegistryType[] = [
         "base": false,
         "access": 3
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Subscription",
+      "id": "http://aps-standard.org/types/core/subscription/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "Created by the platform when a customer subscribes to a service offer.",
+      "properties": {
+        "trial": {
+          "type": "boolean",
+          "description": "True while the subscription is a trial."
+        },
+        "disabled": {
+          "type": "boolean",
+          "description": "True while the subscription is switched off."
+        },
+        "name": {
+          "type": "string",
+          "required": false,
+          "description": "Name shown for the subscription."
+        },
+        "description": {
+          "type": "string",
+          "required": false,
+          "description": "Longer text about the subscription."
+        }
+      },
+      "relations": {
+        "services": {
+          "type": "http://aps-standard.org/types/core/subscription/service/1.0",
+          "required": false,
+          "collection": true
+        }
+      },
+      "operations": {
+        "resources": {
+          "name": "resources",
+          "verb": "GET",
+          "path": "/resources",
+          "response": {
+            "type": "array",
+            "items": {
+              "type": "SubscriptionResource"
+            }
+          },
+          "errorResponse": {
+            "type": "http://aps-standard.org/types/core/resource/1.0#ErrorInfo"
+          }
+        }
+      },
+      "structures": {
+        "SubscriptionResource": {
+          "type": "object",
+          "description": "One resource line of the subscription: what is counted, its usage and limit.",
+          "properties": {
+            "id": {
+              "type": "string",
+              "required": true,
+              "description": "Platform id of the resource line."
+            },
+            "title": {
+              "type": "string",
+              "description": "Name of the resource line."
+            },
+            "apsId": {
+              "type": "string",
+              "description": "APS id of the referenced resource, for service-reference lines."
+            },
+            "apsType": {
+              "type": "string",
+              "description": "APS type whose resources the line counts."
+            },
+            "applicationId": {
+              "type": "string",
+              "description": "Application instance the line belongs to."
+            },
+            "property": {
+              "type": "string",
+              "description": "Counter property the line counts, when it counts one."
+            },
+            "usage": {
+              "type": "integer",
+              "description": "Amount in use."
+            },
+            "limit": {
+              "type": "integer",
+              "description": "Amount allowed; missing means no limit."
+            },
+            "autoprovisioning": {
+              "type": "boolean",
+              "description": "The resource is created together with the subscription."
+            },
+            "unit": {
+              "type": "string",
+              "required": true,
+              "pattern": "unit|b|kb|mb|gb|.*",
+              "description": "Measurement unit of usage and limit."
+            }
+          }
+        }
+      }
     }
   },
   {
@@ -1199,6 +1808,34 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": true,
         "access": 1
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Suspendable",
+      "id": "http://aps-standard.org/types/core/suspendable/1.0",
+      "description": "Mixin for resources whose service can be stopped while their data is kept, and started again.",
+      "operations": {
+        "enable": {
+          "name": "enable",
+          "verb": "PUT",
+          "path": "/enable",
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        },
+        "disable": {
+          "name": "disable",
+          "verb": "PUT",
+          "path": "/disable",
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        }
       }
     }
   },
@@ -1249,6 +1886,22 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": true,
         "access": 3
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "UserService",
+      "id": "http://aps-standard.org/types/core/user/service/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "A service given to one user; by default the user becomes a referrer of it.",
+      "relations": {
+        "user": {
+          "type": "http://aps-standard.org/types/core/user/1.0",
+          "required": true,
+          "collection": false
+        }
       }
     }
   },
@@ -1494,6 +2147,36 @@ export const registryTypes: readonly RegistryType[] = [
         "base": true,
         "access": 3
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "User",
+      "id": "http://aps-standard.org/types/core/user/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/contact/1.2",
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "A person belonging to an account; carries the Contact fields.",
+      "properties": {
+        "login": {
+          "type": "string",
+          "required": true,
+          "title": "Login",
+          "description": "Name used to sign in."
+        },
+        "password": {
+          "type": "string",
+          "encrypted": true,
+          "title": "Password"
+        }
+      },
+      "relations": {
+        "services": {
+          "type": "http://aps-standard.org/types/core/user/service/1.0",
+          "required": false,
+          "collection": true
+        }
+      }
     }
   },
   {
@@ -1608,6 +2291,128 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": false,
         "access": 1
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "CloudMail",
+      "id": "http://cloudmail.example.com/types/cloudmail/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/application/1.0"
+      ],
+      "description": "Global settings of a CloudMail installation: where the mail platform's API lives and how to sign in to it.",
+      "properties": {
+        "apiEndpoint": {
+          "type": "string",
+          "required": true,
+          "format": "uri",
+          "title": "API endpoint",
+          "description": "Base URL of the CloudMail provisioning API."
+        },
+        "apiKey": {
+          "type": "string",
+          "required": true,
+          "title": "API key",
+          "minLength": 16,
+          "maxLength": 64
+        },
+        "apiSecret": {
+          "type": "string",
+          "required": true,
+          "encrypted": true,
+          "title": "API secret",
+          "description": "Shared secret that signs API calls. Not shown to customers or to other applications.",
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        },
+        "imapHost": {
+          "type": "string",
+          "format": "host-name",
+          "default": "imap.cloudmail.example.com",
+          "title": "IMAP server"
+        },
+        "smtpHost": {
+          "type": "string",
+          "format": "host-name",
+          "default": "smtp.cloudmail.example.com",
+          "title": "SMTP server"
+        },
+        "defaultQuota": {
+          "type": "integer",
+          "unit": "mb",
+          "default": 5120,
+          "title": "Default mailbox size",
+          "description": "Size given to new mailboxes that do not ask for one."
+        }
+      },
+      "relations": {
+        "tenants": {
+          "type": "http://cloudmail.example.com/types/tenant/1.0",
+          "required": false,
+          "collection": true
+        }
+      },
+      "operations": {
+        "testConnection": {
+          "name": "testConnection",
+          "verb": "POST",
+          "path": "/testConnection",
+          "response": {
+            "type": "ConnectionCheck"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        }
+      },
+      "structures": {
+        "ConnectionCheck": {
+          "type": "object",
+          "description": "Outcome of a test call to the CloudMail API.",
+          "properties": {
+            "reachable": {
+              "type": "boolean",
+              "required": true
+            },
+            "latencyMs": {
+              "type": "integer",
+              "description": "Round-trip time of the test call in milliseconds."
+            },
+            "serverVersion": {
+              "type": "string",
+              "format": "version",
+              "description": "Version reported by the CloudMail API."
+            }
+          }
+        },
+        "ErrorInfo": {
+          "type": "object",
+          "description": "Body of a failed call: a numeric code, a short error name and a readable message.",
+          "properties": {
+            "code": {
+              "type": "integer",
+              "required": true,
+              "description": "HTTP-like status code."
+            },
+            "error": {
+              "type": "string",
+              "required": true,
+              "description": "Short machine-readable error name."
+            },
+            "message": {
+              "type": "string",
+              "description": "Explanation for a person."
+            }
+          }
+        }
       }
     }
   },
@@ -1779,6 +2584,298 @@ export const registryTypes: readonly RegistryType[] = [
         "base": false,
         "access": 3
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Tenant",
+      "id": "http://cloudmail.example.com/types/tenant/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "A customer's organization at CloudMail; exactly one per subscription.",
+      "properties": {
+        "organizationId": {
+          "type": "string",
+          "readonly": true,
+          "title": "CloudMail organization",
+          "description": "Id of the organization on the CloudMail side, set during provisioning."
+        },
+        "mailboxCount": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Counter",
+          "unit": "item",
+          "title": "Mailboxes"
+        },
+        "storage": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Counter",
+          "unit": "gb",
+          "title": "Mail storage"
+        },
+        "archiveStorage": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Usage",
+          "unit": "mb-h",
+          "title": "Archive storage consumed",
+          "description": "Archive megabytes kept, summed per hour, for pay-as-you-go billing."
+        },
+        "retentionDays": {
+          "type": "integer",
+          "enum": [
+            30,
+            90,
+            365,
+            3650
+          ],
+          "enumTitles": [
+            "One month",
+            "Three months",
+            "One year",
+            "Ten years"
+          ],
+          "default": 90,
+          "title": "Archive retention"
+        },
+        "billingAddress": {
+          "type": "http://aps-standard.org/types/core/contact/1.2#Address",
+          "title": "Billing address",
+          "description": "Address printed on CloudMail invoices, when it differs from the account's."
+        },
+        "contractStart": {
+          "type": "string",
+          "format": "date",
+          "readonly": true,
+          "title": "Contract start"
+        }
+      },
+      "relations": {
+        "app": {
+          "type": "http://cloudmail.example.com/types/cloudmail/1.0",
+          "required": true,
+          "collection": false
+        },
+        "account": {
+          "type": "http://aps-standard.org/types/core/account/1.0",
+          "required": true,
+          "collection": false
+        },
+        "subscription": {
+          "type": "http://aps-standard.org/types/core/subscription/1.0",
+          "required": true,
+          "collection": false
+        },
+        "domains": {
+          "type": "http://cloudmail.example.com/types/domain/1.0",
+          "required": false,
+          "collection": true
+        },
+        "mailboxes": {
+          "type": "http://cloudmail.example.com/types/mailbox/1.0",
+          "required": false,
+          "collection": true
+        }
+      },
+      "operations": {
+        "usage": {
+          "name": "usage",
+          "verb": "GET",
+          "path": "/usage/{period}",
+          "parameters": {
+            "period": {
+              "kind": "path",
+              "type": "string",
+              "required": true
+            },
+            "top": {
+              "kind": "query",
+              "type": "integer",
+              "required": false
+            },
+            "detailed": {
+              "kind": "query",
+              "type": "boolean",
+              "required": false
+            }
+          },
+          "response": {
+            "type": "UsageReport"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "exportMailboxes": {
+          "name": "exportMailboxes",
+          "verb": "GET",
+          "path": "/exportMailboxes",
+          "response": {
+            "contentType": "text/csv"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "importMailboxes": {
+          "name": "importMailboxes",
+          "verb": "POST",
+          "path": "/importMailboxes",
+          "parameters": {
+            "file": {
+              "kind": "body",
+              "contentType": "text/csv",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "ImportReport"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        },
+        "onSubscriptionLimitsChanged": {
+          "name": "onSubscriptionLimitsChanged",
+          "verb": "POST",
+          "path": "/onSubscriptionLimitsChanged",
+          "parameters": {
+            "event": {
+              "kind": "body",
+              "type": "http://aps-standard.org/types/core/resource/1.0#Notification",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "object"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "onDomainLinked": {
+          "name": "onDomainLinked",
+          "verb": "POST",
+          "path": "/onDomainLinked",
+          "parameters": {
+            "event": {
+              "kind": "body",
+              "type": "http://aps-standard.org/types/core/resource/1.0#Notification",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "object"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "onMailboxChanged": {
+          "name": "onMailboxChanged",
+          "verb": "POST",
+          "path": "/onMailboxChanged",
+          "parameters": {
+            "event": {
+              "kind": "body",
+              "type": "http://aps-standard.org/types/core/resource/1.0#Notification",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "object"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        }
+      },
+      "structures": {
+        "UsageReport": {
+          "type": "object",
+          "description": "Traffic and storage of one billing period.",
+          "properties": {
+            "period": {
+              "type": "string",
+              "required": true,
+              "pattern": "^[0-9]{4}-[0-9]{2}$",
+              "description": "Month in YYYY-MM form."
+            },
+            "generatedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "trafficIn": {
+              "type": "integer",
+              "unit": "mb"
+            },
+            "trafficOut": {
+              "type": "integer",
+              "unit": "mb"
+            },
+            "topMailboxes": {
+              "type": "array",
+              "items": {
+                "type": "MailboxUsage"
+              },
+              "maxItems": 50,
+              "description": "Largest mailboxes first; filled when detailed is set."
+            }
+          }
+        },
+        "MailboxUsage": {
+          "type": "object",
+          "description": "Storage of one mailbox.",
+          "properties": {
+            "address": {
+              "type": "string",
+              "format": "email",
+              "required": true
+            },
+            "used": {
+              "type": "integer",
+              "unit": "mb"
+            }
+          }
+        },
+        "ImportReport": {
+          "type": "object",
+          "description": "What an import of mailboxes from CSV did.",
+          "properties": {
+            "created": {
+              "type": "integer",
+              "required": true
+            },
+            "skipped": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "description": "Addresses that already existed or were invalid."
+            }
+          }
+        },
+        "ErrorInfo": {
+          "type": "object",
+          "description": "Body of a failed call: a numeric code, a short error name and a readable message.",
+          "properties": {
+            "code": {
+              "type": "integer",
+              "required": true,
+              "description": "HTTP-like status code."
+            },
+            "error": {
+              "type": "string",
+              "required": true,
+              "description": "Short machine-readable error name."
+            },
+            "message": {
+              "type": "string",
+              "description": "Explanation for a person."
+            }
+          }
+        }
+      }
     }
   },
   {
@@ -1897,6 +2994,148 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": false,
         "access": 7
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Domain",
+      "id": "http://cloudmail.example.com/types/domain/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "A DNS domain served by CloudMail. Mail flows once the MX records point at CloudMail.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "required": true,
+          "final": true,
+          "headline": true,
+          "format": "domain-name",
+          "maxLength": 253,
+          "title": "Domain name"
+        },
+        "verified": {
+          "type": "boolean",
+          "readonly": true,
+          "default": false,
+          "title": "DNS verified"
+        },
+        "verifiedAt": {
+          "type": "string",
+          "format": "date-time",
+          "readonly": true
+        },
+        "catchAll": {
+          "type": "string",
+          "format": "email",
+          "title": "Catch-all address",
+          "description": "Receives mail sent to unknown addresses of the domain; empty means reject."
+        },
+        "dkimSelector": {
+          "type": "string",
+          "pattern": "^[a-z0-9-]{1,63}$",
+          "default": "cloudmail",
+          "title": "DKIM selector"
+        },
+        "mxHosts": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "readonly": true,
+          "uniqueItems": true,
+          "title": "MX hosts",
+          "description": "Host names the customer must publish as MX records."
+        }
+      },
+      "relations": {
+        "tenant": {
+          "type": "http://cloudmail.example.com/types/tenant/1.0",
+          "required": true,
+          "collection": false
+        },
+        "mailboxes": {
+          "type": "http://cloudmail.example.com/types/mailbox/1.0",
+          "required": false,
+          "collection": true
+        }
+      },
+      "operations": {
+        "verifyDns": {
+          "name": "verifyDns",
+          "verb": "POST",
+          "path": "/verifyDns",
+          "response": {
+            "type": "DnsCheck"
+          },
+          "errorResponse": {
+            "type": "http://cloudmail.example.com/types/cloudmail/1.0#ErrorInfo"
+          }
+        },
+        "requiredRecords": {
+          "name": "requiredRecords",
+          "verb": "GET",
+          "path": "/requiredRecords",
+          "response": {
+            "type": "array",
+            "items": {
+              "type": "DnsRecord"
+            }
+          },
+          "errorResponse": {
+            "type": "http://cloudmail.example.com/types/cloudmail/1.0#ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": true
+          }
+        }
+      },
+      "structures": {
+        "DnsRecord": {
+          "type": "object",
+          "description": "One DNS record the domain needs.",
+          "properties": {
+            "kind": {
+              "type": "string",
+              "required": true,
+              "enum": [
+                "MX",
+                "TXT",
+                "CNAME"
+              ]
+            },
+            "host": {
+              "type": "string",
+              "required": true
+            },
+            "value": {
+              "type": "string",
+              "required": true
+            },
+            "priority": {
+              "type": "integer"
+            }
+          }
+        },
+        "DnsCheck": {
+          "type": "object",
+          "description": "Result of checking the domain's DNS.",
+          "properties": {
+            "verified": {
+              "type": "boolean",
+              "required": true
+            },
+            "missing": {
+              "type": "array",
+              "items": {
+                "type": "DnsRecord"
+              },
+              "description": "Records not found or wrong."
+            }
+          }
+        }
       }
     }
   },
@@ -2155,6 +3394,384 @@ export const registryTypes: readonly RegistryType[] = [
         "base": false,
         "access": 1
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Mailbox",
+      "id": "http://cloudmail.example.com/types/mailbox/1.0",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0",
+        "http://aps-standard.org/types/core/suspendable/1.0"
+      ],
+      "description": "A mailbox. Disabling it stops delivery and sign-in; all stored mail is kept.",
+      "properties": {
+        "localPart": {
+          "type": "string",
+          "required": true,
+          "final": true,
+          "pattern": "^[a-z0-9][a-z0-9._-]*$",
+          "minLength": 1,
+          "maxLength": 64,
+          "title": "User name",
+          "description": "Part of the address before the @; it cannot change later."
+        },
+        "address": {
+          "type": "string",
+          "readonly": true,
+          "headline": true,
+          "format": "email",
+          "title": "Address",
+          "description": "Full address, built by the application from the user name and the domain."
+        },
+        "displayName": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 128,
+          "title": "Display name"
+        },
+        "password": {
+          "type": "string",
+          "required": true,
+          "encrypted": true,
+          "minLength": 10,
+          "maxLength": 128,
+          "title": "Password",
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        },
+        "plan": {
+          "type": "string",
+          "enum": [
+            "basic",
+            "business",
+            "enterprise"
+          ],
+          "enumTitles": [
+            "Basic",
+            "Business",
+            "Enterprise"
+          ],
+          "default": "basic",
+          "title": "Plan"
+        },
+        "quota": {
+          "type": "integer",
+          "unit": "mb",
+          "default": 5120,
+          "title": "Mailbox size"
+        },
+        "used": {
+          "type": "integer",
+          "unit": "mb",
+          "readonly": true,
+          "title": "Space used"
+        },
+        "archiveQuota": {
+          "type": "integer",
+          "unit": "kb",
+          "default": 9007199254740992,
+          "title": "Archive size",
+          "description": "Archive limit. The default is above 2^53 and must survive parsing exactly."
+        },
+        "maxMessageSize": {
+          "type": "integer",
+          "unit": "kb",
+          "default": 25600,
+          "title": "Largest message"
+        },
+        "spamThreshold": {
+          "type": "number",
+          "default": 5.5,
+          "title": "Spam score threshold",
+          "description": "Messages scoring above it go to the junk folder."
+        },
+        "spamSubjectFilter": {
+          "type": "string",
+          "format": "regex",
+          "title": "Subject filter",
+          "description": "Messages whose subject matches this expression are always treated as spam."
+        },
+        "aliases": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "minItems": 0,
+          "maxItems": 25,
+          "uniqueItems": true,
+          "title": "Aliases",
+          "description": "Further user names that deliver into this mailbox."
+        },
+        "forwarding": {
+          "type": "array",
+          "items": {
+            "type": "ForwardingRule"
+          },
+          "maxItems": 10,
+          "title": "Forwarding",
+          "description": "Where copies of incoming mail are sent."
+        },
+        "autoReply": {
+          "type": "AutoReply",
+          "title": "Automatic reply"
+        },
+        "clientSettings": {
+          "type": "object",
+          "description": "Free-form settings of the webmail client, stored as given."
+        },
+        "lastLogin": {
+          "type": "string",
+          "format": "date-time",
+          "readonly": true,
+          "title": "Last sign-in"
+        },
+        "lastLoginIp": {
+          "type": "string",
+          "format": "ip-address",
+          "readonly": true,
+          "title": "Last sign-in from"
+        },
+        "supportNote": {
+          "type": "string",
+          "maxLength": 4000,
+          "title": "Support note",
+          "description": "Written by the provider's support staff; the customer does not see it.",
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        },
+        "backendId": {
+          "type": "string",
+          "readonly": true,
+          "description": "Id of the mailbox on the CloudMail side; only the application reads it.",
+          "access": {
+            "admin": false,
+            "owner": false,
+            "referrer": false
+          }
+        }
+      },
+      "relations": {
+        "tenant": {
+          "type": "http://cloudmail.example.com/types/tenant/1.0",
+          "required": true,
+          "collection": false
+        },
+        "domain": {
+          "type": "http://cloudmail.example.com/types/domain/1.0",
+          "required": true,
+          "collection": false
+        },
+        "user": {
+          "type": "http://aps-standard.org/types/core/service-user/1.0",
+          "required": false,
+          "collection": false
+        }
+      },
+      "operations": {
+        "changePassword": {
+          "name": "changePassword",
+          "verb": "POST",
+          "path": "/changePassword",
+          "parameters": {
+            "request": {
+              "kind": "body",
+              "type": "PasswordChange",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "boolean"
+          },
+          "errorResponse": {
+            "type": "http://cloudmail.example.com/types/cloudmail/1.0#ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": true
+          }
+        },
+        "checkAvailability": {
+          "name": "checkAvailability",
+          "verb": "POST",
+          "path": "/checkAvailability",
+          "static": true,
+          "parameters": {
+            "query": {
+              "kind": "body",
+              "type": "AvailabilityQuery",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "AvailabilityResult"
+          },
+          "errorResponse": {
+            "type": "http://cloudmail.example.com/types/cloudmail/1.0#ErrorInfo"
+          }
+        },
+        "storageUsage": {
+          "name": "storageUsage",
+          "verb": "GET",
+          "path": "/storageUsage",
+          "response": {
+            "type": "http://aps-standard.org/types/core/resource/1.0#Usage"
+          },
+          "errorResponse": {
+            "type": "http://cloudmail.example.com/types/cloudmail/1.0#ErrorInfo"
+          }
+        },
+        "purgeArchive": {
+          "name": "purgeArchive",
+          "verb": "POST",
+          "path": "/purgeArchive",
+          "parameters": {
+            "olderThanDays": {
+              "kind": "query",
+              "type": "integer",
+              "required": true
+            },
+            "dryRun": {
+              "kind": "query",
+              "type": "boolean",
+              "required": false
+            }
+          },
+          "response": {
+            "type": "PurgeResult"
+          },
+          "errorResponse": {
+            "type": "http://cloudmail.example.com/types/cloudmail/1.0#ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        }
+      },
+      "structures": {
+        "ForwardingRule": {
+          "type": "object",
+          "description": "One forwarding target.",
+          "properties": {
+            "target": {
+              "type": "string",
+              "required": true,
+              "format": "email"
+            },
+            "keepCopy": {
+              "type": "boolean",
+              "default": true,
+              "description": "Also keep the message in this mailbox."
+            }
+          }
+        },
+        "AutoReply": {
+          "type": "object",
+          "description": "Out-of-office answer.",
+          "properties": {
+            "enabled": {
+              "type": "boolean",
+              "required": true
+            },
+            "subject": {
+              "type": "string",
+              "maxLength": 200
+            },
+            "body": {
+              "type": "string",
+              "maxLength": 4000
+            },
+            "period": {
+              "type": "DateRange",
+              "description": "Days on which the reply is sent; open-ended when missing."
+            }
+          }
+        },
+        "DateRange": {
+          "type": "object",
+          "description": "A range of calendar days.",
+          "properties": {
+            "from": {
+              "type": "string",
+              "format": "date"
+            },
+            "to": {
+              "type": "string",
+              "format": "date"
+            }
+          }
+        },
+        "PasswordChange": {
+          "type": "object",
+          "description": "Request to set a new password.",
+          "properties": {
+            "newPassword": {
+              "type": "string",
+              "required": true,
+              "minLength": 10,
+              "maxLength": 128
+            },
+            "signOutEverywhere": {
+              "type": "boolean",
+              "default": true
+            }
+          }
+        },
+        "AvailabilityQuery": {
+          "type": "object",
+          "description": "An address to test before creating a mailbox.",
+          "properties": {
+            "localPart": {
+              "type": "string",
+              "required": true,
+              "maxLength": 64
+            },
+            "domain": {
+              "type": "string",
+              "required": true,
+              "format": "domain-name"
+            }
+          }
+        },
+        "AvailabilityResult": {
+          "type": "object",
+          "description": "Whether an address is free, with alternatives.",
+          "properties": {
+            "available": {
+              "type": "boolean",
+              "required": true
+            },
+            "suggestions": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              },
+              "maxItems": 5
+            }
+          }
+        },
+        "PurgeResult": {
+          "type": "object",
+          "description": "What a purge removed (or would remove, on a dry run).",
+          "properties": {
+            "messages": {
+              "type": "integer"
+            },
+            "freed": {
+              "type": "integer",
+              "unit": "kb"
+            }
+          }
+        }
+      }
     }
   },
   {
@@ -2261,6 +3878,153 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": false,
         "access": 1
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "VpsCloud",
+      "id": "http://vpscloud.example.net/types/vpscloud/1.1",
+      "implements": [
+        "http://aps-standard.org/types/core/application/1.0"
+      ],
+      "description": "Global settings of a VPS Cloud installation.",
+      "properties": {
+        "apiUrl": {
+          "type": "string",
+          "required": true,
+          "format": "uri",
+          "title": "Hypervisor API URL"
+        },
+        "apiToken": {
+          "type": "string",
+          "required": true,
+          "encrypted": true,
+          "title": "API token",
+          "description": "Bearer token for the hypervisor API. Nobody but the application can read it back.",
+          "access": {
+            "admin": false,
+            "owner": false,
+            "referrer": false
+          }
+        },
+        "managementIp": {
+          "type": "string",
+          "format": "ip-address",
+          "title": "Management address",
+          "description": "Source address the hypervisors accept management calls from."
+        },
+        "agentVersion": {
+          "type": "string",
+          "format": "version",
+          "default": "3.2.0",
+          "title": "Guest agent version"
+        },
+        "datacenters": {
+          "type": "array",
+          "items": {
+            "type": "Datacenter"
+          },
+          "minItems": 1,
+          "maxItems": 8,
+          "uniqueItems": true,
+          "title": "Data centers",
+          "description": "Locations where new servers can be placed."
+        }
+      },
+      "relations": {
+        "managements": {
+          "type": "http://vpscloud.example.net/types/management/1.1",
+          "required": false,
+          "collection": true
+        }
+      },
+      "operations": {
+        "syncImages": {
+          "name": "syncImages",
+          "verb": "POST",
+          "path": "/syncImages",
+          "parameters": {
+            "prune": {
+              "kind": "query",
+              "type": "boolean",
+              "required": false
+            }
+          },
+          "response": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        }
+      },
+      "structures": {
+        "Datacenter": {
+          "type": "object",
+          "description": "A location servers can run in.",
+          "properties": {
+            "code": {
+              "type": "string",
+              "required": true,
+              "pattern": "^[a-z]{3}[0-9]$",
+              "description": "Short code such as fra1."
+            },
+            "city": {
+              "type": "string"
+            },
+            "position": {
+              "type": "GeoPoint"
+            },
+            "gateway": {
+              "type": "string",
+              "format": "ipv4"
+            },
+            "gateway6": {
+              "type": "string",
+              "format": "ipv6"
+            }
+          }
+        },
+        "GeoPoint": {
+          "type": "object",
+          "description": "Coordinates on the globe.",
+          "properties": {
+            "latitude": {
+              "type": "number"
+            },
+            "longitude": {
+              "type": "number"
+            }
+          }
+        },
+        "ErrorInfo": {
+          "type": "object",
+          "description": "Body of a failed call: a numeric code, a short error name and a readable message.",
+          "properties": {
+            "code": {
+              "type": "integer",
+              "required": true,
+              "description": "HTTP-like status code."
+            },
+            "error": {
+              "type": "string",
+              "required": true,
+              "description": "Short machine-readable error name."
+            },
+            "message": {
+              "type": "string",
+              "description": "Explanation for a person."
+            }
+          }
+        }
       }
     }
   },
@@ -2397,6 +4161,152 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": false,
         "access": 3
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Management",
+      "id": "http://vpscloud.example.net/types/management/1.1",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "A customer's VPS management context; every server of the subscription belongs to it.",
+      "properties": {
+        "servers": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Counter",
+          "unit": "unit",
+          "title": "Servers"
+        },
+        "memory": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Counter",
+          "unit": "gb",
+          "title": "Memory"
+        },
+        "backupSpace": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Limit",
+          "unit": "gb",
+          "title": "Backup space"
+        },
+        "serverHours": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Usage",
+          "unit": "item-h",
+          "title": "Server hours"
+        },
+        "cpuTime": {
+          "type": "http://aps-standard.org/types/core/resource/1.0#Usage",
+          "unit": "mhzh",
+          "title": "CPU time"
+        },
+        "defaultDatacenter": {
+          "type": "string",
+          "pattern": "^[a-z]{3}[0-9]$",
+          "title": "Default data center"
+        }
+      },
+      "relations": {
+        "app": {
+          "type": "http://vpscloud.example.net/types/vpscloud/1.1",
+          "required": true,
+          "collection": false
+        },
+        "account": {
+          "type": "http://aps-standard.org/types/core/account/1.0",
+          "required": true,
+          "collection": false
+        },
+        "subscription": {
+          "type": "http://aps-standard.org/types/core/subscription/1.0",
+          "required": true,
+          "collection": false
+        },
+        "vpses": {
+          "type": "http://vpscloud.example.net/types/vps/1.1",
+          "required": false,
+          "collection": true
+        }
+      },
+      "operations": {
+        "usageReport": {
+          "name": "usageReport",
+          "verb": "GET",
+          "path": "/usageReport/{month}",
+          "parameters": {
+            "month": {
+              "kind": "path",
+              "type": "string",
+              "required": true
+            },
+            "includeDeleted": {
+              "kind": "query",
+              "type": "boolean",
+              "required": false
+            }
+          },
+          "response": {
+            "contentType": "text/csv"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "onSubscriptionLimitsChanged": {
+          "name": "onSubscriptionLimitsChanged",
+          "verb": "POST",
+          "path": "/onSubscriptionLimitsChanged",
+          "parameters": {
+            "event": {
+              "kind": "body",
+              "type": "http://aps-standard.org/types/core/resource/1.0#Notification",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "object"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "onVpsLinked": {
+          "name": "onVpsLinked",
+          "verb": "POST",
+          "path": "/onVpsLinked",
+          "parameters": {
+            "event": {
+              "kind": "body",
+              "type": "http://aps-standard.org/types/core/resource/1.0#Notification",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "object"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        }
+      },
+      "structures": {
+        "ErrorInfo": {
+          "type": "object",
+          "description": "Body of a failed call: a numeric code, a short error name and a readable message.",
+          "properties": {
+            "code": {
+              "type": "integer",
+              "required": true,
+              "description": "HTTP-like status code."
+            },
+            "error": {
+              "type": "string",
+              "required": true,
+              "description": "Short machine-readable error name."
+            },
+            "message": {
+              "type": "string",
+              "description": "Explanation for a person."
+            }
+          }
+        }
       }
     }
   },
@@ -2668,6 +4578,560 @@ export const registryTypes: readonly RegistryType[] = [
         "base": false,
         "access": 7
       }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Vps",
+      "id": "http://vpscloud.example.net/types/vps/1.1",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0",
+        "http://aps-standard.org/types/core/suspendable/1.0"
+      ],
+      "description": "A virtual server. Disabling it powers it off; its disks and addresses are kept.",
+      "properties": {
+        "hostname": {
+          "type": "string",
+          "required": true,
+          "headline": true,
+          "format": "host-name",
+          "maxLength": 63,
+          "title": "Host name"
+        },
+        "notes": {
+          "type": "string",
+          "maxLength": 4000,
+          "title": "Notes"
+        },
+        "os": {
+          "type": "string",
+          "required": true,
+          "final": true,
+          "enum": [
+            "debian-12",
+            "ubuntu-24.04",
+            "alma-9",
+            "windows-2022"
+          ],
+          "enumTitles": [
+            "Debian 12",
+            "Ubuntu 24.04 LTS",
+            "AlmaLinux 9",
+            "Windows Server 2022"
+          ],
+          "title": "Operating system"
+        },
+        "cores": {
+          "type": "integer",
+          "unit": "unit",
+          "enum": [
+            1,
+            2,
+            4,
+            8,
+            16
+          ],
+          "default": 2,
+          "title": "CPU cores"
+        },
+        "cpuShare": {
+          "type": "number",
+          "default": 0.5,
+          "title": "CPU share",
+          "description": "Guaranteed fraction of each core, between 0 and 1."
+        },
+        "memory": {
+          "type": "integer",
+          "unit": "gb",
+          "default": 4,
+          "title": "Memory"
+        },
+        "disk": {
+          "type": "integer",
+          "unit": "gb",
+          "default": 50,
+          "title": "Disk"
+        },
+        "trafficLimit": {
+          "type": "integer",
+          "unit": "mb",
+          "enum": [
+            102400,
+            1048576,
+            9223372036854776000
+          ],
+          "enumTitles": [
+            "100 GB",
+            "1 TB",
+            "Unlimited"
+          ],
+          "default": 9223372036854776000,
+          "title": "Monthly traffic",
+          "description": "The largest signed 64-bit integer stands for unlimited; the value must stay exact."
+        },
+        "rootPassword": {
+          "type": "string",
+          "encrypted": true,
+          "final": true,
+          "minLength": 12,
+          "maxLength": 128,
+          "title": "Root password",
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        },
+        "sshKeys": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "maxItems": 10,
+          "uniqueItems": true,
+          "title": "SSH keys"
+        },
+        "firewall": {
+          "type": "array",
+          "items": {
+            "type": "FirewallRule"
+          },
+          "maxItems": 30,
+          "title": "Firewall rules",
+          "description": "Incoming traffic allowed; everything else is dropped."
+        },
+        "network": {
+          "type": "NetworkConfig",
+          "readonly": true,
+          "title": "Network"
+        },
+        "datacenter": {
+          "type": "http://vpscloud.example.net/types/vpscloud/1.1#Datacenter",
+          "final": true,
+          "title": "Data center"
+        },
+        "state": {
+          "type": "string",
+          "readonly": true,
+          "enum": [
+            "running",
+            "stopped",
+            "rebooting",
+            "migrating"
+          ],
+          "enumTitles": [
+            "Running",
+            "Stopped",
+            "Rebooting",
+            "Moving to another host"
+          ],
+          "title": "Power state"
+        },
+        "backupWindow": {
+          "type": "string",
+          "format": "time",
+          "default": "03:00:00",
+          "title": "Nightly backup at (UTC)"
+        },
+        "createdOn": {
+          "type": "string",
+          "format": "date",
+          "readonly": true,
+          "title": "Created on"
+        },
+        "hypervisorNode": {
+          "type": "string",
+          "readonly": true,
+          "description": "Host the server runs on. Only the application sees it.",
+          "access": {
+            "admin": false,
+            "owner": false,
+            "referrer": false
+          }
+        },
+        "abuseFlag": {
+          "type": "boolean",
+          "default": false,
+          "title": "Abuse flag",
+          "description": "Set by the provider's abuse team; hidden from the customer.",
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        }
+      },
+      "relations": {
+        "management": {
+          "type": "http://vpscloud.example.net/types/management/1.1",
+          "required": true,
+          "collection": false
+        },
+        "snapshots": {
+          "type": "http://vpscloud.example.net/types/snapshot/1.1",
+          "required": false,
+          "collection": true
+        },
+        "contact": {
+          "type": "http://aps-standard.org/types/core/user/1.0",
+          "required": false,
+          "collection": false
+        }
+      },
+      "operations": {
+        "reboot": {
+          "name": "reboot",
+          "verb": "POST",
+          "path": "/reboot",
+          "parameters": {
+            "hard": {
+              "kind": "query",
+              "type": "boolean",
+              "required": false
+            },
+            "delaySeconds": {
+              "kind": "query",
+              "type": "integer",
+              "required": false
+            }
+          },
+          "response": {
+            "type": "TaskInfo"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "screenshot": {
+          "name": "screenshot",
+          "verb": "GET",
+          "path": "/screenshot",
+          "response": {
+            "contentType": "image/png"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": true
+          }
+        },
+        "metrics": {
+          "name": "metrics",
+          "verb": "GET",
+          "path": "/metrics/{metric}",
+          "parameters": {
+            "metric": {
+              "kind": "path",
+              "type": "string",
+              "required": true
+            },
+            "since": {
+              "kind": "query",
+              "type": "long",
+              "required": false
+            },
+            "step": {
+              "kind": "query",
+              "type": "integer",
+              "required": false
+            },
+            "percentile": {
+              "kind": "query",
+              "type": "number",
+              "required": false
+            }
+          },
+          "response": {
+            "type": "MetricSeries"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "resize": {
+          "name": "resize",
+          "verb": "PUT",
+          "path": "/resize",
+          "parameters": {
+            "size": {
+              "kind": "body",
+              "type": "ResizeRequest",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "TaskInfo"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        },
+        "migrate": {
+          "name": "migrate",
+          "verb": "POST",
+          "path": "/migrate",
+          "parameters": {
+            "targetNode": {
+              "kind": "query",
+              "type": "string",
+              "required": true
+            },
+            "live": {
+              "kind": "query",
+              "type": "boolean",
+              "required": false
+            }
+          },
+          "response": {
+            "type": "TaskInfo"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": false,
+            "referrer": false
+          }
+        },
+        "takeSnapshot": {
+          "name": "takeSnapshot",
+          "verb": "POST",
+          "path": "/takeSnapshot",
+          "parameters": {
+            "request": {
+              "kind": "body",
+              "type": "SnapshotRequest",
+              "required": true
+            }
+          },
+          "response": {
+            "type": "http://vpscloud.example.net/types/snapshot/1.1"
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          }
+        },
+        "images": {
+          "name": "images",
+          "verb": "GET",
+          "path": "/images",
+          "static": true,
+          "response": {
+            "type": "array",
+            "items": {
+              "type": "OsImage"
+            }
+          },
+          "errorResponse": {
+            "type": "ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": true
+          }
+        }
+      },
+      "structures": {
+        "FirewallRule": {
+          "type": "object",
+          "description": "Incoming traffic to let through.",
+          "properties": {
+            "protocol": {
+              "type": "string",
+              "required": true,
+              "enum": [
+                "tcp",
+                "udp",
+                "icmp"
+              ]
+            },
+            "port": {
+              "type": "integer",
+              "description": "Destination port; missing for icmp."
+            },
+            "source": {
+              "type": "string",
+              "format": "ip-address",
+              "description": "Allowed sender; missing means anyone."
+            }
+          }
+        },
+        "NetworkConfig": {
+          "type": "object",
+          "description": "Addresses of the server.",
+          "properties": {
+            "primary": {
+              "type": "IpAssignment",
+              "required": true
+            },
+            "ipv6": {
+              "type": "IpAssignment"
+            },
+            "mac": {
+              "type": "string",
+              "pattern": "^([0-9a-f]{2}:){5}[0-9a-f]{2}$"
+            }
+          }
+        },
+        "IpAssignment": {
+          "type": "object",
+          "description": "One address with its gateway.",
+          "properties": {
+            "address": {
+              "type": "string",
+              "required": true,
+              "format": "ip-address"
+            },
+            "prefixLength": {
+              "type": "integer"
+            },
+            "gateway": {
+              "type": "string",
+              "format": "ip-address"
+            },
+            "reverseDns": {
+              "type": "string",
+              "format": "host-name"
+            }
+          }
+        },
+        "ResizeRequest": {
+          "type": "object",
+          "description": "New size of the server; missing parts stay as they are.",
+          "properties": {
+            "cores": {
+              "type": "integer",
+              "unit": "unit"
+            },
+            "memory": {
+              "type": "integer",
+              "unit": "gb"
+            },
+            "disk": {
+              "type": "integer",
+              "unit": "gb"
+            },
+            "allowReboot": {
+              "type": "boolean",
+              "default": false
+            }
+          }
+        },
+        "SnapshotRequest": {
+          "type": "object",
+          "description": "Options for a new snapshot.",
+          "properties": {
+            "label": {
+              "type": "string",
+              "required": true,
+              "maxLength": 80
+            },
+            "quiesce": {
+              "type": "boolean",
+              "default": true,
+              "description": "Freeze file systems while the snapshot is taken."
+            }
+          }
+        },
+        "TaskInfo": {
+          "type": "object",
+          "description": "A background job started on the hypervisor.",
+          "properties": {
+            "taskId": {
+              "type": "string",
+              "required": true
+            },
+            "startedAt": {
+              "type": "string",
+              "format": "date-time"
+            },
+            "estimatedSeconds": {
+              "type": "integer"
+            }
+          }
+        },
+        "MetricSeries": {
+          "type": "object",
+          "description": "Samples of one metric.",
+          "properties": {
+            "metric": {
+              "type": "string",
+              "required": true
+            },
+            "unit": {
+              "type": "string"
+            },
+            "points": {
+              "type": "array",
+              "items": {
+                "type": "MetricPoint"
+              },
+              "maxItems": 200
+            }
+          }
+        },
+        "MetricPoint": {
+          "type": "object",
+          "description": "One sample.",
+          "properties": {
+            "at": {
+              "type": "string",
+              "format": "date-time",
+              "required": true
+            },
+            "value": {
+              "type": "number",
+              "required": true
+            }
+          }
+        },
+        "OsImage": {
+          "type": "object",
+          "description": "An installable operating system image.",
+          "properties": {
+            "code": {
+              "type": "string",
+              "required": true
+            },
+            "title": {
+              "type": "string"
+            },
+            "minDisk": {
+              "type": "integer",
+              "unit": "gb"
+            }
+          }
+        },
+        "ErrorInfo": {
+          "type": "object",
+          "description": "Body of a failed call: a numeric code, a short error name and a readable message.",
+          "properties": {
+            "code": {
+              "type": "integer",
+              "required": true,
+              "description": "HTTP-like status code."
+            },
+            "error": {
+              "type": "string",
+              "required": true,
+              "description": "Short machine-readable error name."
+            },
+            "message": {
+              "type": "string",
+              "description": "Explanation for a person."
+            }
+          }
+        }
+      }
     }
   },
   {
@@ -2773,6 +5237,99 @@ export const registryTypes: readonly RegistryType[] = [
         "static": false,
         "base": false,
         "access": 3
+      }
+    },
+    "declaration": {
+      "apsVersion": "2.0",
+      "name": "Snapshot",
+      "id": "http://vpscloud.example.net/types/snapshot/1.1",
+      "implements": [
+        "http://aps-standard.org/types/core/resource/1.0"
+      ],
+      "description": "A copy of a server's disks; it is removed together with the server.",
+      "properties": {
+        "label": {
+          "type": "string",
+          "required": true,
+          "headline": true,
+          "minLength": 1,
+          "maxLength": 80,
+          "title": "Label"
+        },
+        "kind": {
+          "type": "string",
+          "final": true,
+          "enum": [
+            "manual",
+            "scheduled"
+          ],
+          "enumTitles": [
+            "Taken by hand",
+            "Taken by the schedule"
+          ],
+          "default": "manual",
+          "title": "Kind"
+        },
+        "size": {
+          "type": "number",
+          "unit": "gb",
+          "readonly": true,
+          "title": "Size"
+        },
+        "takenAt": {
+          "type": "string",
+          "format": "date-time",
+          "readonly": true,
+          "title": "Taken at"
+        },
+        "expiresOn": {
+          "type": "string",
+          "format": "date",
+          "title": "Keep until"
+        }
+      },
+      "relations": {
+        "vps": {
+          "type": "http://vpscloud.example.net/types/vps/1.1",
+          "required": true,
+          "collection": false
+        }
+      },
+      "operations": {
+        "restore": {
+          "name": "restore",
+          "verb": "POST",
+          "path": "/restore",
+          "parameters": {
+            "powerOn": {
+              "kind": "query",
+              "type": "boolean",
+              "required": false
+            }
+          },
+          "response": {
+            "type": "http://vpscloud.example.net/types/vps/1.1#TaskInfo"
+          },
+          "errorResponse": {
+            "type": "http://vpscloud.example.net/types/vps/1.1#ErrorInfo"
+          }
+        },
+        "download": {
+          "name": "download",
+          "verb": "GET",
+          "path": "/download",
+          "response": {
+            "contentType": "application/octet-stream"
+          },
+          "errorResponse": {
+            "type": "http://vpscloud.example.net/types/vps/1.1#ErrorInfo"
+          },
+          "access": {
+            "admin": true,
+            "owner": true,
+            "referrer": false
+          }
+        }
       }
     }
   }

@@ -7296,7 +7296,7 @@ export const openApiDocument: Record<string, unknown> = {
     "/aps/2/types": {
       "get": {
         "operationId": "listTypes",
-        "summary": "Types the controller knows; RQL `implementing(<id>)`, `composing(<id>)`, `eq(name,<name>)`, `limit(<start>,<count>)`.",
+        "summary": "Types the controller knows, as declared; RQL `implementing(<id>)`, `composing(<id>)`, `eq(name,<name>)`, `limit(<start>,<count>)`, or the short form `?id=<type id>`.",
         "responses": {
           "200": {
             "description": "A page of the list.",
@@ -7365,7 +7365,7 @@ export const openApiDocument: Record<string, unknown> = {
         ],
         "responses": {
           "200": {
-            "description": "The type.",
+            "description": "The type's APS JSON declaration as written (own members; `implements` names the parents), with `aps.href`.",
             "content": {
               "application/json": {
                 "schema": {
@@ -7650,7 +7650,7 @@ export const openApiDocument: Record<string, unknown> = {
     "/aps/2/application": {
       "get": {
         "operationId": "listApplicationServices",
-        "summary": "The services of the instance's package and the types they serve.",
+        "summary": "The services of the instance's package, keyed by service id, with the type each serves and where that type's document is (`schema`).",
         "security": [
           {
             "instanceCertificate": []
@@ -7658,25 +7658,20 @@ export const openApiDocument: Record<string, unknown> = {
         ],
         "responses": {
           "200": {
-            "description": "A page of the list.",
-            "headers": {
-              "Content-Range": {
-                "$ref": "#/components/headers/Content-Range"
-              }
-            },
+            "description": "Services by id.",
             "content": {
               "application/json": {
                 "schema": {
-                  "type": "array",
-                  "items": {
+                  "type": "object",
+                  "additionalProperties": {
                     "type": "object",
                     "required": [
-                      "id",
+                      "schema",
                       "type",
                       "href"
                     ],
                     "properties": {
-                      "id": {
+                      "schema": {
                         "type": "string"
                       },
                       "type": {
@@ -9006,6 +9001,625 @@ export const openApiDocument: Record<string, unknown> = {
         "responses": {
           "200": {
             "description": "The resources changed, how many were already so, and those that failed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps": {
+      "get": {
+        "operationId": "getApsVersions",
+        "summary": "The APS API versions served, in the platform's form `{versions: {<v>: {version, href, features}}}`.",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "Versions.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "versions"
+                  ],
+                  "properties": {
+                    "versions": {
+                      "type": "object",
+                      "additionalProperties": {
+                        "type": "object",
+                        "properties": {
+                          "version": {
+                            "type": "string"
+                          },
+                          "href": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/aps/2/applications": {
+      "get": {
+        "operationId": "listApplications",
+        "summary": "Application instances in the platform's form (provider administrators).",
+        "responses": {
+          "200": {
+            "description": "A page of the list.",
+            "headers": {
+              "Content-Range": {
+                "$ref": "#/components/headers/Content-Range"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "description": "An instance: `aps.id` the instance, `app` its application root resource (apsconnect-cli reads `app.aps.id`).",
+                    "properties": {
+                      "aps": {
+                        "type": "object",
+                        "properties": {
+                          "id": {
+                            "type": "string"
+                          },
+                          "href": {
+                            "type": "string"
+                          }
+                        }
+                      },
+                      "package": {
+                        "type": "object"
+                      },
+                      "app": {
+                        "type": "object",
+                        "properties": {
+                          "aps": {
+                            "type": "object",
+                            "properties": {
+                              "id": {
+                                "type": "string"
+                              },
+                              "type": {
+                                "type": "string"
+                              },
+                              "href": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      "endpoint": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "post": {
+        "operationId": "installApplication",
+        "summary": "Installs an instance from the platform's body (apsconnect-cli, the Connect extension); 200, the only success those clients take. An application acting for its root resource (`APS-Resource-ID`) installs as the provider.",
+        "security": [
+          {
+            "apsToken": []
+          },
+          {
+            "instanceCertificate": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": [
+                  "aps"
+                ],
+                "description": "The root resource's settings beside `aps`.",
+                "properties": {
+                  "aps": {
+                    "type": "object",
+                    "required": [
+                      "package",
+                      "endpoint"
+                    ],
+                    "properties": {
+                      "package": {
+                        "type": "object",
+                        "description": "`{\"type\": <APP-META id>, \"version\"?, \"release\"?}` (the newest that fits) or `{\"id\": <package id>}`.",
+                        "properties": {
+                          "type": {
+                            "type": "string"
+                          },
+                          "version": {},
+                          "release": {},
+                          "id": {
+                            "type": "string"
+                          }
+                        }
+                      },
+                      "endpoint": {
+                        "type": "string",
+                        "format": "uri"
+                      },
+                      "network": {
+                        "type": "string",
+                        "enum": [
+                          "proxy",
+                          "direct"
+                        ],
+                        "description": "Accepted; the controller calls the endpoint directly either way."
+                      },
+                      "auth": {
+                        "type": "object",
+                        "properties": {
+                          "oauth": {
+                            "type": "object",
+                            "required": [
+                              "key",
+                              "secret"
+                            ],
+                            "properties": {
+                              "key": {
+                                "type": "string"
+                              },
+                              "secret": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      },
+                      "endpointCa": {
+                        "type": "string",
+                        "description": "aps-gen's: PEM of the CA of the endpoint's HTTPS certificate, when no public CA issued it."
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": true
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Installed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "An instance: `aps.id` the instance, `app` its application root resource (apsconnect-cli reads `app.aps.id`).",
+                  "properties": {
+                    "aps": {
+                      "type": "object",
+                      "properties": {
+                        "id": {
+                          "type": "string"
+                        },
+                        "href": {
+                          "type": "string"
+                        }
+                      }
+                    },
+                    "package": {
+                      "type": "object"
+                    },
+                    "app": {
+                      "type": "object",
+                      "properties": {
+                        "aps": {
+                          "type": "object",
+                          "properties": {
+                            "id": {
+                              "type": "string"
+                            },
+                            "type": {
+                              "type": "string"
+                            },
+                            "href": {
+                              "type": "string"
+                            }
+                          }
+                        }
+                      }
+                    },
+                    "endpoint": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/applications/{applicationId}": {
+      "parameters": [
+        {
+          "name": "applicationId",
+          "in": "path",
+          "required": true,
+          "description": "Application instance id (`aps.id`).",
+          "schema": {
+            "type": "string",
+            "format": "uuid"
+          }
+        }
+      ],
+      "get": {
+        "operationId": "getApplication",
+        "responses": {
+          "200": {
+            "description": "The instance.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "An instance: `aps.id` the instance, `app` its application root resource (apsconnect-cli reads `app.aps.id`).",
+                  "properties": {
+                    "aps": {
+                      "type": "object",
+                      "properties": {
+                        "id": {
+                          "type": "string"
+                        },
+                        "href": {
+                          "type": "string"
+                        }
+                      }
+                    },
+                    "package": {
+                      "type": "object"
+                    },
+                    "app": {
+                      "type": "object",
+                      "properties": {
+                        "aps": {
+                          "type": "object",
+                          "properties": {
+                            "id": {
+                              "type": "string"
+                            },
+                            "type": {
+                              "type": "string"
+                            },
+                            "href": {
+                              "type": "string"
+                            }
+                          }
+                        }
+                      }
+                    },
+                    "endpoint": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "uninstallApplication",
+        "summary": "As DELETE /aps/2/instances/{id}.",
+        "parameters": [
+          {
+            "name": "force",
+            "in": "query",
+            "required": false,
+            "description": "`true` removes the instance even when its endpoint cannot be reached.",
+            "schema": {
+              "type": "boolean"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "What was removed, and the endpoint's errors when forced.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/services/resource-type-manager": {
+      "get": {
+        "operationId": "getResourceTypeManager",
+        "summary": "The resource-type manager, present so that connectors find it; it keeps no resource types. Other platform services are 404.",
+        "responses": {
+          "200": {
+            "description": "The service.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/services/resource-type-manager/resourceTypes": {
+      "get": {
+        "operationId": "listResourceTypes",
+        "summary": "Always empty: billing resource types are made through OA RPC, which aps-gen does not serve.",
+        "responses": {
+          "200": {
+            "description": "A page of the list.",
+            "headers": {
+              "Content-Range": {
+                "$ref": "#/components/headers/Content-Range"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "type": "object"
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error400"
+          },
+          "401": {
+            "$ref": "#/components/responses/Error401"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error403"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error404"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error409"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error413"
+          },
+          "429": {
+            "$ref": "#/components/responses/Error429"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error502"
+          },
+          "503": {
+            "$ref": "#/components/responses/Error503"
+          },
+          "504": {
+            "$ref": "#/components/responses/Error504"
+          }
+        }
+      }
+    },
+    "/aps/2/services/resource-type-manager/resourceTypes/{resourceTypeId}": {
+      "get": {
+        "operationId": "getResourceType",
+        "parameters": [
+          {
+            "name": "resourceTypeId",
+            "in": "path",
+            "required": true,
+            "description": "Resource type id.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Never: there are none (404).",
             "content": {
               "application/json": {
                 "schema": {

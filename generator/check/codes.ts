@@ -49,6 +49,7 @@ export const Codes = {
   attributeValueType: rule("APS027", "attribute-value-type", "error", "An attribute has a value of the wrong JSON type."),
   notAResource: rule("APS028", "not-a-resource", "warning", "A package type does not implement core/resource/1.0, so it cannot be instantiated."),
   redefinitionChangesType: rule("APS029", "redefinition-changes-type", "error", "A redefined inherited property changes its type, which is not backward compatible."),
+  misspeltAttribute: rule("APS031", "misspelt-attribute", "error", "An attribute name is a misspelling of an APS attribute (other letter case, or a letter or two off); the attribute it meant is not set."),
   conflictingInheritance: rule("APS030", "conflicting-inheritance", "warning", "Two parents declare the same element differently; the first parent wins."),
 
   // Properties

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import Handlebars from "handlebars";
+import { packageRoot } from "../../runtime/common/package-root.ts";
 
-const TEMPLATES_DIR = new URL("../../templates/", import.meta.url);
+const TEMPLATES_DIR = pathToFileURL(`${packageRoot(import.meta.url)}/templates/`);
 const cache = new Map<string, Handlebars.TemplateDelegate>();
 
 /**

@@ -1,4 +1,5 @@
 import { Codes } from "../check/codes.ts";
+import { closestMatch } from "../check/did-you-mean.ts";
 import type { DiagnosticSink } from "../check/diagnostic.ts";
 import { jsonTypeName, nodeLoc, objectMembers, rawText, type JsonNode } from "./json-document.ts";
 import type { Loc, SourceFile } from "./source-file.ts";
@@ -30,7 +31,10 @@ export class Attributes {
       const kind = spec[key];
       const loc = nodeLoc(file, keyNode);
       if (kind === undefined) {
-        sink.report(Codes.unknownAttribute, loc, `${what}: unknown attribute "${key}" is ignored; known attributes are ${Object.keys(spec).join(", ")}.`);
+        // A near miss of a real attribute is an error: "requried" silently left a property optional.
+        const meant = closestMatch(key, Object.keys(spec));
+        if (meant !== undefined) sink.report(Codes.misspeltAttribute, loc, `${what}: "${key}" is not an attribute; did you mean "${meant}"? As written it is ignored, and "${meant}" is not set.`);
+        else sink.report(Codes.unknownAttribute, loc, `${what}: unknown attribute "${key}" is ignored; known attributes are ${Object.keys(spec).join(", ")}.`);
         continue;
       }
       if (value.type === "null") continue;

@@ -1,6 +1,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packageRoot } from "../../runtime/common/package-root.ts";
 import { Codes } from "../check/codes.ts";
 import { DiagnosticSink, type Diagnostic } from "../check/diagnostic.ts";
 import { parseAppMeta, type AppMeta } from "./app-meta.ts";
@@ -45,7 +46,7 @@ export interface LoadOptions {
 }
 
 /** Where the core types bundled with aps-gen live. */
-export const BUNDLED_CORE_DIR = fileURLToPath(new URL("../../types/core", import.meta.url));
+export const BUNDLED_CORE_DIR = join(packageRoot(import.meta.url), "types", "core");
 
 const SCHEMA_FILE = /\.(schema|schema\.gen|schema\.json)$/;
 const SKIPPED_DIRS = new Set(["node_modules", "generated"]);

@@ -1,5 +1,7 @@
+import { getNodeValue } from "jsonc-parser";
 import { Codes } from "../check/codes.ts";
 import type { DiagnosticSink } from "../check/diagnostic.ts";
+import { didYouMean } from "../check/did-you-mean.ts";
 import type { LoadResult } from "../load/load-inputs.ts";
 import type { Loc } from "../load/source-file.ts";
 import { CoreTypeIds, type ApsModel, type ModelPackage, type Operation, type Property, type Relation, type ResolvedType, type Structure, type TypeDeclaration, type TypeRef } from "./model.ts";
@@ -17,8 +19,10 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
   for (const pkg of loaded.packages) {
     const typeIds: string[] = [];
     for (const { doc, service } of pkg.documents) {
-      const decl = readDeclaration(doc, { packageName: pkg.name, ...(service !== undefined && { service }) }, sink);
-      if (!decl) continue;
+      const read = readDeclaration(doc, { packageName: pkg.name, ...(service !== undefined && { service }) }, sink);
+      if (!read) continue;
+      // The declaration as written, for GET /aps/2/types/{id} (SPEC 4.1; runtime/controller/type-document.ts).
+      const decl: TypeDeclaration = { ...read, document: getNodeValue(doc.root!) as Record<string, unknown> };
       const earlier = decls.get(decl.id);
       if (earlier) {
         sink.report(Codes.duplicateTypeId, decl.loc, `type id "${decl.id}" is already declared in ${earlier.file}:${earlier.loc.line}; every type needs its own id (bump the version segment for a new version).`);
@@ -35,6 +39,7 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
       bundled: pkg.bundled,
       ...(pkg.meta && { descriptor: pkg.meta.file }),
       ...(pkg.meta?.id !== undefined && { appId: pkg.meta.id }),
+      ...(pkg.meta?.name !== undefined && { metaName: pkg.meta.name }),
       ...(pkg.meta?.version !== undefined && { version: pkg.meta.version }),
       ...(pkg.meta?.release !== undefined && { release: pkg.meta.release }),
       complete: pkg.meta !== undefined && expected > 0 && typeIds.length === expected,
@@ -76,7 +81,7 @@ class TypeResolver {
       const parentDecl = this.decls.get(parent.id);
       pushUnique(ancestors, parent.id);
       if (!parentDecl) {
-        if (this.firstExternal(parent.loc, parent.id)) this.sink.report(Codes.externalReference, parent.loc, `"${decl.name}" implements "${parent.id}", which is not among the inputs; nothing is inherited from it. Add its package with --types to check against it.`);
+        if (this.firstExternal(parent.loc, parent.id)) this.sink.report(Codes.externalReference, parent.loc, `"${decl.name}" implements "${parent.id}", which is not among the inputs; nothing is inherited from it${this.didYouMeanType(parent.id)}. Add its package with --types to check against it.`);
         continue;
       }
       const resolvedParent = this.resolve(parent.id);
@@ -156,13 +161,18 @@ class TypeResolver {
     }
     const structure = context.structures.get(text);
     if (structure) return { kind: "structure", typeId: structure.ownerTypeId, name: text };
-    this.sink.report(Codes.typeUnknown, loc, `unknown type "${text}": use string, number, integer, boolean, array, object, a structure of "${context.name}" (${[...context.structures.keys()].join(", ") || "none declared"}), "<type-id>#<Structure>", or a type id.`);
+    this.sink.report(Codes.typeUnknown, loc, `unknown type "${text}"${didYouMean(text, [...PRIMITIVE_NAMES, ...context.structures.keys()])}; use string, number, integer, boolean, array, object, a structure of "${context.name}" (${[...context.structures.keys()].join(", ") || "none declared"}), "<type-id>#<Structure>", or a type id.`);
     return { kind: "opaque", ref: text };
   }
 
   private external(text: string, typeId: string, loc: Loc): TypeRef {
-    if (this.firstExternal(loc, typeId)) this.sink.report(Codes.externalReference, loc, `"${typeId}" is not among the inputs, so "${text}" is treated as opaque (any JSON). Add its package with --types to check it.`);
+    if (this.firstExternal(loc, typeId)) this.sink.report(Codes.externalReference, loc, `"${typeId}" is not among the inputs, so "${text}" is treated as opaque (any JSON)${this.didYouMeanType(typeId)}. Add its package with --types to check it.`);
     return { kind: "opaque", ref: text };
+  }
+
+  /** `; did you mean "<id>"?` when a type id among the inputs is a near miss of `typeId`. */
+  private didYouMeanType(typeId: string): string {
+    return didYouMean(typeId, this.decls.keys());
   }
 
   private firstExternal(loc: Loc, typeId: string): boolean {
@@ -177,10 +187,13 @@ class TypeResolver {
     if (r.typeId.includes("#") || !r.typeId.includes("://")) {
       this.sink.report(Codes.relationTargetInvalid, loc, `relation "${r.name}" points at "${r.typeId}"; a relation links resources, so give a type id such as "http://aps-standard.org/types/core/account/1.0".`);
     } else if (!this.decls.has(r.typeId) && this.firstExternal(loc, r.typeId)) {
-      this.sink.report(Codes.externalReference, loc, `relation "${r.name}" of "${decl.name}" links to "${r.typeId}", which is not among the inputs; it is treated as opaque.`);
+      this.sink.report(Codes.externalReference, loc, `relation "${r.name}" of "${decl.name}" links to "${r.typeId}", which is not among the inputs; it is treated as opaque${this.didYouMeanType(r.typeId)}.`);
     }
   }
 }
+
+/** The type names a property or parameter may use besides structures and type ids. */
+const PRIMITIVE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
 
 function mergeStructures(own: ReadonlyMap<string, Structure>, parents: readonly ResolvedType[]): Map<string, Structure> {
   const merged = new Map(own);

@@ -164,6 +164,8 @@ export interface TypeDeclaration {
   readonly relations: ReadonlyMap<string, Relation>;
   readonly operations: ReadonlyMap<string, Operation>;
   readonly structures: ReadonlyMap<string, Structure>;
+  /** The declaration's JSON as written (for PHP-declared types, as `aps build` would write it). */
+  readonly document?: Readonly<Record<string, unknown>>;
 }
 
 /** A type with everything it inherits, ready for the checker and the emitters. */
@@ -197,6 +199,8 @@ export interface ModelPackage {
   readonly name: string;
   readonly root: string;
   readonly appId?: string;
+  /** APP-META.xml `<name>`, the package's name as the platform shows it. */
+  readonly metaName?: string;
   readonly version?: string;
   readonly release?: string;
   readonly typeIds: readonly string[];

@@ -380,8 +380,11 @@ class DeclarationReader {
   private readResponse(node: JsonNode | undefined, what: string, success = true): ResponseDecl | undefined {
     if (!node) return undefined;
     const a = new Attributes(this.file, node, RESPONSE_ATTRIBUTES, this.sink, what);
-    const typeText = a.string("type");
     const contentType = a.string("contentType");
+    // `aps build` writes @return(string, text/plain) as a string type beside a text content type
+    // (Mozy 2.0-1.8, two operations): the reply is that text, so it is read as the content type alone.
+    const written = a.string("type");
+    const typeText = success && contentType !== undefined && isTextReply(written, contentType) ? undefined : written;
     return {
       loc: nodeLoc(this.file, node),
       ...optional("type", typeText === undefined ? undefined : this.readTypeExpression(typeText, a, what, "response")),
@@ -449,6 +452,14 @@ export function typeIdProblem(id: string): string | undefined {
 function fallbackName(id: string): string {
   const parts = id.split("/").filter((s) => NAME_PATTERN.test(s));
   return parts.at(-1) ?? "Unnamed";
+}
+
+/**
+ * A `string` beside `text/plain`: a bare text reply, which the type adds nothing to. Only this
+ * pair has built evidence; a string beside another format (`text/csv`) stays APS089.
+ */
+function isTextReply(typeText: string | undefined, contentType: string): boolean {
+  return typeText === "string" && contentType.split(";", 1)[0]!.trim().toLowerCase() === "text/plain";
 }
 
 /**

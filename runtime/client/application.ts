@@ -8,13 +8,15 @@ import { segment, send, sendJson, type ApsClient } from "./client.ts";
 
 /** One service of the calling instance's package. */
 export interface ApplicationService {
-  readonly id: string;
+  /** Where the type's document is (`GET` it for its properties, counters among them). */
+  readonly schema: string;
   /** The type whose resources the service provides. */
   readonly type: string;
   readonly href: string;
 }
 
-export function listApplicationServices(client: ApsClient): Promise<ApplicationService[]> {
+/** The services of the calling instance's package, keyed by service id (the platform's form). */
+export function listApplicationServices(client: ApsClient): Promise<Record<string, ApplicationService>> {
   return sendJson(client, { method: "GET", path: "/aps/2/application" });
 }
 

@@ -7,26 +7,33 @@ import { segment, send, sendJson, type ApsClient, type RawBody } from "./client.
 import { listPage, type Page } from "./pages.ts";
 import { rqlText } from "./rql.ts";
 
-/** A type as `/aps/2/types` describes it. */
+/** A type as `/aps/2/types` describes it: its APS JSON declaration as written, own members only. */
 export interface TypeInfo {
+  readonly aps: { readonly id: string; readonly href: string };
   readonly id: string;
   readonly name: string;
   readonly apsVersion: string;
-  /** Every type it implements, directly or not. */
-  readonly implements: readonly string[];
-  readonly properties: Record<string, unknown>;
-  readonly relations: Record<string, unknown>;
-  readonly operations: Record<string, unknown>;
+  /** The types it implements directly, as declared (their own documents name theirs). */
+  readonly implements?: readonly string[];
+  readonly properties?: Record<string, unknown>;
+  readonly relations?: Record<string, unknown>;
+  readonly operations?: Record<string, unknown>;
+  readonly structures?: Record<string, unknown>;
 }
 
 /** A package as `/aps/2/packages` describes it. */
 export interface PackageInfo {
   readonly id: string;
   readonly appId: string;
+  /** APP-META.xml `<name>`. */
   readonly name: string;
+  /** The package's slug (its folder or archive name). */
+  readonly slug: string;
   readonly version: string;
   readonly release: string;
   readonly origin: string;
+  /** Its services by id, with the type each serves and where that type's document is. */
+  readonly services: Record<string, { readonly type: string; readonly schema: string }>;
   /** The ids of the types it declares. */
   readonly types: readonly string[];
   readonly href: string;

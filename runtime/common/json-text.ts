@@ -13,16 +13,41 @@ import { parse as losslessParse, stringify as losslessStringify } from "lossless
  */
 const MAYBE_UNSAFE_INTEGER = /\d{16}/;
 const INTEGER_TEXT = /^-?\d+$/;
+/**
+ * A number can only pass the double range (about 1.8e308; `JSON.parse` makes it `Infinity`, which
+ * is then stored as `null`) with an exponent of three digits or 309 digits in a row (those take
+ * the exact parser, which checks each number). Only a text with such an exponent has its parsed
+ * value looked at again; a match inside a string (a hex id such as `1e123ab`) costs that walk only.
+ */
+const MAYBE_BEYOND_DOUBLE = /[eE]\+?0*[1-9]\d\d/;
+const BEYOND_DOUBLE = "is beyond the range of a double (about ±1.8e308)";
 
-/** Parses JSON text; throws `SyntaxError` on malformed input, like `JSON.parse`. */
+/**
+ * Parses JSON text; throws `SyntaxError` on malformed input, like `JSON.parse`, and on a
+ * fractional or exponent number beyond the double range (SPEC 2.2 `number` is a double; an
+ * integer that long stays an exact `bigint`, for the validators' range checks to refuse).
+ */
 export function parseJsonText(text: string): unknown {
-  if (!MAYBE_UNSAFE_INTEGER.test(text)) return JSON.parse(text);
-  return losslessParse(text, null, { parseNumber: parseNumberText, onDuplicateKey: ({ newValue }) => newValue });
+  if (MAYBE_UNSAFE_INTEGER.test(text)) return losslessParse(text, null, { parseNumber: parseNumberText, onDuplicateKey: ({ newValue }) => newValue });
+  const value: unknown = JSON.parse(text);
+  if (MAYBE_BEYOND_DOUBLE.test(text) && holdsInfinity(value)) throw new SyntaxError(`a number ${BEYOND_DOUBLE}`);
+  return value;
+}
+
+/** Whether `JSON.parse` turned some number into ±Infinity. */
+function holdsInfinity(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isFinite(value);
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(holdsInfinity);
+  for (const k in value) if (holdsInfinity((value as Record<string, unknown>)[k])) return true;
+  return false;
 }
 
 function parseNumberText(text: string): number | bigint {
   const n = Number(text);
-  return Number.isSafeInteger(n) || !INTEGER_TEXT.test(text) ? n : BigInt(text);
+  if (!Number.isSafeInteger(n) && INTEGER_TEXT.test(text)) return BigInt(text);
+  if (!Number.isFinite(n)) throw new SyntaxError(`the number ${text.length > 24 ? `${text.slice(0, 20)}...` : text} ${BEYOND_DOUBLE}`);
+  return n;
 }
 
 /** Serialises a value that may hold `bigint`s; they are written as exact JSON integers. */

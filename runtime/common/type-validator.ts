@@ -21,14 +21,14 @@ export type OperationParams =
 export interface TypeValidator {
   readonly typeId: string;
   /**
-   * A provision body (SPEC 4.3). `required` properties must be present unless they declare a
-   * `default` (the controller fills it in); a user may not set `readonly` properties or ones its
+   * A provision body (SPEC 4.3). `required` properties must be present, also when they declare a
+   * `default` (a hint for clients, SPEC 2.2); a user may not set `readonly` properties or ones its
    * roles may not access. With the application as actor this checks what an application writes.
    */
   validateCreate(body: unknown, actor: Actor): ValidationError[];
   /** A configure body: like create, but nothing is required and users may not set `final` properties. */
   validateUpdate(body: unknown, actor: Actor): ValidationError[];
-  /** `default` of each property that declares one: what the controller fills in on create. */
+  /** `default` of each property that declares one: hints for clients preparing a new resource (SPEC 2.2); the controller fills none in. */
   readonly defaults: Readonly<Record<string, unknown>>;
   /** Parameter parsers of the custom operations, by operation name. */
   readonly operations: Readonly<Record<string, (input: OperationInput) => OperationParams>>;

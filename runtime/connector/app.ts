@@ -70,7 +70,9 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
   });
 
   for (const [service, handlers] of Object.entries(options.services)) {
-    // Event notifications (SPEC 6.2) go to the handler operation the subscription named; before
+    // Event notifications come to the handler operation's own path on the subscriber, as a custom
+    // operation (the route below; what real connectors serve, events/handler-path.ts in the
+    // controller), or in SPEC 6.2's form here for endpoints that route nothing there; before
     // custom operations, whose `/{a}/{b}` paths would also match.
     app.post(`/${service}/events/:subscriber/:handler`, async (c) => {
       const name = c.req.param("handler");

@@ -6,6 +6,9 @@ import { Hono } from "hono";
 import type { Logger } from "pino";
 import { AccountRevocationFeed, DEFAULT_REVOCATION_FEED, type RevocationFeedOptions } from "./auth/account-revocations.ts";
 import { CallerResolver } from "./auth/caller.ts";
+import { ApplicationCallers } from "./auth/application-caller.ts";
+import { OAuthNonces } from "./auth/oauth-nonces.ts";
+import { OAuthVerifier } from "./auth/oauth-verifier.ts";
 import { DEFAULT_FAILED_VERIFICATION_LIMIT, FailedVerificationLimiter, type FailedVerificationLimit } from "./auth/failed-verification-limiter.ts";
 import { requestSource } from "./auth/request-source.ts";
 import type { TokenService } from "./auth/tokens.ts";
@@ -19,6 +22,9 @@ import { applicationRoutes } from "./routes/application.ts";
 import { customerRoutes } from "./routes/customers.ts";
 import { staticOperationRoutes } from "./routes/static-operations.ts";
 import { instanceRoutes } from "./routes/instances.ts";
+import { applicationInstanceRoutes } from "./routes/applications.ts";
+import { platformServiceRoutes } from "./routes/platform-services.ts";
+import { versionProbeRoutes } from "./routes/version-probe.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { eventOutboxRoutes } from "./routes/event-outbox.ts";
 import { subscriptionRoutes } from "./routes/subscriptions.ts";
@@ -43,6 +49,7 @@ import { isStatementTimeout } from "./store/statement-timeout.ts";
 import { isOwnerAccountGone } from "./store/owner-account-error.ts";
 import { loggableError } from "./loggable-error.ts";
 import { replyHeaders } from "./reply-headers.ts";
+import { controllerPath } from "./request-path.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
@@ -105,11 +112,12 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     store,
     parts.sealer,
     applications
-      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents }
+      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider }
       : undefined,
   );
-  // strict: false routes `/x/` as `/x`: SPEC 4.2 and dojo stores write `/aps/2/resources/` (docs/platform-forms.md §1.7).
-  const app = new Hono<ControllerEnv>({ strict: false });
+  // Routes `/x/` as `/x` (SPEC 4.2 and dojo stores write `/aps/2/resources/`, docs/platform-forms.md §1.7)
+  // and `//aps/...` as `/aps/...` (apsconnect-cli, §1.1): request-path.ts.
+  const app = new Hono<ControllerEnv>({ getPath: controllerPath });
 
   app.use("*", replyHeaders());
   app.use("*", async (c, next) => {
@@ -119,21 +127,30 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     parts.logger.info({ method: c.req.method, path: new URL(c.req.url).pathname, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
   });
   app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
+  app.route("/aps", versionProbeRoutes());
   if (parts.openApi) {
     // Serialised once; the document describes the API, not data, so it needs no token.
     const text = stringifyJson(parts.openApi);
     app.get("/aps/2/openapi.json", (c) => c.body(text, 200, { "content-type": "application/json; charset=utf-8" }));
   }
+  // The second way an instance is known: its OAuth 1.0a signature (auth/oauth-verifier.ts).
+  const oauth = applications ? new OAuthVerifier(applications.instances, new OAuthNonces(parts.db)) : undefined;
   // Certificate callers, before the token check that every other /aps/2 call passes.
   if (applications) {
     const service = new ApplicationService(parts.catalog, store, parts.sealer, applications.provider);
-    app.route("/aps/2/application", applicationRoutes(service, applications.instances) as unknown as Hono<ControllerEnv>);
+    app.route("/aps/2/application", applicationRoutes(service, applications.instances, (c) => oauth!.verify(c)) as unknown as Hono<ControllerEnv>);
     const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
-    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, tickets: applications.tickets }) as unknown as Hono<ControllerEnv>);
+    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, tickets: applications.tickets, oauth: (c) => oauth!.verify(c) }) as unknown as Hono<ControllerEnv>);
   }
+  // Every other /aps/2 call: an application instance by its credentials, else a token (auth/application-caller.ts).
+  const applicationCallers = applications ? new ApplicationCallers(applications.instances, store, applications.tickets, [(c) => oauth!.verify(c)]) : undefined;
   app.use("/aps/2/*", async (c, next) => {
-    c.set("caller", await callers.resolve(c.req.header("aps-token"), requestSource(c)));
+    const application = applicationCallers ? await applicationCallers.resolve(c as never) : undefined;
+    c.set("caller", application ?? (await callers.resolve(c.req.header("aps-token"), requestSource(c))));
     await next();
+    // A sub-request an application sends with its transaction id joins that transaction; the reply says so.
+    const tx = application && c.req.header("aps-transaction-id");
+    if (tx) c.res.headers.set("APS-Transaction-ID", tx);
   });
   app.route("/aps/2/resources", resourceRoutes(resources, new RelationService(() => parts.catalog.registry, store, resources)));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
@@ -141,8 +158,10 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   app.route("/aps/2/navigation", navigationRoutes(parts.db, { ...DEFAULT_NAVIGATION_LIMITS, ...identity.navigation }));
   app.route("/aps/2/customers", customerRoutes(resources));
   app.route("/aps/2/static", staticOperationRoutes(resources));
+  app.route("/aps/2/services", platformServiceRoutes());
   if (applications) {
     app.route("/aps/2/instances", instanceRoutes(applications.instances));
+    app.route("/aps/2/applications", applicationInstanceRoutes(applications.instances, parts.catalog));
     app.route("/aps/2/tasks", taskRoutes(applications.tasks));
     app.route("/aps/2/events", eventOutboxRoutes(applications.events.store, applications.events.nudge));
   }

@@ -13,7 +13,9 @@ import type { PackageCatalog } from "./packages/catalog.ts";
 import { implementsType, type RegistryRelation, type RegistryType } from "./registry.ts";
 import { isLinkTargetGone } from "./store/link-target-error.ts";
 import { applyChanges, storedValues } from "./property-values.ts";
+import { splitAsReadBody } from "./as-read-body.ts";
 import { resourceView } from "./resource-view.ts";
+import { typeHref } from "./type-document.ts";
 import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
 import type { LinkChange, ResourceStore, StoredResource } from "./store/resource-store.ts";
@@ -37,9 +39,13 @@ export class ApplicationService {
     private readonly provider: { id: string; path: string },
   ) {}
 
-  /** The services of the instance's package and the types they serve. */
-  services(caller: ApplicationCaller): Record<string, unknown>[] {
-    return this.serviceTypes(caller).map((t) => ({ id: t.service, type: t.id, href: `/aps/2/application/${t.service}` }));
+  /**
+   * The services of the instance's package, keyed by service id, each with the type it serves and
+   * where that type's document is: `{"tenant": {"schema": "/aps/2/types/..."}}` is what the Connect
+   * extension and FallBall read (oaclient:237-295, resources/__init__.py:215-250; platform-forms row 32).
+   */
+  services(caller: ApplicationCaller): Record<string, { schema: string; type: string; href: string }> {
+    return Object.fromEntries(this.serviceTypes(caller).map((t) => [t.service!, { schema: typeHref(t.id), type: t.id, href: `/aps/2/application/${t.service}` }]));
   }
 
   /** Registers a resource the application created itself: stored as sent, no call back. */
@@ -55,7 +61,8 @@ export class ApplicationService {
     const id = typeof aps.id === "string" && isUuid(aps.id) ? aps.id : randomUUID();
     if (await this.store.get(id)) throw new ApsError(409, `A resource ${id} exists already.`);
     const owner = await this.ownerFor(caller);
-    const values: Record<string, unknown> = { ...this.catalog.validators.get(type.id)?.defaults };
+    // As sent: `default` is a hint for clients (SPEC 2.2), not filled in.
+    const values: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations) && v !== null) values[k] = v;
     const { body: stored, secrets } = splitEncrypted(type.properties, values);
     const now = new Date().toISOString();
@@ -70,13 +77,23 @@ export class ApplicationService {
     return this.view(row, type);
   }
 
-  /** Configure by the application: readonly properties too, and `aps.status`. */
+  /**
+   * Configure by the application: readonly properties too, and `aps.status`. The body may be the
+   * whole resource as read (the Connect extension PUTs its tenant so,
+   * request_tracker_utils.py:349-381): unchanged links and `aps` members go (as-read-body.ts);
+   * changed singular links are relinked once the properties are stored, their targets checked first.
+   */
   async configure(caller: ApplicationCaller, service: string, id: string, body: unknown): Promise<Record<string, unknown>> {
     const { row, type } = await this.own(caller, service, id);
-    const errors = this.catalog.validators.get(type.id)?.validateUpdate(body, applicationActor) ?? [];
+    const status = (body as { aps?: { status?: unknown } } | null)?.aps?.status;
+    const { properties, relinks } = splitAsReadBody(type, row, await this.store.linksFrom(id), body);
+    for (const r of relinks) {
+      const target = r.targetId !== null && isUuid(r.targetId) ? await this.store.get(r.targetId) : undefined;
+      if (r.targetId !== null && (!target || !implementsType(this.catalog.registry, target.typeId, type.relations[r.relation]!.typeId))) throw new ApsError(400, `"${r.relation}" links to ${type.relations[r.relation]!.typeId}; ${r.targetId} is not one.`);
+    }
+    const errors = this.catalog.validators.get(type.id)?.validateUpdate(properties, applicationActor) ?? [];
     if (errors.length) throw invalidBody(errors);
-    const input = body as Record<string, unknown>;
-    const status = (input.aps as { status?: unknown } | undefined)?.status;
+    const input = properties as Record<string, unknown>;
     if (status !== undefined && (typeof status !== "string" || !STATUS.test(status))) throw new ApsError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
     const current = storedValues(row, this.sealer);
     applyChanges(current, input);
@@ -84,7 +101,15 @@ export class ApplicationService {
     const events = status === "aps:ready" && row.status !== "aps:ready" ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, storedValues(row, this.sealer), current);
     const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) }, undefined, events);
     if (!updated) throw new ApsError(409, "The resource changed meanwhile; read it again and repeat.");
-    return this.view(updated, type);
+    if (!relinks.length) return this.view(updated, type);
+    for (const r of relinks) {
+      if (r.targetId !== null) await this.link(caller, service, id, r.relation, r.targetId);
+      else {
+        const current = (await this.store.linksFrom(id)).find((l) => l.relation === r.relation);
+        if (current) await this.unlink(caller, service, id, r.relation, current.targetId);
+      }
+    }
+    return this.view((await this.store.get(id))!, type);
   }
 
   async unregister(caller: ApplicationCaller, service: string, id: string): Promise<void> {

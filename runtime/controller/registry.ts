@@ -59,6 +59,8 @@ export interface RegistryType {
   readonly properties: Readonly<Record<string, RegistryProperty>>;
   readonly relations: Readonly<Record<string, RegistryRelation>>;
   readonly operations: Readonly<Record<string, RegistryOperation>>;
+  /** The declaration's APS JSON as written, served by `GET /aps/2/types/{id}` (type-document.ts). */
+  readonly declaration?: Readonly<Record<string, unknown>>;
 }
 
 /** Every type the controller knows, by id. */

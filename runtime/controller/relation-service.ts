@@ -11,8 +11,9 @@ import { CoreEvent } from "./events/core-events.ts";
 import { raise } from "./events/raise.ts";
 import { contentRange } from "./http-json.ts";
 import { implementsType, operationAccess, type TypeRegistry } from "./registry.ts";
-import type { ResourceService } from "./resource-service.ts";
-import { resourceView } from "./resource-view.ts";
+import type { ResourceService, WriteResult } from "./resource-service.ts";
+import { splitAsReadBody } from "./as-read-body.ts";
+import { backwardCollection, relationMembers } from "./backward-relations.ts";
 import type { LinkChange, ResourceStore } from "./store/resource-store.ts";
 import { isLinkTargetGone } from "./store/link-target-error.ts";
 import { visibleRows } from "./store/role-sql.ts";
@@ -25,8 +26,8 @@ export class RelationService {
     private readonly resources: ResourceService,
   ) {}
 
-  /** Handles `rest` (the path below the resource) when it names a relation or `aps/links`; undefined otherwise. */
-  async handle(caller: Caller, id: string, method: string, rest: string, readBody: () => Promise<unknown>): Promise<{ status: number; value?: unknown; range?: string } | undefined> {
+  /** Handles `rest` (the path below the resource) when it names a relation or `aps/links`; undefined otherwise. `query` (RQL) filters a relation's listing. */
+  async handle(caller: Caller, id: string, method: string, rest: string, readBody: () => Promise<unknown>, query = ""): Promise<{ status: number; value?: unknown; range?: string } | undefined> {
     if (rest === "/aps/links" && method === "GET") return { status: 200, ...(await this.allLinks(caller, id)) };
     const m = /^\/([A-Za-z_][A-Za-z0-9_]*)(?:\/([0-9a-fA-F-]{36}))?\/?$/.exec(rest);
     if (!m) return undefined;
@@ -35,7 +36,7 @@ export class RelationService {
     if (!relationNames(this.registry()).has(relation!)) return undefined;
     const row = isUuid(id) ? await this.store.get(id) : undefined;
     if (!row || !this.registry().get(row.typeId)?.relations[relation!]) return undefined;
-    if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!)) };
+    if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!, query)) };
     if (method === "POST" && !other) {
       const body = await readBody();
       const aps = (body as { aps?: { id?: unknown; type?: unknown } } | undefined)?.aps;
@@ -49,16 +50,43 @@ export class RelationService {
     throw new ApsError(405, `${method} is not a link operation; use GET or POST .../${relation} and DELETE .../${relation}/<id>.`);
   }
 
-  private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<Record<string, unknown>> {
+  /**
+   * `PUT /aps/2/resources/{id}` (and `PUT /aps/2/resources` by `aps.id`) with a body that may be
+   * the resource as it was read (as-read-body.ts): the properties are configured, then the
+   * singular links the body changes are relinked or unlinked as `POST`/`DELETE .../{relation}`
+   * would. Link targets are checked before anything is written.
+   */
+  async configure(caller: Caller, id: string, body: unknown): Promise<WriteResult> {
     const { row, type, links } = await this.resources.visible(caller, id, "configure");
-    const rel = type.relations[relation]!;
-    const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
-    if (typeof targetId !== "string") throw new ApsError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
+    const { properties, relinks } = splitAsReadBody(type, row, links, body);
+    for (const r of relinks) if (r.targetId !== null) await this.requireTarget(caller, r.relation, type.relations[r.relation]!.typeId, r.targetId);
+    const result = await this.resources.configure(caller, id, properties);
+    if (!relinks.length) return result;
+    for (const r of relinks) {
+      if (r.targetId !== null) await this.link(caller, id, r.relation, { aps: { id: r.targetId } });
+      else {
+        const current = links.find((l) => l.relation === r.relation);
+        if (current) await this.unlink(caller, id, r.relation, current.targetId);
+      }
+    }
+    return result.accepted ? result : { resource: await this.resources.retrieve(caller, id) };
+  }
+
+  /** 400 unless `targetId` is a resource the caller sees, of the relation's type. */
+  private async requireTarget(caller: Caller, relation: string, typeId: string, targetId: string): Promise<void> {
     const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
     const targetType = target && this.registry().get(target.typeId);
     const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
     if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `${targetId} does not exist or is not visible to you.`);
-    if (!implementsType(this.registry(), target.typeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
+    if (!implementsType(this.registry(), target.typeId, typeId)) throw new ApsError(400, `"${relation}" links to ${typeId}; ${targetId} is a ${target.typeId}.`);
+  }
+
+  private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<Record<string, unknown>> {
+    const { row, type } = await this.resources.visible(caller, id, "configure");
+    const rel = type.relations[relation]!;
+    const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
+    if (typeof targetId !== "string") throw new ApsError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
+    await this.requireTarget(caller, relation, rel.typeId, targetId);
     let toldApplication: (() => Promise<void>) | undefined;
     if (type.servedBy === "application") {
       const app = this.resources.applicationsFor(type);
@@ -113,7 +141,18 @@ export class RelationService {
   private async unlink(caller: Caller, id: string, relation: string, other: string): Promise<void> {
     const { row, type, links } = await this.resources.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
-    if (!links.some((l) => l.relation === relation && l.targetId === other)) throw new ApsError(404, `${id} has no "${relation}" link to ${other}.`);
+    const forward = links.some((l) => l.relation === relation && l.targetId === other);
+    // The same link seen from the other end: `other` links here and shows in this collection (backward-relations.ts).
+    // Read from the member's side: its links are few, where this resource (an application root, say) may have many linking to it.
+    const member = rel.collection && isUuid(other) ? await this.store.get(other) : undefined;
+    const toHere = member && backwardCollection(this.registry(), type, member.typeId) === relation ? (await this.store.linksFrom(other)).filter((l) => l.targetId === id) : [];
+    // A required singular relation of the member is a link it cannot be without; it stays (and with it the member).
+    const memberRelations = member ? this.registry().get(member.typeId)?.relations : undefined;
+    const removable = toHere.filter((l) => !(memberRelations?.[l.relation]?.required && !memberRelations[l.relation]!.collection));
+    if (!forward && !toHere.length) throw new ApsError(404, `${id} has no "${relation}" link to ${other}.`);
+    if (!forward && !removable.length) throw new ApsError(409, `${other} links here through its required relation "${toHere[0]!.relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
+    for (const l of removable) await this.unlinkFrom(caller, other, l.relation, id);
+    if (!forward) return;
     if (rel.required && !rel.collection) throw new ApsError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
     if (type.servedBy === "application") {
       const app = this.resources.applicationsFor(type);
@@ -123,19 +162,29 @@ export class RelationService {
     await this.store.unlink(id, relation, other, [raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: other, linkedIds: [other] })]);
   }
 
-  /** The resources a relation links to, those the caller may see (always an array, aps-facts 3). */
-  private async related(caller: Caller, id: string, relation: string): Promise<{ value: unknown[]; range: string }> {
-    const { links } = await this.resources.visible(caller, id, "retrieve");
-    const items: unknown[] = [];
-    for (const l of links.filter((x) => x.relation === relation)) {
-      const row = await this.store.get(l.targetId);
-      const type = row && this.registry().get(row.typeId);
-      if (!row || !type) continue;
-      const roles = await rolesOn(row, caller, this.store, type);
-      if ((roles & operationAccess(type, "retrieve")) === 0) continue;
-      items.push(resourceView(row, type, { roles, application: false }, { full: false }));
+  /** The link `sourceId` holds under `relation` to `targetId` goes, as told to the application serving the source (the other end of an unlink). */
+  private async unlinkFrom(caller: Caller, sourceId: string, relation: string, targetId: string): Promise<void> {
+    const source = await this.store.get(sourceId);
+    const sourceType = source && this.registry().get(source.typeId);
+    if (!source || !sourceType) return;
+    if (sourceType.servedBy === "application") {
+      const app = this.resources.applicationsFor(sourceType);
+      const { target: endpoint } = await app.targetFor(sourceType);
+      await app.forwarder.linkChanged(endpoint, sourceType, sourceId, relation, targetId, false, this.resources.origin(caller));
     }
-    return { value: items, range: contentRange(0, items.length, items.length) };
+    await this.store.unlink(sourceId, relation, targetId, [raise(this.registry(), CoreEvent.unlinked, source, { relation, targetId, linkedIds: [targetId] })]);
+  }
+
+  /**
+   * The resources a relation links to, and for a collection those linking here that belong in it
+   * (backward-relations.ts), that the caller may see: always an array (aps-facts 3), filtered,
+   * sorted and paged by an RQL `query` as `/aps/2/resources` is.
+   */
+  private async related(caller: Caller, id: string, relation: string, query: string): Promise<{ value: unknown[]; range: string }> {
+    const { type } = await this.resources.visible(caller, id, "retrieve");
+    // In SQL, not as a list of ids: a collection may hold more members than a statement takes parameters.
+    const page = await this.resources.list(caller, query, relationMembers(this.registry(), type, id, relation));
+    return { value: page.items, range: contentRange(page.start, page.items.length, page.total) };
   }
 
   /**

@@ -9,7 +9,7 @@ import { RoleBit } from "../common/actor.ts";
 import { parseRql, RqlError } from "../common/rql.ts";
 import type { TypeValidator } from "../common/type-validator.ts";
 import type { Caller } from "./auth/caller.ts";
-import { rolesOn } from "./auth/roles.ts";
+import { rolesOn, SERVING_APPLICATION, SERVING_ROLES } from "./auth/roles.ts";
 import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { EndpointReply, EndpointTarget } from "./forward/endpoint-client.ts";
 import { ApplicationReplyError } from "./forward/forwarder.ts";
@@ -24,8 +24,10 @@ import { ApsError, invalidBody } from "./errors.ts";
 import { parseRequestJson } from "./http-json.ts";
 import type { LazyBody } from "./request-body.ts";
 import { implementsType, operationAccess, type RegistryType, type TypeRegistry } from "./registry.ts";
+import { operationRoutes } from "./operation-router.ts";
 import { applyChanges, storedValues } from "./property-values.ts";
-import { resourceView } from "./resource-view.ts";
+import { withApsLinks } from "./aps-links.ts";
+import { resourceView, type Reader } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
 import { resources } from "./store/schema.ts";
@@ -61,6 +63,8 @@ export interface Applications {
   readonly claims: ResourceClaims;
   /** Provisionings sent and not yet stored, to undo after a crash or a failure. */
   readonly intents: IntentStore;
+  /** The provider's account: where an application acting as itself provisions. */
+  readonly provider?: { readonly id: string; readonly path: string };
 }
 
 /** A write the application accepted for later (202): the caller gets 202 and the resource in progress. */
@@ -92,30 +96,34 @@ export class ResourceService {
 
   async provision(caller: Caller, body: unknown): Promise<WriteResult> {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "The body must be a JSON object: the properties of the new resource and aps.type.");
-    const input = body as Record<string, unknown>;
+    let input = body as Record<string, unknown>;
     const typeId = (input.aps as { type?: unknown } | undefined)?.type;
     if (typeof typeId !== "string") throw new ApsError(400, 'Name the type of the new resource in aps.type, e.g. {"aps": {"type": "http://.../1.0"}, ...}.');
     if (!this.registry.has(typeId)) await this.catalog.refresh();
     const type = this.registry.get(typeId);
     if (!type) throw new ApsError(400, `aps.type ${typeId} is not a type this controller knows; list them at /aps/2/types.`);
     if (!type.isResource) throw new ApsError(400, `${type.name} (${typeId}) does not implement core/resource, so it cannot have resources.`);
-    if (!caller.accountId || !caller.accountPath) throw new ApsError(403, "An anonymous token cannot create resources; use a token that names an account.");
-    const roles = RoleBit.owner | RoleBit.public;
+    input = withApsLinks(type, input);
+    const owner = this.ownerFor(caller);
+    let served: ServingInstance | undefined;
+    // An application creating a resource of a type it serves itself may write what only the application writes (SPEC 2.2).
+    if (caller.instanceId && type.servedBy === "application") served = await this.applicationsFor(type).targetFor(type);
+    const roles = served && served.target.instanceId === caller.instanceId ? SERVING_ROLES : RoleBit.owner | RoleBit.public;
     this.requireOperation(type, "provision", roles);
     const validator = this.validatorOf(type);
-    const errors = validator.validateCreate(input, { application: false, roles });
+    const errors = validator.validateCreate(input, { application: (roles & SERVING_APPLICATION) !== 0, roles });
     if (errors.length) throw invalidBody(errors);
 
     const id = randomUUID();
-    let values: Record<string, unknown> = { ...validator.defaults };
+    // Only what was sent: `default` is a hint for clients preparing the body (SPEC 2.2).
+    let values: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
     let packageId: string | null = null;
     let outcome: ForwardOutcome | undefined;
-    let served: ServingInstance | undefined;
     let transactionId = "";
     const implicit = new Map<string, string>();
     if (type.servedBy === "application") {
-      served = await this.applicationsFor(type).targetFor(type);
+      served ??= await this.applicationsFor(type).targetFor(type);
       // A relation to the application root is the instance that serves the resource: the controller links it.
       const root = served.rootResource;
       for (const [name, rel] of Object.entries(type.relations)) {
@@ -154,8 +162,8 @@ export class ResourceService {
       revision: 1,
       created: now,
       modified: now,
-      ownerAccount: isAccount ? id : caller.accountId,
-      ownerPath: isAccount ? `${caller.accountPath}${id}/` : caller.accountPath,
+      ownerAccount: isAccount ? id : owner.id,
+      ownerPath: isAccount ? `${owner.path}${id}/` : owner.path,
       packageId,
       instanceId: served?.target.instanceId ?? null,
       body: stored,
@@ -178,13 +186,13 @@ export class ResourceService {
       if (isLinkTargetGone(error)) throw new ApsError(409, `A resource this one links to (${newLinks.map((l) => l.targetId).join(", ")}) was removed or is being unprovisioned while it was provisioned; nothing was created${served ? " (the application was told to remove it)" : ""}.`);
       throw error;
     }
-    const resource = this.view(inserted, type, roles, newLinks, true);
+    const resource = this.view(caller, inserted, type, roles, newLinks, true);
     return outcome?.kind === "accepted" ? { resource, accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } } : { resource };
   }
 
   async retrieve(caller: Caller, id: string): Promise<Record<string, unknown>> {
     const { row, type, roles, links } = await this.visible(caller, id, "retrieve");
-    return this.view(row, type, roles, links, true);
+    return this.view(caller, row, type, roles, links, true);
   }
 
   /**
@@ -196,7 +204,7 @@ export class ResourceService {
    */
   async configure(caller: Caller, id: string, body: unknown): Promise<WriteResult> {
     const { row: seen, type, roles } = await this.visible(caller, id, "configure");
-    const errors = this.validatorOf(type).validateUpdate(body, { application: false, roles });
+    const errors = this.validatorOf(type).validateUpdate(body, { application: (roles & SERVING_APPLICATION) !== 0, roles });
     if (errors.length) throw invalidBody(errors);
     const input = body as Record<string, unknown>;
     const wanted = (input.aps as { revision?: unknown } | undefined)?.revision;
@@ -211,7 +219,7 @@ export class ResourceService {
         requireRevision(row);
         return this.storeConfigured(tx, row, type, input, {});
       });
-      return { resource: this.view(updated, type, roles, await this.store.linksFrom(id), true) };
+      return { resource: this.view(caller, updated, type, roles, await this.store.linksFrom(id), true) };
     }
     const app = this.applicationsFor(type);
     const claim = await app.claims.acquire(id, "configure");
@@ -239,7 +247,7 @@ export class ResourceService {
         return u;
       });
       stored = true;
-      const resource = this.view(updated, type, roles, await this.store.linksFrom(id), true);
+      const resource = this.view(caller, updated, type, roles, await this.store.linksFrom(id), true);
       return accepted ? { resource, accepted: { info: accepted.info, retrySeconds: accepted.retrySeconds } } : { resource };
     } finally {
       await claim.end(stored);
@@ -416,20 +424,19 @@ export class ResourceService {
     if (!this.registry.has(typeId)) await this.catalog.refresh();
     const type = this.registry.get(typeId);
     if (!type) throw new ApsError(404, `Type ${typeId} is not known to this controller.`);
+    if (caller.kind === "application" && caller.instanceId) {
+      // Its own type's static operations are the application's; another's are open to it as to the public.
+      const own = type.servedBy === "application" && (await this.applicationsFor(type).targetFor(type)).target.instanceId === caller.instanceId;
+      return this.callOperation(caller, type, own ? SERVING_ROLES : RoleBit.public, undefined, method, rest, rawQuery, body);
+    }
     if (!caller.accountId) throw new ApsError(403, "An anonymous token cannot call operations; use a token that names an account.");
     return this.callOperation(caller, type, RoleBit.owner | RoleBit.public, undefined, method, rest, rawQuery, body);
   }
 
   private async callOperation(caller: Caller, type: RegistryType, roles: number, id: string | undefined, method: string, rest: string, rawQuery: string, lazy: LazyBody | undefined): Promise<EndpointReply> {
     const isStatic = id === undefined;
-    const match = Object.entries(type.operations)
-      .filter(([, op]) => !op.base && op.static === isStatic && op.verb === method)
-      .map(([name, op]) => ({ name, params: matchPath(op.path, rest) }))
-      .find((m) => m.params !== undefined);
-    if (!match) {
-      const paths = Object.values(type.operations).filter((op) => !op.base && op.static === isStatic).map((op) => `${op.verb} ${op.path}`);
-      throw new ApsError(paths.some((p) => matchPath(p.split(" ")[1]!, rest)) ? 405 : 404, `${type.name} has no operation ${method} ${rest}${paths.length ? `; it has ${paths.join(", ")}` : ""}.`);
-    }
+    // 404 for a path no operation has, 405 for one declared with other verbs (operation-router.ts).
+    const match = operationRoutes(type, isStatic).find(type.name, method, rest);
     this.requireOperation(type, match.name, roles);
     // Read only now: a request for an operation that does not exist or is not allowed never costs its body.
     const bytes = lazy ? await lazy.read() : undefined;
@@ -440,12 +447,12 @@ export class ResourceService {
     else if (body) parsedBody = body.bytes;
     const parse = this.validatorOf(type).operations[match.name];
     if (parse) {
-      const result = parse({ path: match.params!, query, body: parsedBody });
+      const result = parse({ path: match.params, query, body: parsedBody });
       if (!result.ok) throw invalidBody(result.errors, `The parameters of ${match.name}`);
     }
     const app = this.applicationsFor(type);
     const { target } = await app.targetFor(type);
-    return app.forwarder.custom(target, type, method, isStatic ? rest : `/${id}${rest}`, rawQuery, this.origin(caller), body);
+    return app.forwarder.custom(target, type, method, isStatic ? match.path : `/${id}${match.path}`, rawQuery, this.origin(caller), body);
   }
 
   /**
@@ -466,7 +473,7 @@ export class ResourceService {
     }
     const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? "aps:disabled" : "aps:ready" }, undefined, [raise(this.registry, CoreEvent.changed, row)]);
     if (!updated) throw new ApsError(409, `The resource changed while ${operation} ran; read it again and repeat.`);
-    return this.view(updated, type, roles, links, true);
+    return this.view(caller, updated, type, roles, links, true);
   }
 
   /**
@@ -513,7 +520,8 @@ export class ResourceService {
     return { changed, unchanged, failed };
   }
 
-  async list(caller: Caller, queryString: string): Promise<ResourcePage> {
+  /** A page of what `queryString` (RQL) matches among what the caller may see; `within` limits it further (a relation's members). */
+  async list(caller: Caller, queryString: string, within?: SQL): Promise<ResourcePage> {
     let query;
     try {
       query = parseRql(queryString);
@@ -522,6 +530,7 @@ export class ResourceService {
       throw error;
     }
     const where: SQL[] = [visibleRows(this.registry, caller)];
+    if (within) where.push(within);
     const readable = (prop: string) => readableProperty(this.registry, prop.split(".")[0]!, caller);
     if (query.filter) where.push(filterSql(query.filter, this.registry, readable));
     const order = query.sort.map((s) => sortSql(s.prop, s.descending, readable));
@@ -535,7 +544,7 @@ export class ResourceService {
       const roles = await rolesOn(row, caller, this.store, type);
       // Lists show links only when select names them (aps-facts 1).
       const links = select && type && Object.keys(type.relations).some((r) => select.has(r)) ? await this.store.linksFrom(row.id) : undefined;
-      items.push(resourceView(row, type, { roles, application: false }, { ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
+      items.push(resourceView(row, type, readerOf(caller, roles), { sealer: this.sealer, ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
     }
     return { items, start, total: page.total };
   }
@@ -565,9 +574,12 @@ export class ResourceService {
     return this.applications;
   }
 
-  /** `APS-Identity-ID` is the token's user; anonymous tokens send none (SPEC 4.7 rule 1). */
+  /**
+   * `APS-Identity-ID` is the token's user; anonymous tokens and applications (impersonating or
+   * not) send none (SPEC 4.7 rule 1). `APS-Application-ID` names the calling instance (rule 2).
+   */
   origin(caller: Caller): ForwardOrigin {
-    return caller.userId ? { identityId: caller.userId } : {};
+    return { ...(caller.userId ? { identityId: caller.userId } : {}), ...(caller.instanceId ? { applicationId: caller.instanceId } : {}) };
   }
 
   /**
@@ -617,28 +629,29 @@ export class ResourceService {
     return out;
   }
 
-  private view(row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], full: boolean): Record<string, unknown> {
-    return resourceView(row, type, { roles, application: false }, { links, sealer: this.sealer, full });
+  private view(caller: Caller, row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], full: boolean): Record<string, unknown> {
+    return resourceView(row, type, readerOf(caller, roles), { links, sealer: this.sealer, full });
   }
-}
 
-/** Path parameters when `path` (e.g. `/logs/{day}`) matches `rest`, else undefined. */
-function matchPath(template: string, rest: string): Record<string, string> | undefined {
-  const names: string[] = [];
-  const source = template.replace(/\/+$/, "").replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
-    names.push(name);
-    return "([^/]+)";
-  });
-  const m = new RegExp(`^${source}/?$`).exec(rest);
-  if (!m) return undefined;
-  try {
-    return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
-  } catch {
-    return undefined;
+  /** The account a new resource belongs to: the caller's, or the provider's for an application acting as itself. */
+  private ownerFor(caller: Caller): { id: string; path: string } {
+    if (caller.accountId && caller.accountPath) return { id: caller.accountId, path: caller.accountPath };
+    const provider = caller.kind === "application" ? this.applications?.provider : undefined;
+    if (provider) return provider;
+    throw new ApsError(403, "An anonymous token cannot create resources; use a token that names an account.");
   }
 }
 
 function roleNames(bits: number): string {
   const names = (Object.keys(RoleBit) as (keyof typeof RoleBit)[]).filter((r) => (bits & RoleBit[r]) !== 0);
   return names.length ? names.join(", ") : "no role";
+}
+
+/**
+ * How a caller reads a resource it holds `roles` on: the serving application reads everything
+ * (SPEC 2.3 rule 6); a caller with application credentials also reads encrypted properties its
+ * roles give it access to (SPEC 2.3.4, rule 7); token callers never read them.
+ */
+function readerOf(caller: Caller, roles: number): Reader {
+  return { roles, application: (roles & SERVING_APPLICATION) !== 0, ...(caller.instanceId ? { encrypted: true } : {}) };
 }

@@ -10,8 +10,10 @@ import type { StoredLink, StoredResource } from "./store/resource-store.ts";
 export interface Reader {
   /** Role bits on this resource. */
   readonly roles: number;
-  /** Applications may read encrypted properties; token callers never do. */
+  /** The serving application: it reads every property, encrypted ones included, whatever their access. */
   readonly application: boolean;
+  /** A caller with application credentials: it reads the encrypted properties its roles may access (SPEC 2.3.4). */
+  readonly encrypted?: boolean;
 }
 
 /** The JSON of a resource for one reader; `select` limits the properties (RQL `select`). */
@@ -34,8 +36,10 @@ export function resourceView(
     if (p && (p.access & reader.roles) === 0 && !reader.application) continue;
     out[name] = value;
   }
-  if (reader.application && row.secrets && options.sealer && type) {
+  if ((reader.application || reader.encrypted) && row.secrets && options.sealer && type) {
     for (const [name, value] of Object.entries(options.sealer.open(row.id, row.secrets))) {
+      const access = type.properties[name]?.access ?? 0;
+      if (!reader.application && (access & reader.roles) === 0) continue;
       if (!options.select || options.select.has(name)) out[name] = value;
     }
   }

@@ -32,6 +32,8 @@ import { openDatabase } from "./store/open-database.ts";
 import { holdPrivateUmask } from "./private-files.ts";
 import { applyServerTimeouts, DEFAULT_SERVER_TIMEOUTS, hardenedServerOptions, type ServerTimeouts } from "./https-limits.ts";
 import { ensureControllerTls } from "./tls/certificate-authority.ts";
+import { lockDataFolder } from "./data-folder-lock.ts";
+import { ControllerStartError } from "./start-errors.ts";
 
 /** Options of {@link startController}. */
 export interface ControllerOptions {
@@ -84,9 +86,15 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const logger =
     options.logger ??
     pino({ level: process.env.LOG_LEVEL ?? "info", redact: { paths: ["req.headers[\"aps-token\"]", "headers[\"aps-token\"]", "token", "body", "secrets"], censor: "[redacted]" } });
+  // The embedded database is one process's; PostgreSQL may be shared by several controllers.
+  const releaseFolder = options.databaseUrl ? () => {} : lockDataFolder(dataDir);
   const keys = loadKeys(dataDir);
   const tls = await ensureControllerTls(dataDir, [...new Set([host, "localhost", "127.0.0.1"])]);
-  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}) });
+  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}) }).catch((error: unknown) => {
+    releaseFolder();
+    releaseUmask();
+    throw options.databaseUrl ? new ControllerStartError(`cannot reach the database at ${redactedUrl(options.databaseUrl)}: ${(error as Error).message}`, "database-unreachable") : error;
+  });
   const tokens = new TokenService(keys.token, options.externalIssuer);
   const provider = await ensureProvider(database.db, tokens, dataDir);
   const catalog = new PackageCatalog(database.db, options.types, options.validators, options.packages ?? [], options.compiler);
@@ -95,7 +103,9 @@ export async function startController(options: ControllerOptions): Promise<Runni
   let url = "";
   const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
   const tickets = new TransactionTickets(keys.token);
-  const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` }, tickets);
+  // aps.x509.controller: the client certificate presented to endpoints, then the CA (platform-forms Q3).
+  const controllerIdentity = `${tls.client.cert.trim()}\n${tls.ca.cert.trim()}\n`;
+  const instances = new InstanceService(database.db, catalog, forwarder, tls.ca, sealer, { id: provider.accountId, path: `/${provider.accountId}/` }, tickets, controllerIdentity);
   const taskStore = new TaskStore(database.db, sealer);
   // A claim or an intent outlives the slowest forward (the endpoint time-out) and the commit
   // after it (at most the statement time-out): until then its holder may still be at work.
@@ -105,7 +115,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const notifications = new NotificationStore(database.db);
   const deliverer = new EventDeliverer(
     notifications,
-    { registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id), notify: (target, service, subscriber, handler, body) => forwarder.notify(target, service, subscriber, handler, body) },
+    { registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id), notify: (target, path, body) => forwarder.notify(target, path, body) },
     logger,
     { ...defaultDeliveryPolicy, ...options.eventDelivery },
   );
@@ -124,8 +134,19 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const reconciler = new IntentReconciler({ intents, forwarder, registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id) }, logger);
 
   const serverTimeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.serverTimeouts };
-  const server = await new Promise<Server>((ready) => {
+  const server = await new Promise<Server>((ready, fail) => {
     const s = serve({ fetch: app.fetch, port: options.port ?? 8443, hostname: host, createServer, serverOptions: { ...hardenedServerOptions(serverTimeouts), key: tls.server.key, cert: tls.server.cert, ca: tls.ca.cert, requestCert: true, rejectUnauthorized: false } }, () => ready(s as Server));
+    (s as Server).once("error", fail);
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    // Nothing serves: undo what started, so the process can end with one line.
+    await stopApp();
+    await database.close();
+    releaseFolder();
+    releaseUmask();
+    const where = `${host}:${options.port ?? 8443}`;
+    if (error.code === "EADDRINUSE") throw new ControllerStartError(`port ${options.port ?? 8443} on ${host} is in use by another process; stop it or give another --port`, "port-in-use");
+    if (error.code === "EADDRNOTAVAIL" || error.code === "EACCES") throw new ControllerStartError(`cannot listen on ${where}: ${error.code === "EACCES" ? "permission denied (ports below 1024 need privileges)" : "no such address on this machine"}`, "address-unavailable");
+    throw error;
   });
   const stopStallChecks = applyServerTimeouts(server, serverTimeouts);
   const port = (server.address() as AddressInfo).port;
@@ -152,7 +173,19 @@ export async function startController(options: ControllerOptions): Promise<Runni
         });
         stopStallChecks();
         await database.close();
+        releaseFolder();
         releaseUmask();
       })()),
   };
+}
+
+/** A database URL with its password left out, for messages. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "the given URL";
+  }
 }

@@ -44,6 +44,7 @@ const cases: readonly (readonly [folder: string, code: string, file: string, lin
   ["not-a-resource", "APS028", "widget.schema", 5],
   ["redefinition-changes-type", "APS029", "widget.schema", 9],
   ["conflicting-inheritance", "APS030", "widget.schema", 8],
+  ["misspelt-attribute", "APS031", "widget.schema", 7],
   // Properties
   ["property-name-invalid", "APS040", "widget.schema", 7],
   ["property-type-missing", "APS041", "widget.schema", 7],

@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli.ts";
+import { packedInstall } from "../helpers/packed-package.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 const root = mkdtempSync(join(tmpdir(), "aps-init-"));
@@ -35,6 +36,9 @@ function typecheckProject(): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
 }
 
+// Packing builds dist/ and installs the tarball once per run; the first test file to ask pays.
+beforeAll(() => void packedInstall(), 300_000);
+
 describe("aps-gen init", () => {
   it("scaffolds a connector project that type-checks, starts and passes its test", async () => {
     const r = await init(project, "--package", "types/examples/cloudmail");
@@ -42,10 +46,10 @@ describe("aps-gen init", () => {
     for (const f of ["package.json", "tsconfig.json", "src/main.ts", "src/check.gen.ts", "src/handlers/mailboxes.ts", "src/handlers/tenants.ts", "test/connector.test.ts", "generated/connector/cloudmail/index.gen.ts"]) {
       expect(existsSync(join(project, f)), f).toBe(true);
     }
-    expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies["aps-gen"]).toBe(`file:${repoRoot.replace(/\/$/, "")}`);
-    // What `npm install` would link, linked here (no network in tests).
+    expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies["aps-gen"]).toMatch(/^\^\d+\.\d+\.\d+$/);
+    // What `npm install` would put there: this checkout packed and installed (no network in tests).
     mkdirSync(join(project, "node_modules"));
-    symlinkSync(repoRoot, join(project, "node_modules/aps-gen"));
+    symlinkSync(join(packedInstall(), "node_modules/aps-gen"), join(project, "node_modules/aps-gen"));
     symlinkSync(join(repoRoot, "node_modules/tsx"), join(project, "node_modules/tsx"));
     mkdirSync(join(project, "node_modules/@types"));
     symlinkSync(join(repoRoot, "node_modules/@types/node"), join(project, "node_modules/@types/node"));

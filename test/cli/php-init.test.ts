@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli.ts";
+import { packedInstall } from "../helpers/packed-package.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 const root = mkdtempSync(join(tmpdir(), "aps-init-php-"));
@@ -30,6 +31,9 @@ function startConnector(): Promise<string> {
   });
 }
 
+// Packing builds dist/ and installs the tarball once per run; the first test file to ask pays.
+beforeAll(() => void packedInstall(), 300_000);
+
 describe("aps-gen init on a PHP-annotated package", () => {
   // Slow (~20 s): a full init, then tsc and node --test and a start of the scaffold in child processes.
   it("(slow) scaffolds a connector whose stubs carry the PHP operations; npm test and npm start work", async () => {
@@ -48,9 +52,9 @@ describe("aps-gen init on a PHP-annotated package", () => {
     const generated = readFileSync(join(project, "generated/connector/mailhost/tenants.gen.ts"), "utf8");
     expect(generated).toContain("setQuota(ctx: ApsCallContext, params: SetQuotaParams): MaybePromise<Quota>;");
 
-    // What `npm install` would put in node_modules, linked from this checkout (no network in tests).
+    // What `npm install` would put in node_modules: this checkout packed and installed, the rest linked (no network in tests).
     mkdirSync(join(project, "node_modules/@types"), { recursive: true });
-    symlinkSync(repoRoot, join(project, "node_modules/aps-gen"));
+    symlinkSync(join(packedInstall(), "node_modules/aps-gen"), join(project, "node_modules/aps-gen"));
     for (const dep of ["tsx", "typescript", "@types/node"]) symlinkSync(join(repoRoot, "node_modules", dep), join(project, "node_modules", dep));
     mkdirSync(join(project, "node_modules/.bin"));
     symlinkSync(join(repoRoot, "node_modules/typescript/bin/tsc"), join(project, "node_modules/.bin/tsc"));
@@ -61,4 +65,18 @@ describe("aps-gen init on a PHP-annotated package", () => {
 
     expect(await startConnector()).toMatch(/connector on https:\/\/127\.0\.0\.1:\d+; endpoint CA certificate: /);
   }, 120_000);
+});
+
+describe("aps-gen init on a PHP package whose services did not all load", () => {
+  it("prints no ✓, says how many services loaded, and writes nothing", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const dir = join(root, "diagnostics-connector");
+    const code = await main(["init", dir, "--package", "test/fixtures/php/diagnostics"], { out: (l) => out.push(l), err: (l) => err.push(l) }, repoRoot);
+    expect(code).toBe(1);
+    expect([...out, ...err].some((l) => l.startsWith("✓"))).toBe(false);
+    expect(err).toContain("  diagnostics: 1 of 4 services loaded");
+    expect(err.at(-1)).toBe("aps-gen init: the declarations have errors (see above); fix them first.");
+    expect(existsSync(dir)).toBe(false);
+  });
 });

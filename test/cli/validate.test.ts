@@ -25,12 +25,12 @@ function file(name: string, text: string): string {
 
 describe("aps-gen validate", () => {
   it("exits 0 for a valid body and says so", async () => {
-    const r = await run(["--type", WIDGET, file("ok.json", '{"name": "abc", "count": 9223372036854775807}')]);
+    const r = await run(["--type", WIDGET, file("ok.json", '{"name": "abc", "size": "m", "count": 9223372036854775807}')]);
     expect(r).toEqual({ code: 0, out: ["✓ ok.json as create of Widget by owner: valid"], err: [] });
   });
 
   it("exits 1 and prints one error a line, path first", async () => {
-    const r = await run(["--type", "widget", file("bad.json", '{"name": "abc", "count": 5000000000000000000000, "serial": "s"}')]);
+    const r = await run(["--type", "widget", file("bad.json", '{"name": "abc", "size": "m", "count": 5000000000000000000000, "serial": "s"}')]);
     expect(r.code).toBe(1);
     expect(r.out).toEqual([
       "/count: 5000000000000000000000 is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)",
@@ -46,7 +46,7 @@ describe("aps-gen validate", () => {
   });
 
   it("reads standard input for -, and prints JSON with --format json", async () => {
-    const r = await run(["--type", WIDGET, "--format", "json", "-"], '{"name": 1}');
+    const r = await run(["--type", WIDGET, "--format", "json", "-"], '{"name": 1, "size": "m"}');
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out.join("\n"))).toMatchObject({ valid: false, type: WIDGET, mode: "create", actor: "owner", errors: [{ path: "/name", code: "type" }] });
   });
@@ -75,10 +75,10 @@ describe("aps-gen validate", () => {
 
   it("works as a real process through the bin, body on standard input", () => {
     const bin = join(repoRoot, "bin/aps-gen.js");
-    const ok = spawnSync(process.execPath, [bin, "validate", "--types", WIDGETS, "--type", "widget", "-"], { input: '{"name": "abc", "level": -9223372036854775808}', encoding: "utf8" });
+    const ok = spawnSync(process.execPath, [bin, "validate", "--types", WIDGETS, "--type", "widget", "-"], { input: '{"name": "abc", "size": "m", "level": -9223372036854775808}', encoding: "utf8" });
     expect(ok.stdout.trim()).toBe("✓ standard input as create of Widget by owner: valid");
     expect(ok.status).toBe(0);
-    const bad = spawnSync(process.execPath, [bin, "validate", "--types", WIDGETS, "--type", "widget", "-"], { input: '{"name": "abc", "level": -9223372036854775809}', encoding: "utf8" });
+    const bad = spawnSync(process.execPath, [bin, "validate", "--types", WIDGETS, "--type", "widget", "-"], { input: '{"name": "abc", "size": "m", "level": -9223372036854775809}', encoding: "utf8" });
     expect(bad.status).toBe(1);
     expect(bad.stdout).toContain("/level: -9223372036854775809 is outside the signed 64-bit range");
     expect(() => execFileSync(process.execPath, [bin, "validate", "--types", WIDGETS, "--type", "widget", join(dir, "nothing.json")], { stdio: "pipe" })).toThrow(/Command failed/);

@@ -106,7 +106,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     });
     recorded.route("/", app);
     connector = await startConnector(recorded, endpointTls.server);
-    packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
+    packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
   }, 60_000);
   afterAll(async () => {
     await connector?.close();
@@ -139,17 +139,19 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     }
   });
 
-  it("installs an instance: the endpoint gets its certificate and the controller CA, handlers never see them", async () => {
+  it("installs an instance: the endpoint gets its certificate and the controller's (client certificate, CA), handlers never see them", async () => {
     const r = await admin("POST", "/aps/2/instances", { package: packageId, endpoint: connector.url, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "very-secret-0123456789" } });
     expect(r.status, r.text).toBe(201);
     instanceId = r.json.id;
-    const install = seen.find((s) => s.path === "/cloudmail/")!;
+    const install = seen.find((s) => s.path === "/cloudmail")!;
     expect(install.method).toBe("POST");
-    expect(JSON.parse(install.body).aps.x509.controller).toBe(t.controller.caCert);
+    // The client certificate the controller presents, then its CA (platform-forms Q3).
+    expect(JSON.parse(install.body).aps.x509.controller).toMatch(/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----/);
+    expect(JSON.parse(install.body).aps.x509.controller.endsWith(`${t.controller.caCert.trim()}\n`)).toBe(true);
     expect(JSON.parse(install.body).aps.x509.self).toMatch(/-----END CERTIFICATE-----\n-----BEGIN RSA PRIVATE KEY-----/);
     expect(calls.find((c) => c.what === "install")!.body).not.toHaveProperty("aps.x509");
     expect(existsSync(join(dir, "credentials", instanceId, "instance.key"))).toBe(true);
-    expect(readFileSync(join(dir, "credentials", instanceId, "apsc.crt"), "utf8")).toBe(t.controller.caCert);
+    expect(readFileSync(join(dir, "credentials", instanceId, "apsc.crt"), "utf8")).toBe(JSON.parse(install.body).aps.x509.controller);
     const root = await admin("GET", `/aps/2/resources/${r.json.rootResource}`);
     expect(root.json).toMatchObject({ apiKey: "key-0123456789abcdef", imapHost: "imap.example.net" });
     expect(root.text).not.toContain("very-secret-0123456789");
@@ -169,7 +171,7 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     tenant = tr.json.aps.id;
     expect(tr.json.organizationId).toBe("org-1");
     expect(tr.json.app).toMatchObject({ aps: { link: "strong", id: root } });
-    const sent = seen.find((s) => s.path === "/tenants/")!;
+    const sent = seen.find((s) => s.path === "/tenants")!;
     expect(sent.headers["aps-controller-uri"]).toBe(t.controller.url);
     expect(sent.headers["aps-instance-id"]).toBe(instanceId);
     // Opaque to the application; header-safe; a provisioning's id names what it provisions (signed).
@@ -262,9 +264,9 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     expect(await direct(connectorCert)).toBe(403);
     const instanceCreds = readFileSync(join(dir, "credentials", instanceId, "instance.crt"), "utf8");
     const instanceKey = readFileSync(join(dir, "credentials", instanceId, "instance.key"), "utf8");
-    // The instance's own certificate is issued by the controller CA, but only the controller calls endpoints;
-    // the endpoint trusts the CA, so this shows the chain check, not an identity check.
-    expect(await direct({ cert: instanceCreds, key: instanceKey })).toBe(204);
+    // The instance's own certificate is issued by the controller CA, but only the controller calls
+    // endpoints: the endpoint takes the certificate of aps.x509.controller, as aps-node-runtime does.
+    expect(await direct({ cert: instanceCreds, key: instanceKey })).toBe(403);
   });
 
   it("suspends and resumes a Suspendable resource through the application; admins only; wrong state is 409", async () => {
@@ -299,7 +301,10 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     const app = controllerClient({ controllerUri: t.controller.url, credentials, transactionId: "tx-join-1" });
     const services = await app.get("/aps/2/application");
     expect(services.status).toBe(200);
-    expect((services.body as { id: string }[]).map((s) => s.id).sort()).toEqual(["cloudmail", "domains", "mailboxes", "tenants"]);
+    // Keyed by service, each with its type's document (the Connect extension's form, platform-forms row 32).
+    const byService = services.body as Record<string, { schema: string; type: string }>;
+    expect(Object.keys(byService).sort()).toEqual(["cloudmail", "domains", "mailboxes", "tenants"]);
+    expect(byService.tenants).toMatchObject({ type: `${T}/tenant/1.0`, schema: `/aps/2/types/${encodeURIComponent(`${T}/tenant/1.0`)}` });
     const read = await app.get(`/aps/2/application/mailboxes/${mailbox}`);
     expect(read.status).toBe(200);
     expect(read.headers["aps-transaction-id"]).toBe("tx-join-1");

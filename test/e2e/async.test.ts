@@ -61,7 +61,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
     controller = serveProcess(dataDir, database?.url);
     let call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
-    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
     const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: connector.url, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
     expect(installed.status, installed.text).toBe(201);
     const account = await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } });

@@ -29,7 +29,7 @@ describe.each(databases)("consistency with the application on %s", (kind) => {
   beforeAll(async () => {
     app = await startFakeApplication(dir);
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5_000 });
-    const pkg = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
+    const pkg = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
     const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: pkg, endpoint: app.url, endpointCa: app.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
     expect(installed.status, installed.text).toBe(201);
     const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } });
@@ -119,14 +119,14 @@ describe.each(databases)("consistency with the application on %s", (kind) => {
 
   it("item 12: a provisioning whose link target goes meanwhile is a clean 409, and the application removes what it created", async () => {
     const tenant = await newTenant();
-    app.answer = (c) => (c.method === "POST" && c.path === "/domains/" ? { status: 201, body: {}, delayMs: 600 } : successOf(c));
+    app.answer = (c) => (c.method === "POST" && c.path === "/domains" ? { status: 201, body: {}, delayMs: 600 } : successOf(c));
     const domain = call("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "late.example.com", tenant: { aps: { id: tenant } } });
     await new Promise((r) => setTimeout(r, 200));
     expect((await call("DELETE", `/aps/2/resources/${tenant}`)).status).toBe(204);
     const reply = await domain;
     expect(reply.status, reply.text).toBe(409);
     expect(isErrorShape(409, reply.json)).toBe(true);
-    const created = app.calls.find((c) => c.method === "POST" && c.path === "/domains/")!;
+    const created = app.calls.find((c) => c.method === "POST" && c.path === "/domains")!;
     const createdId = (created.body!.aps as { id: string }).id;
     expect(app.calls.some((c) => c.method === "DELETE" && c.path === `/domains/${createdId}`)).toBe(true);
     expect(app.held.get("domains")?.has(createdId) ?? false).toBe(false);
@@ -159,11 +159,11 @@ describe.each(databases)("consistency with the application on %s", (kind) => {
 
   it("item 15: a provisioning answered 206 is a 502, nothing is stored, and the application is told to remove it", async () => {
     const sub = await call("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION } });
-    app.answer = (c) => (c.method === "POST" && c.path === "/tenants/" ? { status: 206, body: {} } : successOf(c));
+    app.answer = (c) => (c.method === "POST" && c.path === "/tenants" ? { status: 206, body: {} } : successOf(c));
     const reply = await call("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: accountId } }, subscription: { aps: { id: sub.json.aps.id } } });
     expect(reply.status, reply.text).toBe(502);
     expect(isErrorShape(502, reply.json)).toBe(true);
-    const sent = app.calls.find((c) => c.method === "POST" && c.path === "/tenants/")!;
+    const sent = app.calls.find((c) => c.method === "POST" && c.path === "/tenants")!;
     const id = (sent.body!.aps as { id: string }).id;
     expect((await call("GET", `/aps/2/resources/${id}`)).status).toBe(404);
     expect(app.calls.some((c) => c.method === "DELETE" && c.path === `/tenants/${id}`)).toBe(true);

@@ -93,7 +93,7 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
   it("loses nothing when the controller is killed between the change and the delivery", async () => {
     let { p, call } = await start();
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
-    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((x: { name: string }) => x.name === "cloudmail").id;
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((x: { name: string }) => x.name === "CloudMail").id;
     const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: connector.url, endpointCa: endpoint.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
     expect(installed.status, installed.text).toBe(201);
     const account = await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } });

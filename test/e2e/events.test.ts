@@ -100,7 +100,7 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     const tls = await ensureControllerTls(join(dir, "endpoint-tls"), ["127.0.0.1"]);
     endpoint = { ...tls.server, ca: tls.ca.cert };
     connector = await startConnector(app, endpoint);
-    const pkg = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
+    const pkg = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
     const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: pkg, endpoint: connector.url, endpointCa: endpoint.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
     expect(installed.status, installed.text).toBe(201);
     const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });

@@ -15,6 +15,8 @@ export interface ReceivedCall {
   readonly method: string;
   readonly path: string;
   readonly body: Record<string, unknown> | undefined;
+  /** The request headers, names in lower case. */
+  readonly headers: Record<string, string | string[] | undefined>;
 }
 
 /** What the application answers. */
@@ -39,7 +41,7 @@ export interface FakeApplication {
 
 /** The default answers: 201 to a provisioning, 200 to a configure or a link, 204 to a delete. */
 export function successOf(call: ReceivedCall): Answer {
-  if (call.method === "POST" && /^\/[^/]+\/$/.test(call.path)) return { status: 201, body: {} };
+  if (call.method === "POST" && /^\/[^/]+\/?$/.test(call.path)) return { status: 201, body: {} };
   if (call.method === "DELETE") return { status: 204 };
   return { status: 200, body: {} };
 }
@@ -61,12 +63,12 @@ export async function startFakeApplication(dir: string): Promise<FakeApplication
     req.on("end", () => {
       void (async () => {
         const text = Buffer.concat(chunks).toString("utf8");
-        const call: ReceivedCall = { method: req.method ?? "", path: req.url ?? "", body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+        const call: ReceivedCall = { method: req.method ?? "", path: req.url ?? "", body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined, headers: req.headers };
         self.calls.push(call);
         const answer = await self.answer(call);
         const ok = answer.status >= 200 && answer.status < 300;
         const service = call.path.split("/")[1] ?? "";
-        const provisioned = call.method === "POST" && /^\/[^/]+\/$/.test(call.path) ? ((call.body?.aps as { id?: string } | undefined)?.id ?? "") : "";
+        const provisioned = call.method === "POST" && /^\/[^/]+\/?$/.test(call.path) ? ((call.body?.aps as { id?: string } | undefined)?.id ?? "") : "";
         // The application acts on the call before it answers (the answer may never arrive).
         if (ok && provisioned) {
           if (!self.held.has(service)) self.held.set(service, new Set());

@@ -43,7 +43,7 @@ describe.each(databases)("packages on %s", (kind) => {
   it("lists the packages it started with, with APP-META.xml and files, and no way out", async () => {
     const list = await t.call("GET", "/aps/2/packages", { token: customer });
     expect(list.status).toBe(200);
-    const cloudmail = list.json.find((p: { name: string }) => p.name === "cloudmail");
+    const cloudmail = list.json.find((p: { name: string }) => p.name === "CloudMail");
     expect(cloudmail).toMatchObject({ origin: "types", types: expect.arrayContaining(["http://cloudmail.example.com/types/mailbox/1.0"]) });
     const meta = await t.call("GET", `/aps/2/packages/${cloudmail.id}/APP-META.xml`, { token: customer });
     expect(meta.status).toBe(200);

@@ -49,7 +49,7 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
   it("loses no acknowledged provisioning and leaves nothing at the application it does not know", async () => {
     let { p, call } = await start();
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
-    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((x: { name: string }) => x.name === "cloudmail").id;
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((x: { name: string }) => x.name === "CloudMail").id;
     const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: app.url, endpointCa: app.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
     expect(installed.status, installed.text).toBe(201);
     const account = (await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } })).json.aps.id;
@@ -59,7 +59,7 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
     // The application creates at once and answers 400 ms later: the kill comes while calls wait in that window.
     let waiting = 0;
     app.answer = (c) => {
-      if (!(c.method === "POST" && c.path === "/tenants/")) return successOf(c);
+      if (!(c.method === "POST" && c.path === "/tenants")) return successOf(c);
       waiting++;
       setTimeout(() => waiting--, 400);
       return { status: 201, body: {}, delayMs: 400 };

@@ -58,7 +58,7 @@ describe.each(databases)("secrets at rest on %s", (kind) => {
     });
     connector = await startConnector(app, tls.server);
     const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
-    const pkg = (await admin("GET", "/aps/2/packages")).json.find((p: { name: string }) => p.name === "cloudmail").id;
+    const pkg = (await admin("GET", "/aps/2/packages")).json.find((p: { name: string }) => p.name === "CloudMail").id;
     const installed = await admin("POST", "/aps/2/instances", { package: pkg, endpoint: connector.url, endpointCa: tls.ca.cert, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret } });
     expect(installed.status, installed.text).toBe(201);
     const account = await admin("POST", "/aps/2/resources", { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} });

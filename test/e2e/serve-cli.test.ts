@@ -51,6 +51,8 @@ describe("aps-gen serve as a process", () => {
     expect(nav.status).toBe(201);
     expect((await call("GET", "/aps/2/types/http://notes.example/types/note/1.0", { token })).json.name).toBe("Note");
     const providerLine = first.output().err.match(/provider account (\S+);/)![1];
+    // Said before the slow part: the first start creates the embedded database.
+    expect(first.output().err).toMatch(/^starting the controller: \d+ types · embedded database, created now in .* \(first start: a few seconds\)$/m);
 
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
@@ -62,6 +64,7 @@ describe("aps-gen serve as a process", () => {
     const second = serve();
     const url2 = await second.ready;
     expect(second.output().err).toContain(`provider account ${providerLine};`);
+    expect(second.output().err).toMatch(/^starting the controller: \d+ types · embedded database in \S+$/m);
     const again = await httpsClient(url2, ca)("GET", "/aps/2/resources", { token });
     expect(again.json).toEqual(list.json);
     second.child.kill("SIGINT");

@@ -1,11 +1,19 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import { compile, type CompileResult } from "../../generator/pipeline.ts";
+
+/** Folders made for the test file that imports this module, removed when it is done. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Writes declarations (objects or raw text) into a fresh folder and compiles it. */
 export function compileDeclarations(decls: readonly (object | string)[], options: { core?: boolean } = {}): CompileResult & { dir: string } {
   const dir = mkdtempSync(join(tmpdir(), "aps-gen-decl-"));
+  made.push(dir);
   mkdirSync(join(dir, "pkg"));
   decls.forEach((d, i) => writeFileSync(join(dir, "pkg", `t${i}.schema`), typeof d === "string" ? d : JSON.stringify(d, null, 2)));
   return { ...compile(["pkg"], { cwd: dir, includeCore: options.core ?? true }), dir };

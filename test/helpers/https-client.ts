@@ -11,7 +11,7 @@ export interface HttpReply {
 }
 
 /** A small HTTPS client that trusts one CA: real TLS, real HTTP, no mocks. */
-export function httpsClient(baseUrl: string, ca: string) {
+export function httpsClient(baseUrl: string, ca: string, clientCertificate?: { readonly cert: string; readonly key: string }) {
   return async function call(method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string>; localAddress?: string } = {}): Promise<HttpReply> {
     const url = new URL(path, baseUrl);
     const raw = options.rawBody ?? (options.body === undefined ? undefined : stringifyJson(options.body));
@@ -22,6 +22,8 @@ export function httpsClient(baseUrl: string, ca: string) {
         {
           method,
           ca,
+          // An application instance's credentials (mutual TLS).
+          ...(clientCertificate ? { cert: clientCertificate.cert, key: clientCertificate.key } : {}),
           // Another loopback address (127.0.0.2...) is another source to the controller's per-source limits.
           ...(options.localAddress ? { localAddress: options.localAddress, agent: false } : {}),
           headers: {

@@ -49,7 +49,7 @@ describe.each(databases)("a Python endpoint loads its instance credentials on %s
   });
 
   it("installs, loads aps.x509.self with ssl.load_cert_chain, and calls GET /aps/2/application with it", async () => {
-    const packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "cloudmail").id;
+    const packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
     const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packageId, endpoint: endpointUrl, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
     expect(installed.status, installed.text).toBe(201);
     const probe = await get(`${endpointUrl}/probe?path=${encodeURIComponent("/aps/2/application")}`, endpointCa);
@@ -61,6 +61,24 @@ describe.each(databases)("a Python endpoint loads its instance credentials on %s
     expect(execFileSync("openssl", ["pkey", "-in", probe.json.pem, "-noout", "-text"], { encoding: "utf8" })).toMatch(/2048 bit/);
   }, 60_000);
 
-  // Issue 16 item 1 (not done yet): a certificate-authenticated GET /aps/2/resources answers 401 today.
-  it.todo("calls GET /aps/2/resources?implementing(...) back with that certificate and gets its resources (issue 16 item 1)");
+  it("calls GET /aps/2/resources?implementing(...) back with that certificate and gets its resources", async () => {
+    const [instance] = (await t.call("GET", "/aps/2/instances", { token: t.adminToken })).json as { rootResource: string }[];
+    const probe = await get(`${endpointUrl}/probe?path=${encodeURIComponent("/aps/2/resources?implementing(http://cloudmail.example.com/types/cloudmail/1.0)")}`, endpointCa);
+    expect(probe.json.status, JSON.stringify(probe.json.body)).toBe(200);
+    expect(probe.json.body.map((r: { aps: { id: string } }) => r.aps.id)).toEqual([instance!.rootResource]);
+    // The root's encrypted setting is the application's to read.
+    expect(probe.json.body[0].apiSecret).toBe("secret-0123456789");
+  }, 60_000);
+
+  it("reads its services' schemas as the Connect extension does: GET /aps/2/application, then each service's schema URI", async () => {
+    const services = await get(`${endpointUrl}/probe?path=${encodeURIComponent("/aps/2/application")}`, endpointCa);
+    expect(services.json.status).toBe(200);
+    const tenant = services.json.body.tenants as { schema: string };
+    const schema = await get(`${endpointUrl}/probe?path=${encodeURIComponent(tenant.schema)}`, endpointCa);
+    expect(schema.json.status, JSON.stringify(schema.json.body)).toBe(200);
+    // As declared in types/examples/cloudmail/schemas/tenant.schema: counters by their structure type.
+    expect(schema.json.body).toMatchObject({ id: "http://cloudmail.example.com/types/tenant/1.0", apsVersion: "2.0", implements: ["http://aps-standard.org/types/core/resource/1.0"] });
+    const counters = Object.entries(schema.json.body.properties as Record<string, { type: string }>).filter(([, p]) => p.type.includes("Counter")).map(([name]) => name);
+    expect(counters.length).toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -10,6 +10,7 @@ import type { JsonNode } from "../../generator/load/json-document.ts";
 import { loadInputs } from "../../generator/load/load-inputs.ts";
 import { plainValue } from "../../generator/load/php/located-json.ts";
 import { schemaGenText } from "../../generator/load/php/php-service.ts";
+import { emitAll } from "../../generator/build.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { corpusAvailable, corpusRoot, corpusSkipReason, repoRoot } from "../helpers/paths.ts";
 import { filesOf } from "../helpers/files-of.ts";
@@ -69,14 +70,21 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
     const own = diagnostics.filter((d) => d.file.startsWith(full));
     expect(own.every((d) => d.file.endsWith(".php")), show(own)).toBe(true);
     // @return(T, ctype) is written as both "type" and "contentType", as aps build does. A JSON
-    // ctype says nothing the type does not (APS098, a warning); any other ctype beside a type is
-    // the APS089 error of SPEC 4.4. Both land on the @return line of the PHP.
+    // ctype says nothing the type does not (APS098, a warning, on the @return line of the PHP).
     const at = (d: Diagnostic) => `${d.code} ${d.file.split("/").at(-1)}:${d.line}:${d.col}`;
-    expect(own.filter((d) => d.severity === "error").map(at)).toEqual(["APS089 base.php:25:8"]);
+    expect(own.filter((d) => d.severity === "error").map(at)).toEqual([]);
     expect(own.filter((d) => d.code === "APS098").map(at)).toEqual(["APS098 widgets.php:71:8", "APS098 widgets.php:81:8"]);
     expect(model.types.has("http://fixtures.example/phpwidgets/widget/1.0")).toBe(true);
     const widget = model.types.get("http://fixtures.example/phpwidgets/widget/1.0")!;
     expect(widget.decl.file).toBe(`${full}/scripts/widgets.php`);
+    // @return(string, text/plain) (base.php's ping) is a plain-text reply, as in the built Mozy
+    // 2.0-1.8 package: not the APS089 error of a JSON type beside another format, but the text
+    // content type alone, while the declaration keeps both members as aps build writes them.
+    const ping = widget.operations.get("ping")!;
+    expect(ping.response).toMatchObject({ contentType: "text/plain" });
+    expect(ping.response?.type).toBeUndefined();
+    const connector = emitAll(model).find((f) => f.path.startsWith("connector/") && f.path.endsWith("widgets.gen.ts"))!.content;
+    expect(connector).toContain("ping(ctx: ApsCallContext, params: PingParams): MaybePromise<RawReply>;");
   });
 
   const outDir = mkdtempSync(join(tmpdir(), "aps-gen-php-"));

@@ -9,9 +9,10 @@ beforeAll(async () => {
 });
 
 describe("required and null (README: null semantics)", () => {
-  it("requires required properties on create, except those with a default", () => {
-    expect(codes(widget.validateCreate({}, owner))).toEqual(["/name required"]);
-    // `size` is required but declares a default, which the controller fills in.
+  it("requires required properties on create, also those with a default (a hint for clients, SPEC 2.2)", () => {
+    expect(codes(widget.validateCreate({}, owner))).toEqual(["/name required", "/size required"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m" }, owner))).toEqual([]);
+    // The default stays available to clients preparing a new widget.
     expect(widget.defaults).toEqual({ size: "m" });
   });
 
@@ -31,11 +32,11 @@ describe("required and null (README: null semantics)", () => {
   });
 
   it("ignores the aps meta-section and undefined values", () => {
-    expect(codes(widget.validateCreate({ aps: { type: "t" }, name: "abc", note: undefined }, owner))).toEqual([]);
+    expect(codes(widget.validateCreate({ aps: { type: "t" }, name: "abc", size: "m", note: undefined }, owner))).toEqual([]);
   });
 
   it("rejects unknown properties, with a path-safe pointer", () => {
-    expect(codes(widget.validateCreate({ name: "abc", "a/b~c": 1 }, owner))).toEqual(["/a~1b~0c unknown"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", "a/b~c": 1 }, owner))).toEqual(["/a~1b~0c unknown"]);
   });
 });
 

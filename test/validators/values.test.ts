@@ -58,8 +58,8 @@ describe("values: 64-bit integers (SPEC 8), written as JSON text", () => {
   });
 
   it("rejects a double beyond the range even without the lossless parser", () => {
-    expect(codes(widget.validateCreate({ name: "abc", count: 2 ** 63 }, owner))).toEqual(["/count range"]);
-    expect(codes(widget.validateCreate({ name: "abc", count: -(2 ** 63) }, owner))).toEqual([]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", count: 2 ** 63 }, owner))).toEqual(["/count range"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", count: -(2 ** 63) }, owner))).toEqual([]);
   });
 
   it("compares 64-bit enum values exactly", () => {
@@ -76,14 +76,14 @@ describe("values: strings (SPEC 2.2, 2.5, 8)", () => {
     expect(create('"name": "abcdefghi"')).toEqual(["/name maxLength"]);
     expect(create('"name": "abcdefgh"')).toEqual([]);
     // Four astral characters are eight UTF-16 units but four characters: within maxLength 8... and the pattern.
-    expect(codes(widget.validateCreate({ name: "abc", note: "😀".repeat(4000) }, owner))).toEqual([]);
-    expect(codes(widget.validateCreate({ name: "abc", note: "😀".repeat(4001) }, owner))).toEqual(["/note limit"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "😀".repeat(4000) }, owner))).toEqual([]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "😀".repeat(4001) }, owner))).toEqual(["/note limit"]);
   });
 
   it("limits every string to 4000 characters", () => {
-    expect(codes(widget.validateCreate({ name: "abc", note: "x".repeat(4000) }, owner))).toEqual([]);
-    expect(codes(widget.validateCreate({ name: "abc", note: "x".repeat(4001) }, owner))).toEqual(["/note limit"]);
-    expect(codes(widget.validateCreate({ name: "abc", note: "" }, owner))).toEqual([]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "x".repeat(4000) }, owner))).toEqual([]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "x".repeat(4001) }, owner))).toEqual(["/note limit"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "" }, owner))).toEqual([]);
   });
 
   it("applies pattern as an ECMA-262 search and ignores format when a pattern is present", () => {
@@ -133,8 +133,8 @@ describe("values: arrays and structures (SPEC 2.2, 2.6, 8)", () => {
     const points = (n: number) => Array.from({ length: n }, (_, i) => ({ x: i, label: "a" }));
     const fits = points(150);
     expect(JSON.stringify(fits).length).toBeLessThanOrEqual(4000);
-    expect(codes(widget.validateCreate({ name: "abc", points: fits }, owner))).toEqual([]);
-    expect(codes(widget.validateCreate({ name: "abc", points: points(300) }, owner))).toEqual(["/points limit"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", points: fits }, owner))).toEqual([]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", points: points(300) }, owner))).toEqual(["/points limit"]);
   });
 
   it("reports every error at once", () => {

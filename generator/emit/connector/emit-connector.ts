@@ -94,7 +94,7 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
     const replyType = event
       ? imports.use(`${CONNECTOR}/replies`, "EventReply")
       : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : op.response?.type ? refTs(op.response.type, type, imports, names) : "unknown";
-    const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
+    const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST <service>/<subscriber id>${op.path}, or SPEC 6.2's .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
     members.push(`  /** ${doc} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`, `  ${propertyKey(method)}(ctx: ${ctx}, params: ${paramsName}): ${maybe}<${replyType}>;`);
     const parser = importParser(imports, type, names, op);
     const convert = imports.useValue(`${CONNECTOR}/replies`, "operationParams");

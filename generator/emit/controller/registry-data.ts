@@ -28,6 +28,7 @@ export function buildRegistry(model: ApsModel): RegistryType[] {
     properties: Object.fromEntries([...t.properties.values()].map((p) => [p.name, registryProperty(p)])),
     relations: Object.fromEntries([...t.relations.values()].map((r): [string, RegistryRelation] => [r.name, { typeId: r.typeId, collection: r.collection, required: r.required }])),
     operations: Object.fromEntries([...t.operations.values()].map((op) => [op.name, registryOperation(op, isBaseOperation(op, t, model))])),
+    ...(t.decl.document ? { declaration: t.decl.document } : {}),
   }));
 }
 

@@ -23,7 +23,60 @@ const pathParameter = (name: string, description: string, schema: Schema = { typ
 
 /** The type-independent paths; `serviceIds` are the APP-META services of the inputs. */
 export function controllerPaths(serviceIds: readonly string[]): Record<string, PathItem> {
-  return { ...resourceFacetPaths(), ...catalogPaths(), ...applicationPaths(serviceIds), ...administrationPaths(), ...uiPaths() };
+  return { ...resourceFacetPaths(), ...catalogPaths(), ...applicationPaths(serviceIds), ...administrationPaths(), ...platformPaths(), ...uiPaths() };
+}
+
+/**
+ * The platform's own forms that connectors use (docs/platform-forms.md §1.1, §1.2): the version
+ * probe, the application instances collection, and the one platform service offered.
+ */
+function platformPaths(): Record<string, PathItem> {
+  const instance = pathParameter("applicationId", "Application instance id (`aps.id`).", { type: "string", format: "uuid" });
+  const view: Schema = {
+    type: "object",
+    description: "An instance: `aps.id` the instance, `app` its application root resource (apsconnect-cli reads `app.aps.id`).",
+    properties: { aps: { type: "object", properties: { id: { type: "string" }, href: { type: "string" } } }, package: anyObject, app: { type: "object", properties: { aps: { type: "object", properties: { id: { type: "string" }, type: { type: "string" }, href: { type: "string" } } } } }, endpoint: { type: "string" } },
+  };
+  const install: Schema = {
+    type: "object",
+    required: ["aps"],
+    description: "The root resource's settings beside `aps`.",
+    properties: {
+      aps: {
+        type: "object",
+        required: ["package", "endpoint"],
+        properties: {
+          package: { type: "object", description: '`{"type": <APP-META id>, "version"?, "release"?}` (the newest that fits) or `{"id": <package id>}`.', properties: { type: { type: "string" }, version: {}, release: {}, id: { type: "string" } } },
+          endpoint: { type: "string", format: "uri" },
+          network: { type: "string", enum: ["proxy", "direct"], description: "Accepted; the controller calls the endpoint directly either way." },
+          auth: { type: "object", properties: { oauth: { type: "object", required: ["key", "secret"], properties: { key: { type: "string" }, secret: { type: "string" } } } } },
+          endpointCa: { type: "string", description: "aps-gen's: PEM of the CA of the endpoint's HTTPS certificate, when no public CA issued it." },
+        },
+      },
+    },
+    additionalProperties: true,
+  };
+  const rtm = "/aps/2/services/resource-type-manager";
+  return {
+    "/aps": { get: { operationId: "getApsVersions", summary: "The APS API versions served, in the platform's form `{versions: {<v>: {version, href, features}}}`.", security: [], responses: { "200": { description: "Versions.", content: jsonContent({ type: "object", required: ["versions"], properties: { versions: { type: "object", additionalProperties: { type: "object", properties: { version: { type: "string" }, href: { type: "string" } } } } } }) } } } },
+    "/aps/2/applications": {
+      get: { operationId: "listApplications", summary: "Application instances in the platform's form (provider administrators).", responses: { "200": listResponse(view), ...errorResponses() } },
+      post: { operationId: "installApplication", summary: "Installs an instance from the platform's body (apsconnect-cli, the Connect extension); 200, the only success those clients take. An application acting for its root resource (`APS-Resource-ID`) installs as the provider.", security: tokenOrCertificate(), requestBody: { required: true, content: jsonContent(install) }, responses: { "200": { description: "Installed.", content: jsonContent(view) }, ...errorResponses() } },
+    },
+    "/aps/2/applications/{applicationId}": {
+      parameters: [instance] as never,
+      get: { operationId: "getApplication", responses: { "200": { description: "The instance.", content: jsonContent(view) }, ...errorResponses() } },
+      delete: {
+        operationId: "uninstallApplication",
+        summary: "As DELETE /aps/2/instances/{id}.",
+        parameters: [{ name: "force", in: "query", required: false, description: "`true` removes the instance even when its endpoint cannot be reached.", schema: { type: "boolean" } }],
+        responses: { "200": { description: "What was removed, and the endpoint's errors when forced.", content: jsonContent(anyObject) }, ...errorResponses() },
+      },
+    },
+    [rtm]: { get: { operationId: "getResourceTypeManager", summary: "The resource-type manager, present so that connectors find it; it keeps no resource types. Other platform services are 404.", responses: { "200": { description: "The service.", content: jsonContent(anyObject) }, ...errorResponses() } } },
+    [`${rtm}/resourceTypes`]: { get: { operationId: "listResourceTypes", summary: "Always empty: billing resource types are made through OA RPC, which aps-gen does not serve.", responses: { "200": listResponse(anyObject), ...errorResponses() } } },
+    [`${rtm}/resourceTypes/{resourceTypeId}`]: { get: { operationId: "getResourceType", parameters: [pathParameter("resourceTypeId", "Resource type id.")], responses: { "200": { description: "Never: there are none (404).", content: jsonContent(anyObject) }, ...errorResponses() } } },
+  };
 }
 
 /** Paths for user interfaces; the two documents need no token. */
@@ -55,8 +108,8 @@ function resourceFacetPaths(): Record<string, PathItem> {
 function catalogPaths(): Record<string, PathItem> {
   const zip = { "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } } };
   return {
-    "/aps/2/types": { get: { operationId: "listTypes", summary: "Types the controller knows; RQL `implementing(<id>)`, `composing(<id>)`, `eq(name,<name>)`, `limit(<start>,<count>)`.", responses: { "200": listResponse(anyObject), ...errorResponses() } } },
-    "/aps/2/types/{typeId}": { get: { operationId: "getType", parameters: [pathParameter("typeId", "The type id, URL-encoded as one segment.")], responses: { "200": { description: "The type.", content: jsonContent(anyObject) }, ...errorResponses() } } },
+    "/aps/2/types": { get: { operationId: "listTypes", summary: "Types the controller knows, as declared; RQL `implementing(<id>)`, `composing(<id>)`, `eq(name,<name>)`, `limit(<start>,<count>)`, or the short form `?id=<type id>`.", responses: { "200": listResponse(anyObject), ...errorResponses() } } },
+    "/aps/2/types/{typeId}": { get: { operationId: "getType", parameters: [pathParameter("typeId", "The type id, URL-encoded as one segment.")], responses: { "200": { description: "The type's APS JSON declaration as written (own members; `implements` names the parents), with `aps.href`.", content: jsonContent(anyObject) }, ...errorResponses() } } },
     "/aps/2/packages": {
       get: { operationId: "listPackages", summary: "Imported packages.", responses: { "200": listResponse(anyObject), ...errorResponses() } },
       post: { operationId: "importPackage", summary: "Imports an .app.zip (provider administrators).", requestBody: { required: true, content: zip }, responses: { "201": { description: "Imported.", content: jsonContent(anyObject) }, ...errorResponses() } },
@@ -89,9 +142,12 @@ function applicationPaths(serviceIds: readonly string[]): Record<string, PathIte
     "/aps/2/application": {
       get: {
         operationId: "listApplicationServices",
-        summary: "The services of the instance's package and the types they serve.",
+        summary: "The services of the instance's package, keyed by service id, with the type each serves and where that type's document is (`schema`).",
         security: certificate,
-        responses: { "200": listResponse({ type: "object", required: ["id", "type", "href"], properties: { id: { type: "string" }, type: { type: "string" }, href: { type: "string" } } }), ...errorResponses() },
+        responses: {
+          "200": { description: "Services by id.", content: jsonContent({ type: "object", additionalProperties: { type: "object", required: ["schema", "type", "href"], properties: { schema: { type: "string" }, type: { type: "string" }, href: { type: "string" } } } }) },
+          ...errorResponses(),
+        },
       },
     },
     "/aps/2/application/{serviceId}": {

@@ -81,7 +81,8 @@ export function resourceSchemas(type: ResolvedType, names: SchemaNames): { read:
     );
   const read = objectSchema(props.filter((p) => !p.encrypted), names, { required: () => false, ...(type.decl.description ? { description: type.decl.description } : {}), extra: { aps: schemaRef(BaseSchemaNames.meta), ...links(false) } });
   const create = objectSchema(props.filter((p) => !p.readonly), names, {
-    required: (p) => p.required && p.default === undefined,
+    // A default is a hint for the client preparing the body (SPEC 2.2): required is required.
+    required: (p) => p.required,
     description: `Provision input of ${type.name}.`,
     extra: { aps: { type: "object", properties: { type: { const: type.id } }, required: ["type"] }, ...links(true) },
   });

@@ -165,7 +165,9 @@ function resourceValidator(type: ResolvedType, mode: Mode, fn: string, scope: Mo
   );
   if (mode === "create") {
     for (const p of type.properties.values()) {
-      if (!p.required || p.default !== undefined) continue;
+      // A default is a hint for clients preparing a new resource (SPEC 2.2), not a value the
+      // controller supplies: a required property is required whether it declares one or not.
+      if (!p.required) continue;
       const gate = writableGate(p);
       const cond = gate === "always" ? "" : gate === "application" ? " && actor.application" : ` && (actor.application || (actor.roles & ${gate}) !== 0)`;
       lines.push(`  if (b[${JSON.stringify(p.name)}] === undefined${cond}) errors.push({ path: ${JSON.stringify(`/${pointer(p.name)}`)}, code: "required", message: "is required" });`);

@@ -4,6 +4,7 @@ import type { DiagnosticSink } from "../../check/diagnostic.ts";
 import type { PackageSource } from "../package-source.ts";
 import { createSourceFile, fileLoc, locAt, type Loc, type SourceFile } from "../source-file.ts";
 import type { DocComment } from "./doc-tags.ts";
+import { closeSpacedNames } from "./spaced-names.ts";
 
 /**
  * A node of php-parser's AST, typed loosely on purpose: the loader reads a handful of node
@@ -108,6 +109,15 @@ export class PhpFileCache {
     try {
       return { file, ast: this.engine.parseCode(text, file.path) as unknown as PhpNode };
     } catch (error) {
+      // PHP 7 names with blanks in them: parse the same text with the names closed up (positions kept).
+      const closed = closeSpacedNames(text, this.engine);
+      if (closed !== text) {
+        try {
+          return { file, ast: this.engine.parseCode(closed, file.path) as unknown as PhpNode };
+        } catch {
+          // Not what broke it: report the error of the text as written.
+        }
+      }
       const e = error as { message: string; lineNumber?: number; columnNumber?: number };
       const loc = e.lineNumber ? { file: file.path, line: e.lineNumber, col: (e.columnNumber ?? 0) + 1 } : fileLoc(file.path);
       return { file, syntaxError: { loc, message: e.message.replace(/ on line \d+$/, "") } };

@@ -39,7 +39,8 @@ export function readPhpService(source: PackageSource, script: string, service: {
   if (!chosen) {
     // A script that does not parse has its error already; "no class" would only repeat it.
     if (program.unparsable) return undefined;
-    sink.report(Codes.serviceTypeMissing, fileLoc(program.script.path), `service "${service.id}": ${script} declares no class with a usable @type("http://...") annotation, so its type cannot be read; annotate the resource class (see "What gets loaded" in the README).`);
+    const why = noCodeReason(program.script.text) ?? `declares no class with a usable @type("http://...") annotation, so its type cannot be read; annotate the resource class (see "What gets loaded" in the README)`;
+    sink.report(Codes.serviceTypeMissing, fileLoc(program.script.path), `service "${service.id}": ${script} ${why}.`);
     return undefined;
   }
   const value = typeDeclaration(chosen, program, sink);
@@ -47,6 +48,18 @@ export function readPhpService(source: PackageSource, script: string, service: {
   // Printed by aps-gen itself, so it is valid JSON with no duplicate keys: nothing to report.
   const doc: JsonDocument = { file: createSourceFile(program.script.path, text, origins), root: tree };
   return { script, doc, value };
+}
+
+/**
+ * Why a script has no PHP code at all, in the two forms built public packages show, or
+ * undefined when it has some. PHP opens code only at `<?php` followed by a blank or a line end
+ * (or at `<?=`); anything else, such as `<?phpfoo`, is text that PHP prints as it is.
+ */
+function noCodeReason(text: string): string | undefined {
+  if (text.trim() === "") return `is empty, so it declares no type ("aps build" writes a declaration with nothing in it); add the resource class`;
+  if (/<\?php(\s|$)|<\?=/.test(text)) return undefined;
+  const start = JSON.stringify(text.trimStart().slice(0, 16));
+  return `has no PHP code: "<?php" opens code only when a space or a line break follows it, and the file starts ${start}, so PHP prints the whole file as text (which "aps build" writes as the declaration); put a line break after <?php`;
 }
 
 /** The text of `schemas/<service>.schema.gen` as `aps build` writes it: two comment lines and 4-space JSON. */

@@ -1,5 +1,6 @@
 import { Codes } from "../../check/codes.ts";
 import type { DiagnosticSink } from "../../check/diagnostic.ts";
+import { closestMatch } from "../../check/did-you-mean.ts";
 import type { SourceFile } from "../source-file.ts";
 import { readDocTags, type DocComment, type DocTag } from "./doc-tags.ts";
 
@@ -32,7 +33,8 @@ export function usableTags(doc: DocComment | undefined, file: SourceFile, sink: 
     const isAps = known.has(tag.name) && !(tag.args === undefined && PHPDOC_WITHOUT_PARENTHESES.has(tag.name) && !flagTags.has(tag.name));
     if (!isAps) {
       if (PHPDOC_TAGS.has(tag.name) || PHPDOC_WITHOUT_PARENTHESES.has(tag.name)) continue;
-      sink.report(Codes.phpAnnotationUnknown, tag.loc, `@${tag.name} is not an APS annotation of a ${site} (tag names are case-sensitive); it is ignored. Known here: ${[...known].map((k) => `@${k}`).join(", ")}.`);
+      const meant = closestMatch(tag.name, known);
+      sink.report(Codes.phpAnnotationUnknown, tag.loc, `@${tag.name} is not an APS annotation of a ${site} (tag names are case-sensitive); it is ignored.${meant === undefined ? "" : ` Did you mean @${meant}?`} Known here: ${[...known].map((k) => `@${k}`).join(", ")}.`);
       continue;
     }
     if (tag.unterminated) {

@@ -1,6 +1,6 @@
 /**
- * Who is calling: a user or account (APS-Token), the vendor's anonymous token, or, from the
- * application issue on, an application instance (client certificate).
+ * Who is calling: a user or account (APS-Token), the vendor's anonymous token, or an
+ * application instance (its client certificate or OAuth key; auth/application-caller.ts).
  */
 import { ApsError } from "../errors.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
@@ -13,14 +13,21 @@ const MAX_CACHED_TOKENS = 10_000;
 /** Status of a suspended resource (SPEC 3); an account in it speaks for no one. */
 const DISABLED = "aps:disabled";
 
-/** The caller of one request. */
+/**
+ * The caller of one request. An application instance calls as itself (`kind: "application"`:
+ * its rights come from the resources it serves, see auth/roles.ts) or, with `APS-Resource-ID`,
+ * as the customer that owns one of its resources (`kind: "user"` with that account and
+ * `instanceId` set: the customer's roles, SPEC 4.7.1).
+ */
 export interface Caller {
-  readonly kind: "user";
-  /** Absent for the anonymous token: such a caller holds only the public role. */
+  readonly kind: "user" | "application";
+  /** Absent for the anonymous token and for an application acting as itself. */
   readonly accountId?: string;
   readonly userId?: string;
   /** The account's path in the account tree (see schema.ts `owner_path`). */
   readonly accountPath?: string;
+  /** The calling application instance, when the call came with application credentials (sent on as APS-Application-ID). */
+  readonly instanceId?: string;
 }
 
 /**

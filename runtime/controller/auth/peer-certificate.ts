@@ -10,7 +10,8 @@ export interface PeerCertificate {
 
 /** The client certificate of the request, or undefined when none was presented. */
 export function peerCertificate(c: { readonly env: HttpBindings }): PeerCertificate | undefined {
-  const socket = c.env.incoming.socket as TLSSocket;
-  const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
-  return peer?.fingerprint256 ? { fingerprint: peer.fingerprint256, authorized: socket.authorized } : undefined;
+  // Requests made in process (app.request, tests) have no socket.
+  const socket = c.env?.incoming?.socket as TLSSocket | undefined;
+  const peer = socket && typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
+  return socket && peer?.fingerprint256 ? { fingerprint: peer.fingerprint256, authorized: socket.authorized } : undefined;
 }

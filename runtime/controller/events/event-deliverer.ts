@@ -1,7 +1,9 @@
 /**
  * Delivers the outbox (SPEC 6.2) in the background of every controller process: gives serials,
- * claims the next notification of each subscriber, and POSTs it to
- * `<endpoint>/<service>/events/<subscriberID>/<handler>`. 200/204 delivered; 202 tried again
+ * claims the next notification of each subscriber, and POSTs it to the handler operation's path on
+ * the subscriber, `<endpoint>/<service>/<subscriberID><operation path>`, as real connectors serve it,
+ * or to SPEC 6.2's `<endpoint>/<service>/events/<subscriberID>/<handler>` where nothing is routed
+ * there (handler-path.ts). 200/204 delivered; 202 tried again
  * later as often as the subscriber asks (aps-facts 5); any other answer, a time-out or an
  * unreachable endpoint is retried with exponential backoff a bounded number of times, then the
  * notification lands in the dead-letter list (an admin lists and replays it). At least once, in
@@ -13,6 +15,7 @@ import { ApsError } from "../errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
 import { loggableError } from "../loggable-error.ts";
 import type { TypeRegistry } from "../registry.ts";
+import { handlerPaths, isNoRoute } from "./handler-path.ts";
 import type { ClaimedNotification, NotificationStore } from "./notification-store.ts";
 
 /** How failed deliveries are retried. */
@@ -35,7 +38,8 @@ export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 10, retryBas
 export interface DeliveryTargets {
   readonly registry: () => TypeRegistry;
   targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
-  notify(target: EndpointTarget, service: string, subscriberId: string, handler: string, notification: Record<string, unknown>): Promise<EndpointReply>;
+  /** POSTs the notification to `path` on the endpoint. */
+  notify(target: EndpointTarget, path: string, notification: Record<string, unknown>): Promise<EndpointReply>;
 }
 
 export class EventDeliverer {
@@ -77,11 +81,20 @@ export class EventDeliverer {
   private async deliver(n: ClaimedNotification): Promise<void> {
     let reply: EndpointReply | undefined;
     let problem = "";
+    let sentTo = "";
     try {
       const type = this.targets.registry().get(n.subscriberType);
       const target = n.instanceId ? await this.targets.targetOf(n.instanceId) : undefined;
       if (!type?.service || !target) problem = `the subscriber ${n.subscriberId} has no application endpoint`;
-      else reply = await this.targets.notify(target, type.service, n.subscriberId, n.handler, notificationBody(n));
+      else {
+        const body = notificationBody(n);
+        const paths = handlerPaths(type, type.service, n.subscriberId, n.handler);
+        for (const [i, path] of paths.entries()) {
+          sentTo = path;
+          reply = await this.targets.notify(target, path, body);
+          if (!isNoRoute(reply.status) || i === paths.length - 1) break;
+        }
+      }
     } catch (error) {
       problem = error instanceof ApsError ? error.message : (error as Error).message;
     }
@@ -95,7 +108,7 @@ export class EventDeliverer {
       await this.store.later(n.id, Number.isFinite(asked) && asked >= 0 ? Math.min(asked, 86_400) : this.policy.acceptedRetrySeconds);
       return;
     }
-    if (reply) problem = `the handler answered ${reply.status}: ${reply.body.toString("utf8").slice(0, 300)}`;
+    if (reply) problem = `the handler at ${sentTo} answered ${reply.status}: ${reply.body.toString("utf8").slice(0, 300)}`;
     const failures = n.attempts + 1;
     const dead = failures >= this.policy.maxAttempts;
     const wait = Math.min(this.policy.retryBaseSeconds * 2 ** (failures - 1), this.policy.retryMaxSeconds);

@@ -1,11 +1,13 @@
 /**
  * Calls an application endpoint (SPEC 4.3, 4.4) over mutual TLS: the controller presents its
- * client certificate, trusts the endpoint's CA, and never sends a token. Unreachable endpoints
+ * client certificate, trusts the endpoint's CA, and never sends a token; calls to an instance
+ * installed with OAuth credentials are signed with them as well (OAuth 1.0a HMAC-SHA1). Unreachable endpoints
  * and time-outs become 502/504 ApsErrors that say which endpoint and why. A call that may be
  * repeated is sent once more, on a new connection, when its connection broke before any reply
  * (see {@link CallSafety}); other calls are not, as the endpoint may have acted on them.
  */
 import { Client, Pool, type Dispatcher } from "undici";
+import { authorizationHeader } from "../auth/oauth-signature.ts";
 import { ApsError } from "../errors.ts";
 
 /** What the controller needs to reach one instance. */
@@ -13,6 +15,8 @@ export interface EndpointTarget {
   readonly instanceId: string;
   readonly endpoint: string;
   readonly endpointCa?: string | null;
+  /** OAuth 1.0a consumer key and secret of an instance installed with them: every call to it is signed (auth/oauth-signature.ts). */
+  readonly oauth?: { readonly key: string; readonly secret: string } | null;
 }
 
 /** An endpoint's reply. */
@@ -73,9 +77,13 @@ export function endpointClient(options: EndpointClientOptions) {
   };
   const send = async (dispatcher: Dispatcher, target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<EndpointReply> => {
     const url = new URL(target.endpoint.replace(/\/$/, "") + path);
+    // Signed per attempt: a call sent again goes with a nonce of its own.
+    // X-Forwarded-Proto/-Host name the URL that was signed: the Connect extension rebuilds the URL
+    // it verifies from them and fails without them (cbcext/utils/generic.py:9-15, platform-forms §2.3).
+    const signed = target.oauth ? { ...headers, authorization: authorizationHeader(method, url.origin + url.pathname + url.search, target.oauth), "x-forwarded-proto": url.protocol.slice(0, -1), "x-forwarded-host": url.host } : headers;
     let reply;
     try {
-      reply = await dispatcher.request({ method: method as Dispatcher.HttpMethod, path: url.pathname + url.search, headers, ...(body ? { body } : {}) });
+      reply = await dispatcher.request({ method: method as Dispatcher.HttpMethod, path: url.pathname + url.search, headers: signed, ...(body ? { body } : {}) });
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       if (e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT") throw new ApsError(504, `The application endpoint ${target.endpoint} did not answer ${method} ${path} within ${options.timeoutMs / 1000} s.`);

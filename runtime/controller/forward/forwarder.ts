@@ -14,6 +14,8 @@ export interface ForwardOrigin {
   readonly identityId?: string;
   /** `APS-Transaction-ID` to reuse (a sub-request of a running transaction). */
   readonly transactionId?: string;
+  /** `APS-Application-ID`: the application instance that made the call (SPEC 4.7.2). */
+  readonly applicationId?: string;
 }
 
 /** What a base operation led to: done, or accepted for later (a 202, SPEC 3). */
@@ -28,6 +30,7 @@ export interface RepeatableCall {
   readonly body?: string;
   readonly transactionId: string;
   readonly identityId?: string;
+  readonly applicationId?: string;
 }
 
 /** An application's reply that is not a success: passed back to the caller as it came. */
@@ -45,9 +48,14 @@ export class Forwarder {
     private readonly controllerUri: () => string,
   ) {}
 
-  /** Provision: `POST <endpoint>/<service>/` with the new resource. */
+  /**
+   * Provision: `POST <endpoint>/<service>` with the new resource. No trailing slash, unlike SPEC 4.3's
+   * `/<service>/`: FastAPI routes such as the Connect extension's `/tenant` redirect `/tenant/` (307,
+   * which is not followed), the platform's own log shows `POST /async/vpses` (aps-facts §4), and
+   * slash-tolerant endpoints (FallBall, the connector runtime) take both (platform-forms §4 Q4).
+   */
   provision(target: EndpointTarget, type: RegistryType, resource: Record<string, unknown>, origin: ForwardOrigin): Promise<ForwardOutcome> {
-    return this.base(target, { method: "POST", path: `/${serviceOf(type)}/`, body: stringifyJson(resource), ...this.origin(origin) }, [200, 201, 204]);
+    return this.base(target, { method: "POST", path: `/${serviceOf(type)}`, body: stringifyJson(resource), ...this.origin(origin) }, [200, 201, 204]);
   }
 
   /** Configure: `PUT <endpoint>/<service>/<id>` with the changes. */
@@ -66,7 +74,7 @@ export class Forwarder {
   }
 
   private async base(target: EndpointTarget, call: RepeatableCall, ok: readonly number[], phase: "sync" | "async" = "sync"): Promise<ForwardOutcome> {
-    const headers = { ...this.headers(target, { transactionId: call.transactionId, ...(call.identityId ? { identityId: call.identityId } : {}) }, call.body ? "application/json" : undefined), "APS-Request-Phase": phase };
+    const headers = { ...this.headers(target, { transactionId: call.transactionId, ...(call.identityId ? { identityId: call.identityId } : {}), ...(call.applicationId ? { applicationId: call.applicationId } : {}) }, call.body ? "application/json" : undefined), "APS-Request-Phase": phase };
     // Base operations may be sent twice (see CallSafety): provisioning repeats carry the same
     // resource id and transaction, link changes and the idempotent methods change nothing twice.
     const reply = await this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined, { repeatable: true });
@@ -81,8 +89,8 @@ export class Forwarder {
     throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} to ${call.method} ${call.path}, which is not an answer the protocol defines for it (${[...ok, 202].join(", ")} or an error status); nothing was stored.`);
   }
 
-  private origin(origin: ForwardOrigin): { transactionId: string; identityId?: string } {
-    return { transactionId: origin.transactionId ?? randomUUID(), ...(origin.identityId ? { identityId: origin.identityId } : {}) };
+  private origin(origin: ForwardOrigin): { transactionId: string; identityId?: string; applicationId?: string } {
+    return { transactionId: origin.transactionId ?? randomUUID(), ...(origin.identityId ? { identityId: origin.identityId } : {}), ...(origin.applicationId ? { applicationId: origin.applicationId } : {}) };
   }
 
   /**
@@ -114,12 +122,12 @@ export class Forwarder {
   }
 
   /**
-   * An event notification (SPEC 6.2): `POST <endpoint>/<service>/events/<subscriberID>/<handler>`.
+   * An event notification (SPEC 6.2) to `POST <endpoint><path>`; which path is events/handler-path.ts's.
    * The reply comes back as it is: the deliverer decides what it means.
    */
-  notify(target: EndpointTarget, service: string, subscriberId: string, handler: string, notification: Record<string, unknown>): Promise<EndpointReply> {
+  notify(target: EndpointTarget, path: string, notification: Record<string, unknown>): Promise<EndpointReply> {
     // Notifications are delivered at least once (the deliverer retries), so one may be sent twice.
-    return this.call(target, "POST", `/${service}/events/${subscriberId}/${encodeURIComponent(handler)}`, this.headers(target, {}, "application/json"), Buffer.from(stringifyJson(notification)), { repeatable: true });
+    return this.call(target, "POST", path, this.headers(target, {}, "application/json"), Buffer.from(stringifyJson(notification)), { repeatable: true });
   }
 
   private headers(target: EndpointTarget, origin: ForwardOrigin, contentType?: string): Record<string, string> {
@@ -129,6 +137,7 @@ export class Forwarder {
       "APS-Transaction-ID": origin.transactionId ?? randomUUID(),
       "APS-Request-Phase": "sync",
       ...(origin.identityId ? { "APS-Identity-ID": origin.identityId } : {}),
+      ...(origin.applicationId ? { "APS-Application-ID": origin.applicationId } : {}),
       ...(contentType ? { "content-type": contentType } : {}),
       accept: "application/json",
     };

@@ -18,6 +18,12 @@ export interface TransactionClaims {
   readonly instanceId: string;
   /** The new instance certificate's SHA-256 fingerprint, while the instance is not stored (install). */
   readonly fingerprint?: string;
+  /**
+   * The OAuth consumer key of an instance being installed with one, and its secret sealed
+   * (encryption.ts, the instance id as context): what any process needs to verify the instance's
+   * signed calls before the instance is stored. Opaque to the application, which knows the secret.
+   */
+  readonly oauth?: { readonly key: string; readonly sealedSecret: string };
 }
 
 /** The claims as signed: short keys, since the id travels in every call of the transaction. */
@@ -26,6 +32,8 @@ interface Compact {
   readonly t: string;
   readonly i: string;
   readonly f?: string;
+  readonly o?: string;
+  readonly s?: string;
   /** Expiry, milliseconds since the epoch. */
   readonly x: number;
 }
@@ -42,7 +50,7 @@ export class TransactionTickets {
 
   /** A new transaction id that carries `claims`. */
   issue(claims: TransactionClaims, now = Date.now()): string {
-    const short: Compact = { r: claims.resourceId, t: claims.typeId, i: claims.instanceId, ...(claims.fingerprint ? { f: claims.fingerprint } : {}), x: now + VALID_MS };
+    const short: Compact = { r: claims.resourceId, t: claims.typeId, i: claims.instanceId, ...(claims.fingerprint ? { f: claims.fingerprint } : {}), ...(claims.oauth ? { o: claims.oauth.key, s: claims.oauth.sealedSecret } : {}), x: now + VALID_MS };
     const payload = Buffer.from(JSON.stringify(short)).toString("base64url");
     return `${payload}.${this.mac(payload)}`;
   }
@@ -56,7 +64,7 @@ export class TransactionTickets {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     const c = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Compact;
     if (!(c.x > now)) return undefined;
-    return { resourceId: c.r, typeId: c.t, instanceId: c.i, ...(c.f ? { fingerprint: c.f } : {}) };
+    return { resourceId: c.r, typeId: c.t, instanceId: c.i, ...(c.f ? { fingerprint: c.f } : {}), ...(c.o && c.s ? { oauth: { key: c.o, sealedSecret: c.s } } : {}) };
   }
 
   private mac(text: string): string {

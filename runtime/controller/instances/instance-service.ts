@@ -48,6 +48,8 @@ export interface InstallRequest {
   readonly endpointCa?: string;
   /** Properties of the application root resource (its settings). */
   readonly settings?: Record<string, unknown>;
+  /** OAuth 1.0a consumer key and secret (`auth.oauth`): the instance signs its calls with them, and so does the controller its calls to it. */
+  readonly oauth?: { readonly key: string; readonly secret: string };
 }
 
 export class InstanceService {
@@ -61,6 +63,13 @@ export class InstanceService {
     private readonly sealer: PropertySealer,
     private readonly providerAccount: { id: string; path: string },
     private readonly tickets: TransactionTickets,
+    /**
+     * What the endpoint gets as `aps.x509.controller`: the client certificate the controller
+     * presents when it calls endpoints, then the CA certificate. aps-node-runtime compares the
+     * peer certificate byte for byte with the first certificate there (instance.js:334-350,
+     * platform-forms Q3), so it must be the one presented, not the CA. Defaults to the CA alone.
+     */
+    private readonly controllerIdentity: string = ca.cert,
   ) {}
 
   async install(caller: Caller, request: unknown): Promise<Record<string, unknown>> {
@@ -79,14 +88,19 @@ export class InstanceService {
     const instanceId = randomUUID();
     const credentials = await issueInstanceCredentials(this.ca, instanceId);
     const fingerprint = new X509Certificate(credentials.cert).fingerprint256;
-    const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null };
+    if (input.oauth && (await this.db.select({ id: instances.id }).from(instances).where(eq(instances.oauthKey, input.oauth.key)).limit(1)).length) {
+      throw new ApsError(409, `The OAuth key ${JSON.stringify(input.oauth.key)} is already another instance's; each instance needs a key of its own.`);
+    }
+    const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, ...(input.oauth ? { oauth: input.oauth } : {}) };
     const rootId = randomUUID();
-    const values: Record<string, unknown> = { ...(validator?.defaults ?? {}), ...(input.settings ?? {}) };
+    // The settings as sent: `default` is a hint for clients preparing them (SPEC 2.2), not filled in.
+    const values: Record<string, unknown> = { ...(input.settings ?? {}) };
     // The application may subscribe to events while it installs (SPEC 6.1): with this transaction id and its new certificate.
-    const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.id, instanceId, fingerprint });
+    const pendingOAuth = input.oauth ? { oauth: { key: input.oauth.key, sealedSecret: Buffer.from(this.sealer.sealText(instanceId, input.oauth.secret)).toString("base64url") } } : {};
+    const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.id, instanceId, fingerprint, ...pendingOAuth });
     let outcome;
     try {
-      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.ca.cert } }, ...values }, { transactionId });
+      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.controllerIdentity } }, ...values }, { transactionId });
       if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
       // As for provisioning: what the endpoint returns must be valid for the root type. An error
       // answered with 200 (aps-node-runtime's `{code, type, message}`, endpoint.js:506-513) fails here.
@@ -104,7 +118,7 @@ export class InstanceService {
     // Instance, root resource and its subscriptions together, or none of them.
     const rootRow = { id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null };
     await this.db.transaction(async (tx) => {
-      await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now });
+      await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now, ...(input.oauth ? { oauthKey: input.oauth.key, oauthSecret: this.sealer.sealText(instanceId, input.oauth.secret) } : {}) });
       await tx.insert(resources).values(rootRow);
       await recordEvents(tx as unknown as Db, [raise(this.catalog.registry, CoreEvent.available, rootRow)]);
       await moveStaged(tx as unknown as Db, rootId);
@@ -134,7 +148,7 @@ export class InstanceService {
     requireProviderAdmin(caller, "manage application instances");
     const instance = await this.get(id);
     if (!instance) throw new ApsError(404, `Instance ${id} does not exist.`);
-    const target: EndpointTarget = { instanceId: instance.id, endpoint: instance.endpoint, endpointCa: instance.endpointCa };
+    const target = this.targetOfRow(instance);
     const rows = await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.instanceId, id));
     const strong = await this.db
       .select({ source: links.sourceId, target: links.targetId, relation: links.relation, sourceType: resources.typeId })
@@ -191,8 +205,8 @@ export class InstanceService {
     const type = root[0] && this.catalog.registry.get(root[0].typeId);
     if (!type) throw new ApsError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
     const credentials = await issueInstanceCredentials(this.ca, id);
-    const target: EndpointTarget = { instanceId: id, endpoint: instance.endpoint, endpointCa: instance.endpointCa };
-    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.self, controller: this.ca.cert } } }, {});
+    const target = this.targetOfRow(instance);
+    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.self, controller: this.controllerIdentity } } }, {});
     if (outcome.kind === "accepted") throw new ApsError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
     this.serving.clear();
@@ -211,7 +225,7 @@ export class InstanceService {
     const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
     if (!row) throw new ApsError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
     const [root] = row.rootResource ? await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.id, row.rootResource)) : [];
-    const value: ServingInstance = { target: { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa }, packageId: pkg.id, ...(root ? { rootResource: root } : {}) };
+    const value: ServingInstance = { target: this.targetOfRow(row), packageId: pkg.id, ...(root ? { rootResource: root } : {}) };
     this.serving.set(pkg.id, { value, until: Date.now() + SERVING_TTL_MS });
     return value;
   }
@@ -219,7 +233,31 @@ export class InstanceService {
   /** An instance's endpoint by id. */
   async targetOf(instanceId: string): Promise<EndpointTarget | undefined> {
     const row = await this.get(instanceId);
-    return row ? { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa } : undefined;
+    return row ? this.targetOfRow(row) : undefined;
+  }
+
+  /**
+   * The instance whose OAuth consumer key this is, with its secret opened (auth/oauth-verifier.ts).
+   * While an instance installs it is not stored yet; its calls made with the install's
+   * transaction id are recognised by the key and sealed secret that id carries.
+   */
+  async byOAuthKey(key: string, transactionId?: string): Promise<{ instanceId: string; secret: string } | undefined> {
+    const [row] = await this.db.select().from(instances).where(eq(instances.oauthKey, key)).limit(1);
+    if (row?.oauthSecret) return { instanceId: row.id, secret: this.sealer.openText(row.id, row.oauthSecret) };
+    const claims = this.tickets.read(transactionId);
+    if (claims?.oauth?.key !== key) return undefined;
+    return { instanceId: claims.instanceId, secret: this.sealer.openText(claims.instanceId, Buffer.from(claims.oauth.sealedSecret, "base64url")) };
+  }
+
+  /** How to reach an instance: its endpoint, the CA of its HTTPS certificate, and its OAuth credentials when it has them. */
+  private targetOfRow(row: InstanceRow): EndpointTarget {
+    const oauth = row.oauthKey && row.oauthSecret ? { oauth: { key: row.oauthKey, secret: this.sealer.openText(row.id, row.oauthSecret) } } : {};
+    return { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa, ...oauth };
+  }
+
+  /** An instance by id (an OAuth-signed caller, auth/oauth-verifier.ts). */
+  byId(id: string): Promise<InstanceRow | undefined> {
+    return this.get(id);
   }
 
   /** The instance whose certificate has this SHA-256 fingerprint (`AB:CD:...`). */
@@ -235,7 +273,8 @@ export class InstanceService {
   }
 
   private view(r: InstanceRow): Record<string, unknown> {
-    return { id: r.id, package: r.packageId, endpoint: r.endpoint, rootService: r.rootService, rootResource: r.rootResource, status: r.status, created: r.created, href: `/aps/2/instances/${r.id}` };
+    // The OAuth key is shown, its secret never.
+    return { id: r.id, package: r.packageId, endpoint: r.endpoint, rootService: r.rootService, rootResource: r.rootResource, status: r.status, created: r.created, ...(r.oauthKey ? { auth: { oauth: { key: r.oauthKey } } } : {}), href: `/aps/2/instances/${r.id}` };
   }
 }
 
@@ -244,8 +283,35 @@ function parseInstall(body: unknown): InstallRequest {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, 'Send {"package": "<package id>", "endpoint": "https://..."} to install an instance.');
   const b = body as Record<string, unknown>;
   if (typeof b.package !== "string") throw new ApsError(400, '"package" must name an imported package by id.');
-  if (typeof b.endpoint !== "string" || !/^https:\/\/[^\s/]+/.test(b.endpoint)) throw new ApsError(400, '"endpoint" must be the https:// URL of the application endpoint.');
+  const oauth = parseOAuth(b.auth);
+  if (typeof b.endpoint !== "string" || !(/^https:\/\/[^\s/]+/.test(b.endpoint) || (oauth && isLoopbackHttp(b.endpoint)))) throw new ApsError(400, `"endpoint" must be the https:// URL of the application endpoint${oauth ? " (plain http:// only on this machine: 127.0.0.1, ::1 or localhost)" : ""}.`);
   if (b.endpointCa !== undefined && (typeof b.endpointCa !== "string" || !b.endpointCa.includes("BEGIN CERTIFICATE"))) throw new ApsError(400, '"endpointCa" must be a PEM certificate.');
   if (b.settings !== undefined && (typeof b.settings !== "object" || b.settings === null || Array.isArray(b.settings))) throw new ApsError(400, '"settings" must be an object of the root resource\'s properties.');
-  return { package: b.package, endpoint: b.endpoint.replace(/\/$/, ""), ...(typeof b.endpointCa === "string" ? { endpointCa: b.endpointCa } : {}), ...(b.settings ? { settings: b.settings as Record<string, unknown> } : {}) };
+  return { package: b.package, endpoint: b.endpoint.replace(/\/$/, ""), ...(typeof b.endpointCa === "string" ? { endpointCa: b.endpointCa } : {}), ...(b.settings ? { settings: b.settings as Record<string, unknown> } : {}), ...(oauth ? { oauth } : {}) };
+}
+
+/** `auth: {oauth: {key, secret}}`, as apsconnect-cli sends it under `aps.auth` (platform-forms §1.1). */
+function parseOAuth(auth: unknown): InstallRequest["oauth"] {
+  if (auth === undefined || auth === null) return undefined;
+  const oauth = typeof auth === "object" && !Array.isArray(auth) ? (auth as Record<string, unknown>).oauth : undefined;
+  const { key, secret } = (typeof oauth === "object" && oauth !== null ? oauth : {}) as Record<string, unknown>;
+  const printable = (v: unknown, max: number): v is string => typeof v === "string" && v.length > 0 && v.length <= max && !/[\u0000-\u001f\u007f]/.test(v);
+  if (!printable(key, 200) || !printable(secret, 1000)) throw new ApsError(400, '"auth" must be {"oauth": {"key": "<consumer key, 1-200 characters>", "secret": "<consumer secret, 1-1000 characters>"}}.');
+  return { key, secret };
+}
+
+/**
+ * An http:// URL of this machine. The platform talks to endpoints over HTTPS (aps-facts 6); OAuth
+ * authenticates the calls without TLS, but the bodies (the install's private key, encrypted
+ * properties) would cross the network readable, so plain http is for an endpoint on the same host
+ * only (a connector such as FallBall's Flask app run locally).
+ */
+function isLoopbackHttp(endpoint: string): boolean {
+  if (!/^http:\/\//i.test(endpoint)) return false;
+  try {
+    const host = new URL(endpoint).hostname;
+    return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
 }

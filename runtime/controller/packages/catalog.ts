@@ -16,7 +16,10 @@ import type { PackageFiles } from "./package-files.ts";
 export interface PackageRecord {
   readonly id: string;
   readonly appId: string;
+  /** The package's slug (`cloudmail`, or the archive's base name); it names generated code and files. */
   readonly name: string;
+  /** APP-META.xml `<name>`, the name the platform shows for the package. */
+  readonly metaName?: string;
   readonly version: string;
   readonly release: string;
   readonly typeIds: readonly string[];
@@ -29,6 +32,7 @@ export interface PackageRecord {
 export interface CompiledPackage {
   readonly appId: string;
   readonly name: string;
+  readonly metaName?: string;
   readonly version: string;
   readonly release: string;
   /** The package's own types, not the core types it was compiled with. */
@@ -97,7 +101,7 @@ export class PackageCatalog {
 
   /** Makes a compiled package's types usable; the registry is replaced whole, never changed in place. */
   add(id: string, compiled: CompiledPackage): PackageRecord {
-    const record: PackageRecord = { id, appId: compiled.appId, name: compiled.name, version: compiled.version, release: compiled.release, typeIds: compiled.types.map((t) => t.id), origin: "imported", files: compiled.files };
+    const record: PackageRecord = { id, appId: compiled.appId, name: compiled.name, ...(compiled.metaName !== undefined ? { metaName: compiled.metaName } : {}), version: compiled.version, release: compiled.release, typeIds: compiled.types.map((t) => t.id), origin: "imported", files: compiled.files };
     const types = new Map(this.types);
     const validators = new Map(this.validatorMap);
     for (const t of compiled.types) {

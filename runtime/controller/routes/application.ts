@@ -4,23 +4,25 @@
  * another CA, or one no instance holds (any more), is refused.
  */
 import type { HttpBindings } from "@hono/node-server";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { peerCertificate } from "../auth/peer-certificate.ts";
 import type { ApplicationCaller, ApplicationService } from "../application-service.ts";
 import { ApsError } from "../errors.ts";
-import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
+import { readJsonBody, sendJson } from "../http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 
 type Env = { Bindings: HttpBindings; Variables: { application: ApplicationCaller } };
 
-export function applicationRoutes(service: ApplicationService, instances: InstanceService): Hono<Env> {
+export function applicationRoutes(service: ApplicationService, instances: InstanceService, oauth?: (c: Context<Env>) => Promise<string | undefined>): Hono<Env> {
   const app = new Hono<Env>();
   app.use("*", async (c, next) => {
     const peer = peerCertificate(c);
-    if (!peer) throw new ApsError(401, "/aps/2/application is for application instances: present the client certificate the controller issued to yours.");
-    if (!peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
-    const instance = await instances.byFingerprint(peer.fingerprint);
-    if (!instance) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
+    // Without a certificate, an OAuth signature of the instance's key (auth/oauth-verifier.ts), as FallBall and the Connect extension call.
+    const signedBy = peer ? undefined : await oauth?.(c);
+    if (!peer && !signedBy) throw new ApsError(401, "/aps/2/application is for application instances: present the client certificate the controller issued to yours, or sign with its OAuth key.");
+    if (peer && !peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
+    const instance = peer ? await instances.byFingerprint(peer.fingerprint) : await instances.byId(signedBy!);
+    if (!instance) throw new ApsError(403, peer ? "No application instance holds this certificate (was it re-issued or the instance removed?)." : "The instance of this OAuth key is not installed yet; /aps/2/application answers once its install is done.");
     const actingAs = c.req.header("aps-resource-id");
     c.set("application", { instance, ...(actingAs ? { actingAs } : {}) });
     // Sub-requests that send the transaction back join it; say so in the reply.
@@ -28,10 +30,7 @@ export function applicationRoutes(service: ApplicationService, instances: Instan
     await next();
     if (tx) c.res.headers.set("APS-Transaction-ID", tx);
   });
-  app.get("/", (c) => {
-    const list = service.services(c.get("application"));
-    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
-  });
+  app.get("/", (c) => sendJson(c, service.services(c.get("application"))));
   app.post("/:service", async (c) => sendJson(c, await service.register(c.get("application"), c.req.param("service"), await readJsonBody(c)), 201));
   // Links through the application API, as the Connect extension makes them (no body; 200, the only success it takes).
   app.post("/:service/:id/:relation/:target", async (c) => sendJson(c, await service.link(c.get("application"), c.req.param("service"), c.req.param("id"), c.req.param("relation"), c.req.param("target"))));

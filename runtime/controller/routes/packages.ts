@@ -14,7 +14,9 @@ import { contentRange, sendJson } from "../http-json.ts";
 import { decodePathText } from "../path-text.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { PackageRejected, type PackageCatalog, type PackageCompiler, type PackageRecord } from "../packages/catalog.ts";
+import type { TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
+import { typeHref } from "../type-document.ts";
 import { packages } from "../store/schema.ts";
 
 /** Largest package archive accepted (bytes). */
@@ -24,7 +26,7 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
   const app = new Hono<ControllerEnv>();
   app.get("/", async (c) => {
     await catalog.refresh();
-    const list = catalog.list().map(packageView);
+    const list = catalog.list().map((p) => packageView(p, catalog.registry));
     return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
   });
   app.post("/", async (c) => {
@@ -50,9 +52,9 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
     if (taken.length) throw new ApsError(409, `The package declares types this controller already serves: ${taken.join(", ")}. Import a new version (a new type id version) instead.`);
     const id = randomUUID();
     await db.insert(packages).values({ id, appId: compiled.appId, name: compiled.name, version: compiled.version, release: compiled.release, archive, imported: new Date().toISOString() });
-    return sendJson(c, packageView(catalog.add(id, compiled)), 201);
+    return sendJson(c, packageView(catalog.add(id, compiled), catalog.registry), 201);
   });
-  app.get("/:id", async (c) => sendJson(c, packageView(await find(catalog, c.req.param("id")))));
+  app.get("/:id", async (c) => sendJson(c, packageView(await find(catalog, c.req.param("id")), catalog.registry)));
   app.get("/:id/*", async (c) => {
     const pkg = await find(catalog, c.req.param("id"));
     const path = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/packages\/[^/]+\//, ""), "file path");
@@ -85,8 +87,19 @@ async function find(catalog: PackageCatalog, id: string): Promise<PackageRecord>
 }
 
 
-function packageView(p: PackageRecord): Record<string, unknown> {
-  return { id: p.id, appId: p.appId, name: p.name, version: p.version, release: p.release, origin: p.origin, types: p.typeIds, href: `/aps/2/packages/${p.id}` };
+/**
+ * A package as clients read it: `name` is APP-META.xml's `<name>` (the slug for a plain folder of
+ * declarations), `services` an object keyed by service id, as apsconnect-cli reads it
+ * (`'itemProfile' in services.keys()`, hub.py:320-329), and `version`/`release` as APP-META writes
+ * them (the Connect extension reads them with float() and int(), hub/services.py:190-198).
+ */
+function packageView(p: PackageRecord, registry: TypeRegistry): Record<string, unknown> {
+  const services: Record<string, { type: string; schema: string }> = {};
+  for (const id of p.typeIds) {
+    const t = registry.get(id);
+    if (t?.service) services[t.service] = { type: t.id, schema: typeHref(t.id) };
+  }
+  return { id: p.id, appId: p.appId, name: p.metaName ?? p.name, slug: p.name, version: p.version, release: p.release, origin: p.origin, types: p.typeIds, services, href: `/aps/2/packages/${p.id}` };
 }
 
 function contentTypeOf(path: string): string {

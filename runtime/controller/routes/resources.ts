@@ -5,6 +5,7 @@ import { ApsError } from "../errors.ts";
 import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
 import { withRangeHeader } from "../range-header.ts";
 import { lazyBody } from "../request-body.ts";
+import { tidyPath } from "../request-path.ts";
 import type { RelationService } from "../relation-service.ts";
 import type { ResourceService, WriteResult } from "../resource-service.ts";
 
@@ -25,11 +26,12 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
     const body = await readJsonBody(c);
     const id = (body as { aps?: { id?: unknown } } | null)?.aps?.id;
     if (typeof id !== "string" || !id) throw new ApsError(400, "PUT /aps/2/resources names its target by aps.id in the body; it has none. Or PUT /aps/2/resources/<id>.");
-    return written(c, await service.configure(c.get("caller"), id, body), 200);
+    return written(c, await relations.configure(c.get("caller"), id, body), 200);
   });
   app.post("/", async (c) => written(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));
   app.get("/:id", async (c) => sendJson(c, await service.retrieve(c.get("caller"), c.req.param("id"))));
-  app.put("/:id", async (c) => written(c, await service.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c)), 200));
+  // The body may be the resource as read, links and aps included (relation-service.ts configure).
+  app.put("/:id", async (c) => written(c, await relations.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c)), 200));
   app.delete("/:id", async (c) => {
     const { accepted } = await service.unprovision(c.get("caller"), c.req.param("id"));
     return accepted ? sendJson(c, { status: "aps:unprovisioning" }, 202, { "APS-Info": accepted.info }) : c.body(null, 204);
@@ -38,7 +40,8 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
   app.on(["GET", "POST", "PUT", "DELETE"], "/:id/*", async (c) => {
     const url = new URL(c.req.url);
     const id = c.req.param("id");
-    const rest = url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1);
+    // Repeated and trailing slashes go (request-path.ts); escapes are decoded by the operation router.
+    const rest = tidyPath(url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1));
     if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await service.suspend(c.get("caller"), id, rest === "/disable"));
     const contentType = c.req.header("content-type");
     // The body is read only where it is used: an unknown operation is answered without it.
@@ -47,7 +50,8 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
       const bytes = await body?.read();
       return bytes?.length && /json/i.test(contentType ?? "application/json") ? parseRequestJson(bytes.toString("utf8")) : undefined;
     };
-    const linked = await relations.handle(c.get("caller"), id, c.req.method, rest, json);
+    // A relation's listing takes RQL and Range as /aps/2/resources does (SpamExperts context.php:975, emails-view.js:214).
+    const linked = await relations.handle(c.get("caller"), id, c.req.method, rest, json, withRangeHeader(url.search.slice(1), c.req.header("range") ?? c.req.header("x-range")));
     if (linked) return linked.status === 204 ? c.body(null, 204) : sendJson(c, linked.value, linked.status, linked.range ? { "Content-Range": linked.range } : {});
     const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), body);
     const type = reply.headers["content-type"];

@@ -29,6 +29,8 @@ export interface SubscriberLookup {
   readonly callers: CallerResolver;
   readonly instances: InstanceService;
   readonly tickets: TransactionTickets;
+  /** The instance of an OAuth-signed request, undefined when it carries no OAuth header (auth/oauth-verifier.ts). */
+  readonly oauth?: (c: Context<Env>) => Promise<string | undefined>;
 }
 
 export function subscriptionRoutes(service: SubscriptionService, lookup: SubscriberLookup): Hono<Env> {
@@ -71,12 +73,18 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
     return { id, type };
   }
   const peer = peerCertificate(c);
-  if (!peer) throw new ApsError(401, "Subscribing needs the instance certificate of the subscriber's application, or an APS-Token.");
-  if (!peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
   const claims = lookup.tickets.read(c.req.header("aps-transaction-id"));
-  const instance = await lookup.instances.byFingerprint(peer.fingerprint);
-  // During an install the instance is not stored yet: its new certificate is in the claims.
-  const instanceId = instance?.id ?? (claims?.fingerprint === peer.fingerprint ? claims.instanceId : undefined);
+  let instanceId: string | undefined;
+  if (peer) {
+    if (!peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
+    const instance = await lookup.instances.byFingerprint(peer.fingerprint);
+    // During an install the instance is not stored yet: its new certificate is in the claims.
+    instanceId = instance?.id ?? (claims?.fingerprint === peer.fingerprint ? claims.instanceId : undefined);
+  } else {
+    // FallBall and the Connect extension subscribe with an OAuth signature (platform-forms §1.2, §1.3).
+    instanceId = await lookup.oauth?.(c);
+    if (!instanceId) throw new ApsError(401, "Subscribing needs the instance certificate (or OAuth signature) of the subscriber's application, or an APS-Token.");
+  }
   if (!instanceId) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
   const row = isUuid(id) ? await lookup.store.get(id) : undefined;
   if (!row && claims && claims.resourceId === id && claims.instanceId === instanceId) {

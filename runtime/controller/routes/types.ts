@@ -1,12 +1,13 @@
-/** `/aps/2/types` (SPEC 4.1, 4.2): the types this controller knows, filtered with RQL. */
+/** `/aps/2/types` (SPEC 4.1, 4.2): the types this controller knows, as declared (type-document.ts), filtered with RQL. */
 import { Hono } from "hono";
-import { parseRql, RqlError, type RqlFilter } from "../../common/rql.ts";
+import { parseRql, RqlError, type RqlFilter, type RqlQuery } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ApsError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
 import { decodePathText } from "../path-text.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType, TypeRegistry } from "../registry.ts";
+import { typeDocument } from "../type-document.ts";
 
 /** The type routes over the catalog (read at each request, so imported packages show at once). */
 export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
@@ -17,7 +18,7 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     const q = url.indexOf("?");
     let query;
     try {
-      query = parseRql(q < 0 ? "" : url.slice(q + 1));
+      query = parseTypeQuery(q < 0 ? "" : url.slice(q + 1));
     } catch (error) {
       if (error instanceof RqlError) throw new ApsError(400, `The query is not valid RQL: ${error.message}.`);
       throw error;
@@ -26,14 +27,14 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     const all = [...types.values()].filter((t) => !query.filter || matches(query.filter, t, types));
     const start = query.limit?.start ?? 0;
     const page = all.slice(start, start + (query.limit?.count ?? 1000));
-    return sendJson(c, page.map(typeView), 200, { "Content-Range": contentRange(start, page.length, all.length) });
+    return sendJson(c, page.map(typeDocument), 200, { "Content-Range": contentRange(start, page.length, all.length) });
   });
   app.get("/*", async (c) => {
-    const rest = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, ""), "type id");
+    const rest = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, "").replace(/\/$/, ""), "type id");
     if (!catalog.registry.has(rest)) await catalog.refresh();
     const type = catalog.registry.get(rest);
     if (!type) throw new ApsError(404, `Type ${rest} is not known to this controller; list the known ones at /aps/2/types.`);
-    return sendJson(c, typeView(type));
+    return sendJson(c, typeDocument(type));
   });
   return app;
 }
@@ -67,6 +68,28 @@ function field(t: RegistryType, prop: string): string {
   throw new ApsError(400, `Types can be filtered by id or name, not by ${prop}.`);
 }
 
-function typeView(t: RegistryType): Record<string, unknown> {
-  return { id: t.id, name: t.name, apsVersion: "2.0", implements: t.ancestors, properties: t.properties, relations: t.relations, operations: t.operations };
+/**
+ * RQL, or the short FIQL form `prop=value` (several joined by `&` mean all of them), which the
+ * Connect extension sends as `aps/2/types?id=<type id>` with the id not encoded (hub/services.py:921-928).
+ */
+function parseTypeQuery(text: string): RqlQuery {
+  const parts = text.split("&");
+  if (text === "" || !parts.every((p) => FIQL_EQUALITY.test(p))) return parseRql(text);
+  const args = parts.map((p): RqlFilter => {
+    const at = p.indexOf("=");
+    return { op: "eq", prop: p.slice(0, at), value: decodeQueryValue(p.slice(at + 1)) };
+  });
+  return { filter: args.length === 1 ? args[0]! : { op: "and", args }, sort: [] };
 }
+
+/** A percent-decoded query value; a malformed escape is the caller's 400. */
+function decodeQueryValue(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new ApsError(400, `The query value ${JSON.stringify(text.slice(0, 200))} has a malformed %-escape.`);
+  }
+}
+
+/** `name=value` with no RQL call in it. */
+const FIQL_EQUALITY = /^[A-Za-z_][\w.]*=[^()=]*$/;

@@ -8,6 +8,7 @@ import { executePrepared, rowsOf, type Db } from "./open-database.ts";
 import { notificationStatement, pgArray, recordEvents, type RaisedEvent } from "../events/outbox.ts";
 import { dropStaged, moveStaged, moveStagedCtes } from "../events/staged-subscriptions.ts";
 import { links, resources } from "./schema.ts";
+import { linkedWithAccount, reachedByInstance } from "./role-sql.ts";
 
 /** A resource row as stored. */
 export type StoredResource = typeof resources.$inferSelect;
@@ -40,6 +41,7 @@ export class ResourceStore {
   private readonly linksFromId;
   private readonly linksToId;
   private readonly referrer;
+  private readonly applicationReferrer;
 
   constructor(private readonly db: Db) {
     this.byId = db.select().from(resources).where(eq(resources.id, sql.placeholder("id"))).prepare("resource_by_id");
@@ -58,11 +60,14 @@ export class ResourceStore {
       .prepare("links_to");
     this.referrer = db
       .select({ one: sql<number>`1` })
-      .from(links)
-      .innerJoin(resources, eq(resources.id, links.sourceId))
-      .where(and(eq(links.targetId, sql.placeholder("id")), eq(resources.ownerAccount, sql.placeholder("account"))))
-      .limit(1)
+      .from(resources)
+      .where(and(eq(resources.id, sql.placeholder("id")), linkedWithAccount(sql.placeholder("account"))))
       .prepare("is_referrer");
+    this.applicationReferrer = db
+      .select({ one: sql<number>`1` })
+      .from(resources)
+      .where(and(eq(resources.id, sql.placeholder("id")), reachedByInstance(sql.placeholder("instance"))))
+      .prepare("is_application_referrer");
   }
 
   async get(id: string): Promise<StoredResource | undefined> {
@@ -93,9 +98,14 @@ export class ResourceStore {
     return this.linksToId.execute({ id });
   }
 
-  /** SPEC roles: the account owns a resource linked to `id`. */
+  /** SPEC roles: the account owns a resource linked with `id`, either way (store/role-sql.ts `linkedWithAccount`). */
   async isReferrer(id: string, accountId: string): Promise<boolean> {
     return (await this.referrer.execute({ id, account: accountId })).length > 0;
+  }
+
+  /** An application instance reaches `id` as a referrer (store/role-sql.ts `reachedByInstance`). */
+  async isApplicationReferrer(id: string, instanceId: string): Promise<boolean> {
+    return (await this.applicationReferrer.execute({ id, instance: instanceId })).length > 0;
   }
 
   /**

@@ -10,19 +10,44 @@ import { operationAccess, type TypeRegistry } from "../registry.ts";
 import { resources } from "./schema.ts";
 
 
+/**
+ * True on rows an application instance reaches as a referrer (auth/roles.ts): linked to one of
+ * its resources in either direction, or the account one of them belongs to.
+ */
+export function reachedByInstance(instanceId: unknown): SQL {
+  return sql`(exists (select 1 from links l join resources s on s.id = l.source_id where l.target_id = ${resources.id} and s.instance_id = ${instanceId})
+    or exists (select 1 from links l join resources t on t.id = l.target_id where l.source_id = ${resources.id} and t.instance_id = ${instanceId})
+    or exists (select 1 from resources m where m.instance_id = ${instanceId} and m.owner_account = ${resources.id}))`;
+}
+
+/**
+ * True on rows `accountId` is a referrer of: linked, in either direction, with a resource the
+ * account owns. aps-facts 6 (S6a): a customer's VPS linking to the provider's offer makes the
+ * customer referrer on the offer and the provider referrer on the VPS.
+ */
+export function linkedWithAccount(accountId: unknown): SQL {
+  return sql`(exists (select 1 from links l join resources s on s.id = l.source_id where l.target_id = ${resources.id} and s.owner_account = ${accountId})
+    or exists (select 1 from links l join resources t on t.id = l.target_id where l.source_id = ${resources.id} and t.owner_account = ${accountId}))`;
+}
+
 /** True on rows where the caller holds one of the roles in `bits`. */
 export function holdsRole(bits: number, caller: Caller): SQL {
+  if (caller.kind === "application") {
+    // The serving application holds every role on its own resources, whatever the access says.
+    const own = sql`${resources.instanceId} = ${caller.instanceId ?? null}`;
+    if (bits & RoleBit.public) return sql`true`;
+    return bits & RoleBit.referrer && caller.instanceId ? sql`(${own} or ${reachedByInstance(caller.instanceId)})` : own;
+  }
   if (bits & RoleBit.public) return sql`true`;
   if (!caller.accountId || !caller.accountPath) return sql`false`;
+  const prefix = `${caller.accountPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  // The provider (root of the tree) administers every resource, its own too (auth/roles.ts): when
+  // admin is allowed, nothing else needs testing (no owner or referrer subqueries to plan).
+  if (bits & RoleBit.admin && caller.accountPath === `/${caller.accountId}/`) return sql`${resources.ownerPath} like ${prefix}`;
   const parts: SQL[] = [];
   if (bits & RoleBit.owner) parts.push(sql`${resources.ownerAccount} = ${caller.accountId}`);
-  if (bits & RoleBit.admin) {
-    const prefix = `${caller.accountPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    parts.push(sql`(${resources.ownerPath} like ${prefix} and ${resources.ownerAccount} <> ${caller.accountId})`);
-  }
-  if (bits & RoleBit.referrer) {
-    parts.push(sql`exists (select 1 from links l join resources s on s.id = l.source_id where l.target_id = ${resources.id} and s.owner_account = ${caller.accountId})`);
-  }
+  if (bits & RoleBit.admin) parts.push(sql`(${resources.ownerPath} like ${prefix} and ${resources.ownerAccount} <> ${caller.accountId})`);
+  if (bits & RoleBit.referrer) parts.push(linkedWithAccount(caller.accountId));
   return parts.length ? sql`(${sql.join(parts, sql` or `)})` : sql`false`;
 }
 

@@ -38,7 +38,9 @@ export const resources = pgTable(
     /** Position in creation order: the stable default sort of lists. */
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
   },
-  (t) => [index("resources_type_idx").on(t.typeId), index("resources_owner_idx").on(t.ownerAccount), index("resources_owner_path_idx").using("btree", sql`${t.ownerPath} text_pattern_ops`), index("resources_seq_idx").on(t.seq), index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`)],
+  (t) => [index("resources_type_idx").on(t.typeId), index("resources_owner_idx").on(t.ownerAccount), index("resources_owner_path_idx").using("btree", sql`${t.ownerPath} text_pattern_ops`), index("resources_seq_idx").on(t.seq), index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`),
+    // What an application instance reaches (auth/roles.ts): its own resources, and the accounts they belong to (migration 0008).
+    index("resources_instance_owner_idx").on(t.instanceId, t.ownerAccount)],
 );
 
 /** Links of relations: `source.relation -> target`. */
@@ -96,7 +98,26 @@ export const instances = pgTable("instances", {
   certFingerprint: text("cert_fingerprint").notNull().unique(),
   status: text("status").notNull(),
   created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+  /** OAuth 1.0a consumer key of an instance installed with `auth.oauth` (migration 0009); null for certificate-only instances. */
+  oauthKey: text("oauth_key").unique(),
+  /** Its consumer secret, sealed with the instance id as context (encryption.ts); never in clear text at rest. */
+  oauthSecret: bytea("oauth_secret"),
 });
+
+/**
+ * OAuth 1.0a nonces seen (migration 0009), so a signed request is taken once across every
+ * controller process sharing the database. A row is needed only while its timestamp is still
+ * accepted; `expires` marks that, and expired rows are deleted now and then (auth/oauth-nonces.ts).
+ */
+export const oauthNonces = pgTable(
+  "oauth_nonces",
+  {
+    consumerKey: text("consumer_key").notNull(),
+    nonce: text("nonce").notNull(),
+    expires: timestamp("expires", { withTimezone: true, mode: "string" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.consumerKey, t.nonce] }), index("oauth_nonces_expires_idx").on(t.expires)],
+);
 
 /**
  * Asynchronous operations (SPEC 3): after a 202 the controller repeats the same call with

@@ -54,11 +54,12 @@ export async function ensureControllerTls(dir: string, hosts: readonly string[])
     clientKey: join(tlsDir, "controller-client.key"),
   };
   let created = false;
+  let newCa = false;
   if (!existsSync(paths.caCert) || !existsSync(paths.caKey)) {
     const ca = await createCa("aps-gen controller CA");
     writePem(paths.caKey, ca.key, true);
     writePem(paths.caCert, ca.cert, false);
-    created = true;
+    created = newCa = true;
   }
   const ca = { cert: readFileSync(paths.caCert, "utf8"), key: readFileSync(paths.caKey, "utf8") };
   const hostList = [...hosts].sort().join(",");
@@ -69,7 +70,9 @@ export async function ensureControllerTls(dir: string, hosts: readonly string[])
     writeFileSync(paths.hosts, hostList);
     created = true;
   }
-  if (created || !existsSync(paths.clientCert) || !existsSync(paths.clientKey)) {
+  // Endpoints keep this certificate as the controller's identity (aps.x509.controller, compared
+  // byte for byte by aps-node-runtime): issued again only with a new CA, not when the host list changes.
+  if (newCa || !existsSync(paths.clientCert) || !existsSync(paths.clientKey)) {
     const client = await issueCertificate(ca, { commonName: "aps-gen controller", usage: "client" });
     writePem(paths.clientKey, client.key, true);
     writePem(paths.clientCert, client.cert, false);

@@ -52,11 +52,11 @@ export interface TenantsHandlers {
   exportMailboxes(ctx: ApsCallContext, params: ExportMailboxesParams): MaybePromise<RawReply>;
   /** Custom operation importMailboxes (POST /importMailboxes). */
   importMailboxes(ctx: ApsCallContext, params: ImportMailboxesParams): MaybePromise<ImportReport>;
-  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
+  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onSubscriptionLimitsChanged, or SPEC 6.2's .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
   onSubscriptionLimitsChanged(ctx: ApsCallContext, params: OnSubscriptionLimitsChangedParams): MaybePromise<EventReply>;
-  /** Event handler onDomainLinked: notifications of the subscriptions that name it (POST .../events/<subscriber>/onDomainLinked); answer nothing, or accepted(...) to have it sent again later (POST /onDomainLinked). */
+  /** Event handler onDomainLinked: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onDomainLinked, or SPEC 6.2's .../events/<subscriber>/onDomainLinked); answer nothing, or accepted(...) to have it sent again later (POST /onDomainLinked). */
   onDomainLinked(ctx: ApsCallContext, params: OnDomainLinkedParams): MaybePromise<EventReply>;
-  /** Event handler onMailboxChanged: notifications of the subscriptions that name it (POST .../events/<subscriber>/onMailboxChanged); answer nothing, or accepted(...) to have it sent again later (POST /onMailboxChanged). */
+  /** Event handler onMailboxChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onMailboxChanged, or SPEC 6.2's .../events/<subscriber>/onMailboxChanged); answer nothing, or accepted(...) to have it sent again later (POST /onMailboxChanged). */
   onMailboxChanged(ctx: ApsCallContext, params: OnMailboxChangedParams): MaybePromise<EventReply>;
   /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
   links?: {

@@ -32,9 +32,9 @@ export interface ManagementsHandlers {
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
   /** Custom operation usageReport (GET /usageReport/{month}). */
   usageReport(ctx: ApsCallContext, params: UsageReportParams): MaybePromise<RawReply>;
-  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
+  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onSubscriptionLimitsChanged, or SPEC 6.2's .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
   onSubscriptionLimitsChanged(ctx: ApsCallContext, params: OnSubscriptionLimitsChangedParams): MaybePromise<EventReply>;
-  /** Event handler onVpsLinked: notifications of the subscriptions that name it (POST .../events/<subscriber>/onVpsLinked); answer nothing, or accepted(...) to have it sent again later (POST /onVpsLinked). */
+  /** Event handler onVpsLinked: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onVpsLinked, or SPEC 6.2's .../events/<subscriber>/onVpsLinked); answer nothing, or accepted(...) to have it sent again later (POST /onVpsLinked). */
   onVpsLinked(ctx: ApsCallContext, params: OnVpsLinkedParams): MaybePromise<EventReply>;
   /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
   links?: {

@@ -1,0 +1,17 @@
+import type { RuleSetting } from "../config/load-config.ts";
+import type { Diagnostic } from "./diagnostic.ts";
+
+/**
+ * Diagnostics with the severities a project chose: a rule set "off" is dropped, others take
+ * the severity given (the config reader lets only warning rules be set below "error").
+ */
+export function applyRuleSettings(diagnostics: readonly Diagnostic[], rules: ReadonlyMap<string, RuleSetting>): Diagnostic[] {
+  if (rules.size === 0) return [...diagnostics];
+  const out: Diagnostic[] = [];
+  for (const d of diagnostics) {
+    const setting = rules.get(d.code);
+    if (setting === "off") continue;
+    out.push(setting === undefined || setting === d.severity ? d : { ...d, severity: setting });
+  }
+  return out;
+}

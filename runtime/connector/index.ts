@@ -1,0 +1,12 @@
+/**
+ * `aps-gen/connector`: the connector runtime a vendor's application endpoint is built on, from
+ * one module: the HTTPS app that routes the controller's calls to handlers, replies, the call
+ * context, the instance credential store, the client to call the controller back, and start-up.
+ */
+export * from "./app.ts";
+export * from "./context.ts";
+export * from "./replies.ts";
+export * from "./credentials.ts";
+export * from "./controller-client.ts";
+export * from "./serve.ts";
+export { isSignedBy } from "./trust.ts";

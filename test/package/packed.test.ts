@@ -1,0 +1,111 @@
+/**
+ * Issue 18: the package as a user installs it. `npm pack` builds dist/; the tarball is installed
+ * into an empty project elsewhere; there, with plain Node and no TypeScript loader, the CLI runs
+ * (--help, --version, check, build, init, serve), `aps-gen/client` imports, and a consumer
+ * compiles with tsc in strict mode, emitting, against the declarations aps-gen ships.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packedInstall, packedTarball } from "../helpers/packed-package.ts";
+import { repoRoot } from "../helpers/paths.ts";
+
+let consumer = "";
+const work: string[] = [];
+beforeAll(() => {
+  consumer = packedInstall();
+}, 300_000);
+afterAll(() => {
+  for (const dir of work) rmSync(dir, { recursive: true, force: true });
+});
+
+const node = (args: string[], cwd = consumer) => spawnSync(process.execPath, args, { cwd, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+const cli = (...args: string[]) => node([join(consumer, "node_modules/aps-gen/bin/aps-gen.js"), ...args]);
+const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+
+describe("the packed package, installed elsewhere", () => {
+  it("ships dist, bin, templates and core types, and no sources, tests, examples or tsx", () => {
+    const installed = join(consumer, "node_modules/aps-gen");
+    for (const f of ["dist/generator/cli.js", "dist/generator/index.d.ts", "dist/runtime/client/index.js", "dist/runtime/controller/store/migrations/meta/_journal.json", "templates", "types/core", "LICENSE", "CHANGELOG.md"]) expect(existsSync(join(installed, f)), f).toBe(true);
+    for (const f of ["generator", "runtime", "test", "types/examples", "generated", "bench"]) expect(existsSync(join(installed, f)), f).toBe(false);
+    expect(existsSync(join(consumer, "node_modules/tsx"))).toBe(false);
+    // Tarball size, reported for the issue's note.
+    console.log(`tarball ${packedTarball(consumer)}`);
+  });
+
+  it("runs the CLI with plain node: --help, --version, check and build", () => {
+    const help = cli("--help");
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/aps-gen check/);
+    expect(cli("--version").stdout.trim()).toBe(version);
+    cpSync(join(repoRoot, "types/examples/cloudmail"), join(consumer, "cloudmail"), { recursive: true });
+    const check = cli("check", "--types", "cloudmail");
+    expect(check.status, check.stderr + check.stdout).toBe(0);
+    expect(check.stdout).toMatch(/✓ 17 types checked/);
+    const build = cli("build", "--types", "cloudmail", "--out", "generated");
+    expect(build.status, build.stderr + build.stdout).toBe(0);
+    expect(existsSync(join(consumer, "generated/client/cloudmail/mailbox.gen.ts"))).toBe(true);
+  }, 60_000);
+
+  it("imports aps-gen/client and aps-gen/connector with plain node", () => {
+    const r = node(["--input-type=module", "-e", "const c = await import('aps-gen/client'); const k = await import('aps-gen/connector'); console.log(typeof c.createClient, typeof k.createConnectorApp);"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("function function");
+  });
+
+  it("compiles a consumer with tsc (strict, emitting) against the generated client and aps-gen's declarations", () => {
+    mkdirSync(join(consumer, "node_modules/@types"), { recursive: true });
+    if (!existsSync(join(consumer, "node_modules/@types/node"))) symlinkSync(join(repoRoot, "node_modules/@types/node"), join(consumer, "node_modules/@types/node"));
+    writeFileSync(
+      join(consumer, "script.ts"),
+      [
+        'import { createClient, rql } from "aps-gen/client";',
+        'import { compile } from "aps-gen";',
+        'import type { ServiceHandlers } from "aps-gen/connector";',
+        'import { listMailboxes } from "./generated/client/cloudmail/mailbox.gen.js";',
+        'const client = createClient({ baseUrl: "https://127.0.0.1:8443", token: "t" });',
+        "const handlers: ServiceHandlers | undefined = undefined;",
+        'export const pending = [listMailboxes(client), compile(["cloudmail"], { cwd: "." }).diagnostics.length, handlers, rql];',
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "es2022", module: "nodenext", moduleResolution: "nodenext", strict: true, outDir: "out", types: ["node"], skipLibCheck: false, allowImportingTsExtensions: false }, files: ["script.ts"] }));
+    const tsc = node([join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+    expect(existsSync(join(consumer, "out/script.js"))).toBe(true);
+  }, 120_000);
+
+  it("init writes a project that depends on the published version range, named after APP-META", () => {
+    const project = join(consumer, "connector");
+    const r = cli("init", project, "--package", "cloudmail");
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { name: string; dependencies: Record<string, string>; scripts: Record<string, string> };
+    expect(pkg.dependencies["aps-gen"]).toBe(`^${version}`);
+    expect(pkg.name).toBe("cloud-mail-connector");
+    expect(pkg.scripts.dev).toMatch(/--watch/);
+  }, 60_000);
+
+  it("serves: starts, answers over HTTPS, stops on SIGTERM", async () => {
+    const data = join(consumer, "serve-data");
+    work.push(data);
+    const child = spawn(process.execPath, [join(consumer, "node_modules/aps-gen/bin/aps-gen.js"), "serve", "--types", "cloudmail", "--port", "0", "--data", data], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.stdout.resume();
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on("data", () => {
+        const m = /controller on (https:\/\/\S+)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+    });
+    const ca = readFileSync(/CA certificate: (\S+)/.exec(err)![1]!, "utf8");
+    const { request } = await import("node:https");
+    const status = await new Promise<number>((resolve, reject) => request(`${url}/aps/2/ui/runtime/version.html`, { ca }, (res) => resolve(res.statusCode ?? 0)).on("error", reject).end());
+    expect(status).toBe(200);
+    child.kill("SIGTERM");
+    expect(await new Promise((resolve) => child.on("exit", resolve))).toBe(0);
+  }, 120_000);
+});
