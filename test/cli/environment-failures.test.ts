@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../generator/cli.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
@@ -12,7 +12,16 @@ import { repoRoot } from "../helpers/paths.ts";
  * trace or a key minted where none was asked for.
  */
 const root = mkdtempSync(join(tmpdir(), "aps-env-failures-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// serve takes $DATABASE_URL when --database-url is not given (CI sets it); these cases are about
+// the embedded database and its data folder, so the variable is put aside while they run.
+const savedDatabaseUrl = process.env.DATABASE_URL;
+beforeAll(() => {
+  delete process.env.DATABASE_URL;
+});
+afterAll(() => {
+  if (savedDatabaseUrl !== undefined) process.env.DATABASE_URL = savedDatabaseUrl;
+  rmSync(root, { recursive: true, force: true });
+});
 
 async function run(...argv: string[]) {
   const out: string[] = [];

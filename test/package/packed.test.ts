@@ -96,8 +96,9 @@ describe("the packed package, installed elsewhere", () => {
     child.stdout.resume();
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on("data", () => {
+        // The address and the CA line are two writes that may arrive in separate chunks.
         const m = /controller on (https:\/\/\S+)/.exec(err);
-        if (m) resolve(m[1]!);
+        if (m && /CA certificate: \S+/.test(err)) resolve(m[1]!);
       });
       child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
     });
