@@ -5,13 +5,13 @@
 // there (see README, "Set-up").
 import { existsSync } from "node:fs";
 
-const sources = new URL("../generator/cli.ts", import.meta.url);
+const sources = new URL("../cli/main.ts", import.meta.url);
 let main;
 if (existsSync(sources)) {
   const { register } = await import("tsx/esm/api");
   register();
   ({ main } = await import(sources.href));
 } else {
-  ({ main } = await import("../dist/generator/cli.js"));
+  ({ main } = await import("../dist/cli/main.js"));
 }
 process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,5 @@
 // Builds the published package into dist/: tsc emits ESM JavaScript and declarations from
-// generator/ and runtime/ (tsconfig.build.json), then the declarations' relative imports are
+// cli/, generator/ and runtime/ (tsconfig.build.json), then the declarations' relative imports are
 // given the .js ending the JavaScript has (tsc keeps a source's .ts specifiers in .d.ts files,
 // which a consumer's tsc refuses: TS5097), and the migrations (SQL read at run time) are copied
 // beside the compiled store. Run by `npm run build` and before `npm pack` / `npm publish`.

@@ -1,5 +1,7 @@
-import type { RuleSetting } from "../config/load-config.ts";
-import type { Diagnostic } from "./diagnostic.ts";
+import type { Diagnostic, Severity } from "./diagnostic.ts";
+
+/** What a project may set a rule to. */
+export type RuleSetting = Severity | "off";
 
 /**
  * Diagnostics with the severities a project chose: a rule set "off" is dropped, others take

@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.ts";
+import { main } from "../../cli/main.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 /**

@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.ts";
-import { syncHandlerFile } from "../../generator/sync-handlers.ts";
+import { main } from "../../cli/main.ts";
+import { syncHandlerFile } from "../../cli/sync-handlers.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 /**

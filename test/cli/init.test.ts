@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.ts";
+import { main } from "../../cli/main.ts";
 import { packedInstall } from "../helpers/packed-package.ts";
 import { repoRoot } from "../helpers/paths.ts";
 

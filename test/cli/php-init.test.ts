@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.ts";
+import { main } from "../../cli/main.ts";
 import { packedInstall } from "../helpers/packed-package.ts";
 import { repoRoot } from "../helpers/paths.ts";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.ts";
-import { colourWanted } from "../../generator/terminal-style.ts";
+import { main } from "../../cli/main.ts";
+import { colourWanted } from "../../cli/terminal-style.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 /** Issue 18: code frames and colour, on a terminal only; NO_COLOR and --color/--no-color honoured. */

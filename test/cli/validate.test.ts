@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.ts";
+import { main } from "../../cli/main.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "aps-gen-validate-"));

@@ -11,7 +11,7 @@ import { compileErrors, validate } from "@readme/openapi-parser";
 import { parse as parseJsonc } from "jsonc-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../generated/openapi/openapi.gen.ts";
-import { main } from "../../generator/cli.ts";
+import { main } from "../../cli/main.ts";
 import { buildOpenApi } from "../../generator/emit/openapi/emit-openapi.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { compileDeclarations, RESOURCE } from "../helpers/declarations.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../../generator/cli.ts";
+import { main } from "../../cli/main.ts";
 import { compileArchive } from "../../generator/package-compiler.ts";
 import { actorNamed } from "../../runtime/common/actor.ts";
 import { PackageRejected } from "../../runtime/controller/packages/catalog.ts";

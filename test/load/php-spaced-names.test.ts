@@ -1,8 +1,8 @@
 import { Engine } from "php-parser";
 import { describe, expect, it } from "vitest";
 import { formatDiagnostic } from "../../generator/check/diagnostic.ts";
-import { main } from "../../generator/cli.ts";
-import { phpDeclarations } from "../../generator/declarations-command.ts";
+import { main } from "../../cli/main.ts";
+import { phpDeclarations } from "../../generator/load/php/php-declarations.ts";
 import { closeSpacedNames } from "../../generator/load/php/spaced-names.ts";
 import { repoRoot } from "../helpers/paths.ts";
 

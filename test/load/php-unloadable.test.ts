@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatDiagnostic } from "../../generator/check/diagnostic.ts";
-import { main } from "../../generator/cli.ts";
-import { phpDeclarations } from "../../generator/declarations-command.ts";
+import { main } from "../../cli/main.ts";
+import { phpDeclarations } from "../../generator/load/php/php-declarations.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 /**

@@ -1,4 +1,5 @@
-import { Engine } from "php-parser";
+import { createRequire } from "node:module";
+import type { Engine } from "php-parser";
 import { Codes } from "../../check/codes.ts";
 import type { DiagnosticSink } from "../../check/diagnostic.ts";
 import type { PackageSource } from "../package-source.ts";
@@ -66,8 +67,12 @@ export interface PhpProgram {
 /** The include of the APS PHP runtime itself: not part of the package, and not needed. */
 const RUNTIME_INCLUDE = /(^|\/)aps\/2\/runtime\.php$/;
 
+const requireHere = createRequire(import.meta.url);
+
 function newEngine(): Engine {
-  return new Engine({ parser: { extractDoc: true, php8: true, suppressErrors: false }, ast: { withPositions: true } });
+  // Loaded on first use, so a package without PHP never pays for the parser (~40 ms of start-up).
+  const { Engine: PhpEngine } = requireHere("php-parser") as typeof import("php-parser");
+  return new PhpEngine({ parser: { extractDoc: true, php8: true, suppressErrors: false }, ast: { withPositions: true } });
 }
 
 /** One PHP file of a package as parsed: its AST, or where and why it does not parse. */

@@ -1,9 +1,9 @@
 import { startController, type RunningController } from "../runtime/controller/serve.ts";
-import { buildRegistry } from "./emit/controller/registry-data.ts";
-import { buildOpenApi } from "./emit/openapi/emit-openapi.ts";
-import { loadValidators } from "./load-validators.ts";
-import { compileArchive, startPackages } from "./package-compiler.ts";
-import type { ApsModel } from "./model/model.ts";
+import { buildRegistry } from "../generator/emit/controller/registry-data.ts";
+import { buildOpenApi } from "../generator/emit/openapi/emit-openapi.ts";
+import { loadValidators } from "../generator/load-validators.ts";
+import { compileArchive, startPackages } from "../generator/package-compiler.ts";
+import type { ApsModel } from "../generator/model/model.ts";
 
 /** Options of `aps-gen serve`. */
 export interface ServeOptions {

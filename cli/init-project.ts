@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { emitAll } from "./build.ts";
-import { isBaseOperation } from "./model/base-operations.ts";
-import { diskHost } from "./host.ts";
-import type { ApsModel, ModelPackage } from "./model/model.ts";
-import { kebabCase, pascalCase } from "./emit/naming.ts";
-import { banner } from "./emit/render.ts";
+import { emitAll } from "../generator/build.ts";
+import { isBaseOperation } from "../generator/model/base-operations.ts";
+import { diskHost } from "../generator/host.ts";
+import type { ApsModel, ModelPackage } from "../generator/model/model.ts";
+import { kebabCase, pascalCase } from "../generator/emit/naming.ts";
+import { banner } from "../generator/emit/render.ts";
 import { packageRoot } from "../runtime/common/package-root.ts";
 
 const APS_GEN_VERSION = (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;

@@ -1,9 +1,8 @@
 import { lilconfig, type Loader } from "lilconfig";
-import { allCodes } from "../check/codes.ts";
-import type { Severity } from "../check/diagnostic.ts";
+import { allCodes } from "../../generator/check/codes.ts";
+import type { RuleSetting } from "../../generator/check/rule-severity.ts";
 
-/** What a rule's severity may be set to in the config: `off` silences it. */
-export type RuleSetting = Severity | "off";
+export type { RuleSetting };
 
 /** The config file, read: options for every command, per-command sections, rule severities. */
 export interface ApsGenConfig {

@@ -1,0 +1,14 @@
+import type { Command, CommonOptions } from "../command-context.ts";
+import { noOptions } from "../command-context.ts";
+
+export const rulesCommand: Command<CommonOptions> = (context) => ({
+  command: "rules",
+  describe: "List every declaration rule with its code.",
+  builder: noOptions,
+  handler: () =>
+    context.run(async () => {
+      const { allCodes } = await import("../../generator/check/codes.ts");
+      for (const c of allCodes) context.io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
+      return 0;
+    }),
+});

@@ -1,0 +1,63 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Argv } from "yargs";
+import type { Command, CommonOptions } from "../command-context.ts";
+import type { Console } from "../console.ts";
+import type { ServeOptions } from "../serve-model.ts";
+
+type ServeArgs = CommonOptions & ServeOptions;
+
+const builder = (y: Argv<CommonOptions>): Argv<ServeArgs> =>
+  y
+    .option("host", { type: "string", default: "127.0.0.1", describe: "Address to listen on." })
+    .option("port", { type: "number", default: 8443, describe: "Port to listen on (0 picks a free one)." })
+    .option("data", { type: "string", default: ".aps-data", describe: "Data folder: keys, TLS files, admin token, embedded database." })
+    .option("database-url", { type: "string", describe: "PostgreSQL URL (default: $DATABASE_URL, else embedded PGlite)." })
+    .option("jwks-url", { type: "string", describe: "Also accept APS tokens signed by this external issuer's JWKS." })
+    .option("jwks-issuer", { type: "string", describe: "The external issuer's iss claim (default: the JWKS URL's origin)." })
+    .option("event-attempts", { type: "number", default: 10, describe: "Failed deliveries of an event notification before it goes to the dead-letter list." })
+    .option("event-retry", { type: "number", default: 5, describe: "Seconds before the first retry of a failed delivery; doubled for each further one (at most 600)." })
+    .option("endpoint-timeout", { type: "number", default: 30, describe: "Seconds to wait for an application endpoint before answering 504." });
+
+export const serveCommand: Command<ServeArgs> = (context) => ({
+  command: "serve",
+  describe: "Run the controller over HTTPS for the declarations (PGlite in the data folder unless a database URL is given).",
+  builder,
+  handler: (args) => context.run(() => runServe(args, context.io, context.cwd)),
+});
+
+async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<number> {
+  const { compileCleanOrReport } = await import("../compile-report.ts");
+  const { ExitCode, plural } = await import("../console.ts");
+  const result = compileCleanOrReport("serve", ExitCode.findings, options, io, cwd);
+  if (typeof result === "number") return result;
+  // Say what is coming before the slow part: a first start creates the embedded database.
+  const databaseUrl = options["database-url"] ?? process.env.DATABASE_URL;
+  const firstStart = !databaseUrl && !existsSync(join(resolve(cwd, options.data), "pgdata", "PG_VERSION"));
+  io.err(`starting the controller: ${plural(result.model.types.size, "type")} · ${databaseUrl ? "PostgreSQL" : firstStart ? `embedded database, created now in ${options.data} (first start: a few seconds)` : `embedded database in ${options.data}`}`);
+  const { serveModel } = await import("../serve-model.ts");
+  const { ControllerStartError } = await import("../../runtime/controller/start-errors.ts");
+  let controller: Awaited<ReturnType<typeof serveModel>>;
+  try {
+    controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) }, cwd);
+  } catch (error) {
+    if (!(error instanceof ControllerStartError)) throw error;
+    io.err(`aps-gen serve: ${error.message}`);
+    return ExitCode.unusable;
+  }
+  io.err(`✓ controller on ${controller.url} · ${plural(result.model.types.size, "type")} · database ${controller.database}`);
+  io.err(`  CA certificate: ${controller.caCertPath} (curl --cacert ${controller.caCertPath} ...)`);
+  io.err(`  provider account ${controller.provider.accountId}; admin token in ${controller.provider.adminTokenPath}`);
+  await new Promise<void>((stop) => {
+    const onSignal = () => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      stop();
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+  });
+  io.err("stopping: finishing running requests");
+  await controller.close();
+  return ExitCode.ok;
+}

@@ -1,0 +1,89 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { formatDiagnostic, hasErrors, type Diagnostic } from "../generator/check/diagnostic.ts";
+import { applyRuleSettings } from "../generator/check/rule-severity.ts";
+import { InputError } from "../generator/load/package-source.ts";
+import { compile, type CompileResult } from "../generator/pipeline.ts";
+import { CodeFrames } from "./code-frame.ts";
+import type { CommonOptions } from "./command-context.ts";
+import { ExitCode, plural, type Console } from "./console.ts";
+import { colourWanted, style, type Style } from "./terminal-style.ts";
+
+/**
+ * Compiling the declarations for a command and reporting what came of it: the part every
+ * command that reads declarations shares.
+ */
+
+/** The inputs a command reads: --types, else ./types when it exists, else the working folder. */
+export function inputsOf(options: CommonOptions, cwd: string): string[] {
+  return options.types?.length ? options.types : [existsSync(resolve(cwd, "types")) ? "types" : "."];
+}
+
+/** Compiles the inputs; an unusable input is reported in one line and returns exit code 2. */
+export function compileOrReport(options: CommonOptions, io: Console, cwd: string): CompileResult | number {
+  const inputs = inputsOf(options, cwd);
+  try {
+    const result = compile(inputs, { cwd, includeCore: options.core });
+    return options.rules?.size ? { ...result, diagnostics: applyRuleSettings(result.diagnostics, options.rules) } : result;
+  } catch (error) {
+    if (error instanceof InputError) {
+      io.err(`aps-gen: ${error.message}`);
+      return ExitCode.unusable;
+    }
+    throw error;
+  }
+}
+
+/** Compiles for a command that needs error-free declarations; prints the errors and returns `onErrors` otherwise. */
+export function compileCleanOrReport(command: string, onErrors: number, options: CommonOptions, io: Console, cwd: string): CompileResult | number {
+  const result = compileOrReport(options, io, cwd);
+  if (typeof result === "number" || !hasErrors(result.diagnostics, false)) return result;
+  for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
+  // Say which packages lost services, as check does: an error may be a type that did not load at all.
+  for (const line of serviceSummary(result)) io.err(line);
+  io.err(`aps-gen ${command}: the declarations have errors (see above); fix them first.`);
+  return onErrors;
+}
+
+export function printDiagnostics(diagnostics: readonly Diagnostic[], options: CommonOptions, io: Console, cwd: string, extra: object = {}): void {
+  if (options.format === "json") {
+    io.out(JSON.stringify({ diagnostics, ...extra }, null, 2));
+    return;
+  }
+  const paint = styleFor(options);
+  const frames = (options.pretty ?? process.stdout.isTTY === true) ? new CodeFrames(cwd, paint.enabled) : undefined;
+  for (const d of diagnostics) {
+    const severity = d.severity === "error" ? paint.red(d.severity) : paint.yellow(d.severity);
+    io.out(paint.enabled ? `${paint.cyan(d.file)}:${paint.yellow(String(d.line))}:${paint.yellow(String(d.col))} - ${severity} ${paint.dim(d.code)}: ${d.message}` : formatDiagnostic(d));
+    const frame = frames?.frameOf(d);
+    if (frame !== undefined) io.out(`${frame}\n`);
+  }
+}
+
+/** Colours for a command's own output (stdout), as --color, NO_COLOR and the terminal say. */
+function styleFor(options: { color?: boolean }): Style {
+  return style(colourWanted(process.stdout, options.color));
+}
+
+/** `✓ ...` in green, `✗ ...` in red, when colour is on. */
+export function verdict(line: string, options: { color?: boolean }): string {
+  const paint = styleFor(options);
+  return line.startsWith("✓") ? `${paint.green("✓")}${line.slice(1)}` : line.startsWith("✗") ? `${paint.red("✗")}${line.slice(1)}` : line;
+}
+
+export function counts(diagnostics: readonly Diagnostic[]): string {
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = diagnostics.length - errors;
+  return `${plural(errors, "error")} · ${plural(warnings, "warning")}`;
+}
+
+export function seconds(start: number): string {
+  return `${((performance.now() - start) / 1000).toFixed(1)} s`;
+}
+
+/** One line per package with APP-META.xml: how many of its services loaded as types. */
+export function serviceSummary(result: CompileResult): string[] {
+  return result.model.packages
+    .filter((p) => !p.bundled && p.services)
+    .map((p) => `  ${p.name}: ${p.services!.loaded} of ${plural(p.services!.declared, "service")} loaded`);
+}

@@ -1,0 +1,123 @@
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import yargs, { type Argv } from "yargs";
+import { packageRoot } from "../runtime/common/package-root.ts";
+import { buildCommand } from "./commands/build.ts";
+import { checkCommand } from "./commands/check.ts";
+import { declarationsCommand } from "./commands/declarations.ts";
+import { initCommand } from "./commands/init.ts";
+import { rulesCommand } from "./commands/rules.ts";
+import { serveCommand } from "./commands/serve.ts";
+import { tokenCommand } from "./commands/token.ts";
+import { validateCommand } from "./commands/validate.ts";
+import type { CommandContext, CommonOptions } from "./command-context.ts";
+import { ConfigError, loadConfig, type ApsGenConfig, type RuleSetting } from "./config/load-config.ts";
+import { endOnClosedOutput, ExitCode, processConsole, readProcessStdin, type Console } from "./console.ts";
+
+export { ExitCode, type Console } from "./console.ts";
+
+/** aps-gen's own version, from its package.json (found next to this module's folder). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The value of `--config <file>` / `--config=<file>`, read before yargs so the file can give defaults. */
+function explicitConfig(argv: readonly string[]): string | undefined {
+  const i = argv.findIndex((a) => a === "--config" || a.startsWith("--config="));
+  if (i < 0) return undefined;
+  return argv[i]!.includes("=") ? argv[i]!.slice("--config=".length) : argv[i + 1];
+}
+
+/** Path options of a config file are relative to the file's folder, as tsconfig's are. */
+const PATH_OPTIONS = new Set(["types", "out", "data", "package"]);
+
+function configOptions(config: ApsGenConfig, cwd: string): Record<string, unknown> {
+  const base = dirname(config.path);
+  const fromFile = (p: unknown) => (typeof p === "string" ? relative(cwd, resolve(base, p)) || "." : p);
+  return Object.fromEntries(Object.entries(config.options).map(([k, v]) => [k, PATH_OPTIONS.has(k) ? (Array.isArray(v) ? v.map(fromFile) : fromFile(v)) : v]));
+}
+
+/**
+ * Runs the aps-gen CLI with the given arguments and returns the exit code. Only yargs, the
+ * config reader and the command definitions load here; each command loads its work when it
+ * runs (cli/command-context.ts).
+ */
+export async function main(argv: readonly string[], io: Console = processConsole, cwd = process.cwd(), stdin: () => Promise<string> = readProcessStdin): Promise<number> {
+  if (io === processConsole) endOnClosedOutput();
+  let config: ApsGenConfig | undefined;
+  try {
+    config = await loadConfig(cwd, argv.find((a) => !a.startsWith("-")), explicitConfig(argv));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(`aps-gen: ${error.message}`);
+    return ExitCode.unusable;
+  }
+  const rules = config?.rules ?? new Map<string, RuleSetting>();
+  let exitCode: number = ExitCode.ok;
+  // yargs may still run a command after reporting a usage error; the usage error wins.
+  let usageError = false;
+  const context: CommandContext = {
+    io,
+    cwd,
+    stdin,
+    async run(work) {
+      if (usageError) return;
+      exitCode = await work();
+    },
+  };
+  const parser = yargs()
+    .scriptName("aps-gen")
+    .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into types, validators, a controller and connectors, and runs the controller.")
+    .option("types", { type: "string", array: true, describe: "Package folders, .app.zip files or folders to search. Default: ./types if it exists, else the current folder." })
+    .option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "Diagnostics as text lines or one JSON document." })
+    .option("warn-as-error", { type: "boolean", default: false, describe: "Treat warnings as errors." })
+    .option("core", { type: "boolean", default: true, describe: "Load the bundled APS core types (use --no-core to leave them out)." })
+    .option("color", { type: "boolean", describe: "Colour the output (default: on a terminal, unless NO_COLOR is set)." })
+    .option("pretty", { type: "boolean", describe: "Show the declaration lines around each diagnostic (default: on a terminal)." })
+    .option("config", { type: "string", describe: "Config file (default: aps-gen.config.{json,ts,mjs,js} or package.json \"aps-gen\", here or above)." })
+    .config(config ? configOptions(config, cwd) : {})
+    // Every option can also come from the environment: APS_GEN_PORT=9443, APS_GEN_DATABASE_URL=...
+    .env("APS_GEN")
+    .middleware((args) => {
+      args.rules = rules;
+    });
+  const typed = parser as unknown as Argv<CommonOptions>;
+  typed
+    .command(checkCommand(context))
+    .command(buildCommand(context))
+    .command(validateCommand(context))
+    .command(serveCommand(context))
+    .command(tokenCommand(context))
+    .command(initCommand(context))
+    .command(declarationsCommand(context))
+    .command(rulesCommand(context));
+  parser
+    .completion("completion", "Print a shell completion script (bash or zsh): aps-gen completion >> ~/.bashrc")
+    .demandCommand(1, "Name a command: check, build, validate, serve, token, init, declarations or rules.")
+    .recommendCommands()
+    .strict()
+    .help()
+    .version(packageVersion())
+    .fail((message, error) => {
+      if (error) throw error;
+      // An option only the config file gave: say it is the file's.
+      const unknown = /^Unknown arguments?: (.+)$/.exec(message)?.[1]?.split(", ");
+      if (config && unknown?.every((name) => name in config.options)) {
+        io.err(`aps-gen: ${config.path}: ${unknown.map((n) => `"${n}"`).join(", ")} ${unknown.length === 1 ? "is no option" : "are no options"} of this command; see aps-gen <command> --help`);
+        usageError = true;
+        return;
+      }
+      io.err(`aps-gen: ${message}\nRun "aps-gen --help" for usage.`);
+      usageError = true;
+    })
+    .exitProcess(false)
+    .wrap(Math.min(110, process.stdout.columns ?? 100));
+  await parser.parseAsync([...argv], {}, (err, _argv, output) => {
+    if (output && !err) io.out(output);
+  });
+  return usageError ? ExitCode.unusable : exitCode;
+}
