@@ -5,7 +5,7 @@ import { isBaseOperation } from "../generator/model/base-operations.ts";
 import { diskHost } from "../generator/host.ts";
 import type { ApsModel, ModelPackage } from "../generator/model/model.ts";
 import { kebabCase, pascalCase } from "../generator/emit/naming.ts";
-import { banner } from "../generator/emit/render.ts";
+import { packageBanner } from "../generator/emit/render.ts";
 import { packageRoot } from "../runtime/common/package-root.ts";
 
 const APS_GEN_VERSION = (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;
@@ -183,7 +183,7 @@ export async function initProject(model: ApsModel, pkg: ModelPackage, dir: strin
   write(
     "src/check.gen.ts",
     [
-      banner(pkg.descriptor ?? pkg.root),
+      packageBanner(model, pkg),
       "// tsc fails here when a handler stub no longer satisfies its generated interface.",
       ...services.map((s) => `import type { ${s.iface} } from "../generated/connector/${pkg.name}/${s.file}.gen.js";`),
       ...services.map((s) => `import { ${camel(s.service)} } from "./handlers/${s.file}.ts";`),

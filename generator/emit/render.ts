@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import Handlebars from "handlebars";
+import type { ApsModel, ModelPackage, ResolvedType } from "../model/model.ts";
 import { packageRoot } from "../../runtime/common/package-root.ts";
 
 const TEMPLATES_DIR = pathToFileURL(`${packageRoot(import.meta.url)}/templates/`);
@@ -23,6 +24,28 @@ export function render(name: string, view: object): string {
 /** Collapses runs of blank lines and ends the file with exactly one newline. */
 function tidy(text: string): string {
   return `${text.replace(/[ \t]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim()}\n`;
+}
+
+/**
+ * Where a generated file comes from, named the same from any working folder: the package's
+ * name and the path inside it (`cloudmail/schemas/mailbox.schema`), so a build run from another
+ * folder (a connector project after `init`, CI) writes the same bytes.
+ */
+export function sourceLabel(model: ApsModel, packageName: string, file: string): string {
+  const pkg = model.packages.find((p) => p.name === packageName);
+  if (!pkg) return file;
+  if (file === pkg.root) return pkg.name;
+  return file.startsWith(`${pkg.root}/`) ? `${pkg.name}/${file.slice(pkg.root.length + 1)}` : file;
+}
+
+/** The banner of a file generated from one type's declaration. */
+export function typeBanner(model: ApsModel, type: ResolvedType): string {
+  return banner(sourceLabel(model, type.decl.packageName, type.decl.file));
+}
+
+/** The banner of a file generated from a whole package. */
+export function packageBanner(model: ApsModel, pkg: ModelPackage): string {
+  return banner(sourceLabel(model, pkg.name, pkg.descriptor ?? pkg.root));
 }
 
 /** The first line of every generated file (Go's generated-code convention, so tools skip it). */

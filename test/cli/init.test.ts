@@ -72,6 +72,15 @@ describe("aps-gen init", () => {
 
     const tested = await new Promise<number | null>((resolve) => spawn(process.execPath, ["--import", "tsx", "--test", "test/connector.test.ts"], { cwd: project, stdio: "ignore" }).on("exit", resolve));
     expect(tested).toBe(0);
+
+    // The project's own `npm run build`, run from its folder, finds generated/ as init left it
+    // from the repository's folder: banners name the package, not a path from where one stood.
+    const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { scripts: { build: string } };
+    const buildArgs = pkg.scripts.build.split(" ").slice(1);
+    const rebuilt: string[] = [];
+    const code = await main([...buildArgs, "--check"], { out: (l) => rebuilt.push(l), err: (l) => rebuilt.push(l) }, project);
+    expect(code, rebuilt.join("\n")).toBe(0);
+    expect(rebuilt.at(-1)).toMatch(/^✓ generated\/ is up to date/);
   }, 60_000);
 
   it("never overwrites the vendor's stubs, and tsc fails when a stub stops matching its interface", async () => {

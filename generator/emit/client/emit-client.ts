@@ -11,7 +11,7 @@ import { isBaseOperation } from "../../model/base-operations.ts";
 import { isEventHandler } from "../../model/event-handler.ts";
 import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
 import { pascalCase, propertyKey } from "../naming.ts";
-import { banner } from "../render.ts";
+import { typeBanner } from "../render.ts";
 import { buildNameTable, type TypeNames } from "../types/name-table.ts";
 import { ImportSet, refTs } from "../types/type-refs.ts";
 
@@ -90,7 +90,7 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
     fn(`The event subscriptions of a ${T}.`, `function list${T}EventSubscriptions(client: ${client}, id: string): Promise<${subscription}<${T}EventHandler>[]>`, `return ${use("listSubscriptions", "subscriptions")}(client, id);`);
     fn(`Removes an event subscription of a ${T}.`, `function unsubscribe${T}(client: ${client}, id: string, subscriptionId: string): Promise<void>`, `return ${use("unsubscribe", "subscriptions")}(client, id, subscriptionId);`);
   }
-  return [banner(type.decl.file), ...imports.render(), "", ...out].join("\n").replace(/\n+$/, "\n");
+  return [typeBanner(model, type), ...imports.render(), "", ...out].join("\n").replace(/\n+$/, "\n");
 }
 
 /** A custom operation: a parameters interface (when it has any) and the function. */

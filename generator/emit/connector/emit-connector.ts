@@ -3,7 +3,7 @@ import { isBaseOperation } from "../../model/base-operations.ts";
 import { isEventHandler } from "../../model/event-handler.ts";
 import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
 import { kebabCase, pascalCase, propertyKey } from "../naming.ts";
-import { banner } from "../render.ts";
+import { packageBanner, typeBanner } from "../render.ts";
 import { buildNameTable, type TypeNames } from "../types/name-table.ts";
 import { ImportSet, refTs } from "../types/type-refs.ts";
 import { validatorModulePath } from "../validators/module-scope.ts";
@@ -34,7 +34,7 @@ export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeN
     if (services.length === 0) continue;
     const appName = pascalCase(pkg.name.split("/").at(-1)!);
     const lines = [
-      banner(pkg.descriptor),
+      packageBanner(model, pkg),
       `import type { ServiceHandlers as RuntimeServiceHandlers } from "${CONNECTOR}/app";`,
       ...services.map((s) => `import { ${s.fn}, type ${s.iface} } from "./${s.file.split("/").at(-1)!.replace(/\.ts$/, ".js")}";`),
       "",
@@ -119,7 +119,7 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
   }
   const serviceHandlers = imports.use(`${CONNECTOR}/app`, "ServiceHandlers");
   const lines = [
-    banner(type.decl.file),
+    typeBanner(model, type),
     ...imports.render(),
     "",
     ...paramTypes,

@@ -1,6 +1,6 @@
 import type { ApsModel } from "../../model/model.ts";
 import type { GeneratedFile } from "../../host.ts";
-import { banner, render } from "../render.ts";
+import { packageBanner, render } from "../render.ts";
 import { buildNameTable, type TypeNames } from "./name-table.ts";
 import { typeModuleView } from "./type-module.ts";
 
@@ -30,7 +30,7 @@ export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames>
       types: m.types.map((n) => exported(m.own, n)).join(", "),
       values: m.values.map((n) => exported(m.own, n)).join(", "),
     }));
-    files.push({ path: `types/${pkg.name}/index.gen.ts`, content: render("types/package-index", { banner: banner(pkg.descriptor ?? pkg.root), exports }) });
+    files.push({ path: `types/${pkg.name}/index.gen.ts`, content: render("types/package-index", { banner: packageBanner(model, pkg), exports }) });
   }
   return files;
 }

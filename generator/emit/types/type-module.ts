@@ -1,6 +1,6 @@
 import { defaultPropertyAccess, type ApsModel, type Literal, type Property, type Relation, type ResolvedType, type TypeRef } from "../../model/model.ts";
 import { enumMemberKeys, enumTsName, propertyKey } from "../naming.ts";
-import { banner } from "../render.ts";
+import { typeBanner } from "../render.ts";
 import type { TypeNames } from "./name-table.ts";
 import { propertyDoc, tsdoc } from "./tsdoc.ts";
 import { ImportSet, refTs, RUNTIME_TYPES } from "./type-refs.ts";
@@ -106,7 +106,7 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
   }
 
   return {
-    banner: banner(type.decl.file),
+    banner: typeBanner(model, type),
     imports: imports.render(),
     tsName: self.tsName,
     typeIdDoc: `/** Type id of {@link ${self.tsName}}. */`,

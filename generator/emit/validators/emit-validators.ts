@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import type { GeneratedFile } from "../../host.ts";
 import type { ApsModel } from "../../model/model.ts";
-import { banner, render } from "../render.ts";
+import { banner, packageBanner, render } from "../render.ts";
 import { buildNameTable, type TypeNames } from "../types/name-table.ts";
 import { packageRuntime, type RuntimeSpecifier } from "./module-scope.ts";
 import { validatorModuleView } from "./validator-module.ts";
@@ -48,7 +48,7 @@ export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeN
         })
         .join(", "),
     }));
-    files.push({ path: `validators/${pkg.name}/index.gen.ts`, content: render("validators/package-index", { banner: banner(pkg.descriptor ?? pkg.root), modules: indexModules }) });
+    files.push({ path: `validators/${pkg.name}/index.gen.ts`, content: render("validators/package-index", { banner: packageBanner(model, pkg), modules: indexModules }) });
   }
   const taken = new Set<string>();
   const entries = registry.map((r) => {

@@ -1,7 +1,7 @@
 import { defaultPropertyAccess, type ApsModel, type Operation, type Property, type Relation, type ResolvedType, type Structure } from "../../model/model.ts";
 import { accessBits, RoleBit, type Role } from "../../../runtime/common/actor.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
-import { banner } from "../render.ts";
+import { typeBanner } from "../render.ts";
 import type { TypeNames } from "../types/name-table.ts";
 import { ModuleScope, structureCheckerName, validatorModulePath, type RuntimeSpecifier } from "./module-scope.ts";
 import { valueCheck } from "./value-check.ts";
@@ -75,7 +75,7 @@ export function validatorModuleView(type: ResolvedType, model: ApsModel, names: 
     );
   }
   return {
-    banner: banner(type.decl.file),
+    banner: typeBanner(model, type),
     imports: scope.renderImports(),
     constants: scope.renderConstants(),
     blocks,
