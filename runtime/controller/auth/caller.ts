@@ -3,7 +3,7 @@
  * application instance (its client certificate or OAuth key; auth/application-caller.ts).
  */
 import { ApsError } from "../errors.ts";
-import type { ResourceStore } from "../store/resource-store.ts";
+import type { StoredResource } from "../store/schema-rows.ts";
 import type { TokenService } from "./tokens.ts";
 import type { RevocationListener } from "./account-revocations.ts";
 import { FailedVerificationLimiter } from "./failed-verification-limiter.ts";
@@ -50,7 +50,8 @@ export class CallerResolver implements RevocationListener {
 
   constructor(
     private readonly tokens: TokenService,
-    private readonly store: ResourceStore,
+    /** Reads accounts by id (the resource store; only this is needed, so no import cycle with it). */
+    private readonly store: { get(id: string): Promise<StoredResource | undefined> },
     private readonly failures = new FailedVerificationLimiter(),
     /** False until the revocation feed knows where it stands: until then nothing is cached. */
     private readonly following: () => boolean = () => true,

@@ -9,9 +9,10 @@ import { notificationStatement, pgArray, recordEvents, type RaisedEvent } from "
 import { dropStaged, moveStaged, moveStagedCtes } from "../events/staged-subscriptions.ts";
 import { links, resources } from "./schema.ts";
 import { linkedWithAccount, reachedByInstance } from "./role-sql.ts";
+import type { StoredResource } from "./schema-rows.ts";
 
 /** A resource row as stored. */
-export type StoredResource = typeof resources.$inferSelect;
+export type { StoredResource };
 /** What a new resource row holds. */
 export type NewResource = typeof resources.$inferInsert;
 /** A link from the resource at hand. */
