@@ -12,6 +12,7 @@ import { tokenCommand } from "./commands/token.ts";
 import { validateCommand } from "./commands/validate.ts";
 import type { CommandContext, CommonOptions } from "./command-context.ts";
 import { ConfigError, loadConfig, type ApsGenConfig, type RuleSetting } from "./config/load-config.ts";
+import { environmentOptions, type OptionKinds } from "./environment-options.ts";
 import { endOnClosedOutput, ExitCode, processConsole, readProcessStdin, type Console } from "./console.ts";
 
 export { ExitCode, type Console } from "./console.ts";
@@ -69,6 +70,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
       exitCode = await work();
     },
   };
+  const fromEnvironment = environmentOptions(argv);
   const parser = yargs()
     .scriptName("aps-gen")
     .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into types, validators, a controller and connectors, and runs the controller.")
@@ -80,11 +82,11 @@ export async function main(argv: readonly string[], io: Console = processConsole
     .option("pretty", { type: "boolean", describe: "Show the declaration lines around each diagnostic (default: on a terminal)." })
     .option("config", { type: "string", describe: "Config file (default: aps-gen.config.{json,ts,mjs,js} or package.json \"aps-gen\", here or above)." })
     .config(config ? configOptions(config, cwd) : {})
-    // Every option can also come from the environment: APS_GEN_PORT=9443, APS_GEN_DATABASE_URL=...
-    .env("APS_GEN")
     .middleware((args) => {
       args.rules = rules;
-    });
+    })
+    // Every option can also come from the environment: APS_GEN_PORT=9443, APS_GEN_DATABASE_URL=...
+    .middleware((args) => fromEnvironment(args, parser as unknown as { getOptions(): OptionKinds }), true);
   const typed = parser as unknown as Argv<CommonOptions>;
   typed
     .command(checkCommand(context))

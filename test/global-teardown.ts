@@ -1,11 +1,23 @@
-import { readdirSync, rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PACKED_PREFIX } from "./helpers/packed-package.ts";
+import { PACKED_PREFIX, PACKED_RUN_FILE } from "./helpers/packed-package.ts";
 
-/** After the whole run: the packed installs tests shared are removed (temporary folders do not pile up). */
+/**
+ * After the whole run, the packed installs this run made are removed (temporary folders do not
+ * pile up). Only this run's: another checkout's test run may be using its own at the same time.
+ * The run id reaches the test workers through the environment they inherit.
+ */
 export default function setup(): () => void {
+  const run = randomUUID();
+  process.env.APS_GEN_TEST_RUN = run;
   return () => {
-    for (const name of readdirSync(tmpdir())) if (name.startsWith(PACKED_PREFIX)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    for (const name of readdirSync(tmpdir())) {
+      if (!name.startsWith(PACKED_PREFIX)) continue;
+      const dir = join(tmpdir(), name);
+      const madeBy = join(dir, PACKED_RUN_FILE);
+      if (existsSync(madeBy) && readFileSync(madeBy, "utf8") === run) rmSync(dir, { recursive: true, force: true });
+    }
   };
 }

@@ -85,3 +85,35 @@ describe("config file", () => {
     }
   });
 });
+
+describe("environment variables", () => {
+  /** Runs with `vars` set in process.env (main reads it), then puts the environment back. */
+  async function withEnv(vars: Record<string, string>, work: () => Promise<Awaited<ReturnType<typeof run>>>) {
+    const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, vars);
+    try {
+      return await work();
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+
+  it("APS_GEN_<OPTION> gives an option; other APS_GEN_ variables are left alone", async () => {
+    const dir = project({});
+    const r = await withEnv({ APS_GEN_TYPES: "pkg", APS_GEN_FORMAT: "json", APS_GEN_SOMETHING_ELSE: "1" }, () => run(dir, "check"));
+    expect(r.code, r.text).toBe(0);
+    expect(JSON.parse(r.out.join("\n")).diagnostics.map((d: { code: string }) => d.code)).toContain("APS092");
+  });
+
+  it("the command line wins over the environment, the environment over the config file", async () => {
+    const dir = project({ "aps-gen.config.json": JSON.stringify({ types: ["pkg"], build: { out: "from-config" } }) });
+    const fromEnv = await withEnv({ APS_GEN_OUT: "from-env" }, () => run(dir, "build"));
+    expect(fromEnv.code, fromEnv.text).toBe(0);
+    expect(existsSync(join(dir, "from-env"))).toBe(true);
+    expect(existsSync(join(dir, "from-config"))).toBe(false);
+    const fromLine = await withEnv({ APS_GEN_OUT: "from-env", APS_GEN_WARN_AS_ERROR: "false" }, () => run(dir, "build", "--out", "from-line", "--warn-as-error"));
+    expect(fromLine.code, fromLine.text).toBe(1);
+    expect(existsSync(join(dir, "from-line"))).toBe(false);
+  });
+});

@@ -9,6 +9,8 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 /** Folder names every packed install of a test run is made under; the global teardown removes them. */
 export const PACKED_PREFIX = "aps-gen-packed-";
+/** File in a packed install's folder naming the test run that made it (test/global-teardown.ts). */
+export const PACKED_RUN_FILE = "made-by-run";
 
 /**
  * This checkout as a user gets it: `npm pack` (which builds dist/ first), then the tarball
@@ -33,6 +35,7 @@ export function packedInstall(): string {
     }
     return consumer;
   }
+  if (process.env.APS_GEN_TEST_RUN) writeFileSync(join(dir, PACKED_RUN_FILE), process.env.APS_GEN_TEST_RUN);
   mkdirSync(consumer, { recursive: true });
   const pack = spawnSync(npm, ["pack", "--pack-destination", dir, "--silent"], { cwd: repoRoot, encoding: "utf8" });
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}${pack.stdout}`);
