@@ -48,12 +48,13 @@ import type { Usage } from "../../generated/types/core/resource.gen.ts";
 import type { ServiceUser } from "../../generated/types/core/service-user.gen.ts";
 import type { DnsCheck, DnsRecord, Domain } from "../../generated/types/examples/cloudmail/domain.gen.ts";
 import type { AvailabilityResult, Mailbox, MailboxCreate, MailboxPlan, MailboxUpdate, PurgeResult } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
-import type { ImportReport, Tenant, TenantRetentionDays, UsageReport } from "../../generated/types/examples/cloudmail/tenant.gen.ts";
+import type { ImportReport, Tenant, TenantCreate, TenantRetentionDays, UsageReport } from "../../generated/types/examples/cloudmail/tenant.gen.ts";
 import { createClient, type ApsClient } from "../../runtime/client/client.ts";
 import type { Page } from "../../runtime/client/pages.ts";
 import { rql, type ApsField, type ListQuery, type RqlFilter, type RqlKey, type RqlValue } from "../../runtime/client/rql.ts";
 import type { Subscription } from "../../runtime/client/subscriptions.ts";
-import type { Int64 } from "../../runtime/common/types.ts";
+import type { ApsLinkRef, Int64 } from "../../runtime/common/types.ts";
+import type { OrderCreate } from "../golden/types/golden/order.gen.ts";
 
 const client: ApsClient = createClient({ baseUrl: "https://controller.test" });
 
@@ -331,7 +332,7 @@ describe("parameters", () => {
   it("provision takes XCreate: required properties needed, read-only ones refused", () => {
     expectTypeOf(provisionMailbox).parameters.toEqualTypeOf<[ApsClient, MailboxCreate]>();
     compileOnly(() => {
-      void provisionMailbox(client, { localPart: "anna", password: "0123456789", quota: 10n, tenant: { aps: { id: "t1" } } });
+      void provisionMailbox(client, { localPart: "anna", password: "0123456789", quota: 10n, tenant: { aps: { id: "t1" } }, domain: { aps: { id: "d1" } } });
       // @ts-expect-error password is required on provisioning
       void provisionMailbox(client, { localPart: "anna" });
       // @ts-expect-error address is read-only
@@ -345,6 +346,47 @@ describe("parameters", () => {
     });
     expectTypeOf<MailboxCreate>().not.toHaveProperty("address");
     expectTypeOf<MailboxCreate>().not.toHaveProperty("lastLogin");
+  });
+
+  it("provision needs every required relation the controller does not link itself (a 400 otherwise)", () => {
+    const tenant = { aps: { id: "t1" } };
+    const domain = { aps: { id: "d1" } };
+    const mailbox = { localPart: "anna", password: "0123456789" };
+    expectTypeOf<MailboxCreate["tenant"]>().toEqualTypeOf<ApsLinkRef>();
+    expectTypeOf<MailboxCreate["domain"]>().toEqualTypeOf<ApsLinkRef>();
+    // A weak relation stays optional.
+    expectTypeOf<MailboxCreate>().toHaveProperty("user").toEqualTypeOf<ApsLinkRef | undefined>();
+    compileOnly(() => {
+      void provisionMailbox(client, { ...mailbox, tenant, domain });
+      // @ts-expect-error domain is a required relation of Mailbox
+      void provisionMailbox(client, { ...mailbox, tenant });
+      // @ts-expect-error tenant is a required relation of Mailbox
+      void provisionMailbox(client, { ...mailbox, domain });
+      // @ts-expect-error a required link cannot be null
+      void provisionMailbox(client, { ...mailbox, tenant, domain: null });
+      // @ts-expect-error tenant is a required relation of Domain
+      void domainSdk.provisionDomain(client, { name: "example.com" });
+      // Tenant's required `app` links to CloudMail, the application root: the controller links it when left out.
+      void tenantSdk.provisionTenant(client, { account: { aps: { id: "a1" } }, subscription: { aps: { id: "s1" } } });
+      // @ts-expect-error account is a required relation of Tenant
+      void tenantSdk.provisionTenant(client, { subscription: { aps: { id: "s1" } } });
+    });
+    expectTypeOf<TenantCreate>().toHaveProperty("app").toEqualTypeOf<ApsLinkRef | undefined>();
+  });
+
+  it("a required collection needs at least one link; an optional one does not", () => {
+    const customer = { aps: { id: "c1" } };
+    expectTypeOf<OrderCreate>().toHaveProperty("approvers").toEqualTypeOf<[ApsLinkRef, ...ApsLinkRef[]]>();
+    expectTypeOf<OrderCreate>().toHaveProperty("notes").toEqualTypeOf<ApsLinkRef[] | undefined>();
+    const withLinks: OrderCreate = { number: "AB-1", lines: [], internal: "x", customer, approvers: [customer], notes: [] };
+    expect(withLinks.approvers).toHaveLength(1);
+    // @ts-expect-error approvers is a required collection
+    const noApprovers: OrderCreate = { number: "AB-1", lines: [], internal: "x", customer };
+    // @ts-expect-error an empty list is no link: the controller refuses it as it refuses none
+    const emptyApprovers: OrderCreate = { number: "AB-1", lines: [], internal: "x", customer, approvers: [] };
+    // @ts-expect-error customer is a required relation of Order
+    const noCustomer: OrderCreate = { number: "AB-1", lines: [], internal: "x", approvers: [customer] };
+    expect([noApprovers, emptyApprovers, noCustomer]).toHaveLength(3);
   });
 
   it("configure takes XUpdate: everything optional, no read-only or final property", () => {

@@ -73,7 +73,7 @@ const MAILBOX: Mailbox = { aps: { id: "m-1", type: MailboxTypeId, status: "aps:r
 describe("resources: provision, get, configure, unprovision, disable, enable", () => {
   it("provision POSTs the resource to /aps/2/resources with aps.type filled in", async () => {
     const { client, sent } = fakeController([reply(JSON.stringify(MAILBOX))], { token: "tok-1" });
-    const stored = await provisionMailbox(client, { localPart: "anna", password: "0123456789", quota: 10, tenant: { aps: { id: "t-1" } } });
+    const stored = await provisionMailbox(client, { localPart: "anna", password: "0123456789", quota: 10, tenant: { aps: { id: "t-1" } }, domain: { aps: { id: "d-1" } } });
     expect(stored).toEqual(MAILBOX);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.method).toBe("POST");
@@ -84,24 +84,26 @@ describe("resources: provision, get, configure, unprovision, disable, enable", (
       password: "0123456789",
       quota: 10,
       tenant: { aps: { id: "t-1" } },
+      domain: { aps: { id: "d-1" } },
       aps: { type: MailboxTypeId },
     });
   });
 
   it("provision keeps the caller's aps.id/status and overrides a wrong aps.type", async () => {
     const { client, sent } = fakeController([reply(JSON.stringify(MAILBOX))]);
-    await provisionMailbox(client, { aps: { id: "own-id", status: "aps:provisioning", type: "http://other/1.0" }, localPart: "anna", password: "0123456789" });
-    expect(JSON.parse(sent[0]!.body as string)).toStrictEqual({ aps: { id: "own-id", status: "aps:provisioning", type: MailboxTypeId }, localPart: "anna", password: "0123456789" });
+    const links = { tenant: { aps: { id: "t-1" } }, domain: { aps: { id: "d-1" } } };
+    await provisionMailbox(client, { aps: { id: "own-id", status: "aps:provisioning", type: "http://other/1.0" }, localPart: "anna", password: "0123456789", ...links });
+    expect(JSON.parse(sent[0]!.body as string)).toStrictEqual({ aps: { id: "own-id", status: "aps:provisioning", type: MailboxTypeId }, localPart: "anna", password: "0123456789", ...links });
   });
 
   it("64-bit integers: bigints in a body are written as exact JSON integers", async () => {
     const { client, sent } = fakeController([reply(JSON.stringify(MAILBOX)), reply(JSON.stringify(MAILBOX))]);
-    await provisionMailbox(client, { localPart: "anna", password: "0123456789", archiveQuota: 9223372036854775807n, quota: 9007199254740993n, maxMessageSize: 25600 });
+    await provisionMailbox(client, { localPart: "anna", password: "0123456789", archiveQuota: 9223372036854775807n, quota: 9007199254740993n, maxMessageSize: 25600, tenant: { aps: { id: "t-1" } }, domain: { aps: { id: "d-1" } } });
     const body = sent[0]!.body as string;
     expect(body).toContain('"archiveQuota":9223372036854775807');
     expect(body).toContain('"quota":9007199254740993');
     expect(body).toContain('"maxMessageSize":25600');
-    expect(parseJsonText(body)).toEqual({ localPart: "anna", password: "0123456789", archiveQuota: 9223372036854775807n, quota: 9007199254740993n, maxMessageSize: 25600, aps: { type: MailboxTypeId } });
+    expect(parseJsonText(body)).toEqual({ localPart: "anna", password: "0123456789", archiveQuota: 9223372036854775807n, quota: 9007199254740993n, maxMessageSize: 25600, tenant: { aps: { id: "t-1" } }, domain: { aps: { id: "d-1" } }, aps: { type: MailboxTypeId } });
     // A string that looks like an internal bigint marker stays a string.
     await configureMailbox(client, "m-1", { archiveQuota: -9223372036854775808n, supportNote: "\u0000aps-bigint:12" });
     expect(sent[1]!.body).toBe('{"archiveQuota":-9223372036854775808,"supportNote":"\\u0000aps-bigint:12"}');

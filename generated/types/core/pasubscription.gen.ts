@@ -79,7 +79,7 @@ export interface PASubscriptionCreate {
   /** Relation: collection link to `SubscriptionService` (http://aps-standard.org/types/core/subscription/service/1.0). */
   services?: ApsLinkRef[];
   /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
-  account?: ApsLinkRef;
+  account: ApsLinkRef;
 }
 
 /** What a client sends to configure a `PASubscription`: every property optional, no read-only or final ones. */

@@ -23,9 +23,9 @@ export interface SubscriptionServiceCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
   /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
-  account?: ApsLinkRef;
+  account: ApsLinkRef;
   /** Relation: strong link to `Subscription` (http://aps-standard.org/types/core/subscription/1.0). */
-  subscription?: ApsLinkRef;
+  subscription: ApsLinkRef;
 }
 
 /** What a client sends to configure a `subscriptionService`: every property optional, no read-only or final ones. */

@@ -21,7 +21,7 @@ export interface UserServiceCreate {
   /** Type (and, for applications, id and status) of the new resource. */
   aps?: ApsCreateMeta;
   /** Relation: strong link to `User` (http://aps-standard.org/types/core/user/1.0). */
-  user?: ApsLinkRef;
+  user: ApsLinkRef;
 }
 
 /** What a client sends to configure an `UserService`: every property optional, no read-only or final ones. */

@@ -1,8 +1,9 @@
 import type { ApsModel } from "../../model/model.ts";
 import type { GeneratedFile } from "../../host.ts";
+import { applicationRootOf } from "../../model/application-root.ts";
 import { packageBanner, render } from "../render.ts";
 import { buildNameTable, type TypeNames } from "./name-table.ts";
-import { typeModuleView } from "./type-module.ts";
+import { typeModuleExports, typeModuleView } from "./type-module.ts";
 
 /**
  * Emits one module per type (`types/<package>/<type>.gen.ts`) and an index per package that
@@ -12,13 +13,14 @@ export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames>
   const files: GeneratedFile[] = [];
   for (const pkg of model.packages) {
     if (pkg.typeIds.length === 0) continue;
-    const modules: { own: TypeNames; types: string[]; values: string[] }[] = [];
+    const root = applicationRootOf(pkg, model);
+    const modules: { own: TypeNames; types: readonly string[]; values: readonly string[] }[] = [];
     for (const id of pkg.typeIds) {
-      const view = typeModuleView(model.types.get(id)!, model, names);
+      const type = model.types.get(id)!;
       const own = names.get(id)!;
-      files.push({ path: own.modulePath, content: render("types/type-module", view) });
+      files.push({ path: own.modulePath, content: render("types/type-module", typeModuleView(type, model, names, root)) });
       // Enums are values and types at once, so they go in the value export only.
-      modules.push({ own, types: view.interfaces.map((i) => i.name), values: [`${own.tsName}TypeId`, ...view.enums.map((e) => e.name)] });
+      modules.push({ own, ...typeModuleExports(type, own, root) });
     }
     // Two types of a package may both declare e.g. an `Address` structure: the index then
     // exports each under its type's name (`CustomerAddress`, `OrderAddress`).

@@ -1,5 +1,6 @@
 import { defaultPropertyAccess, type ApsModel, type Literal, type Property, type Relation, type ResolvedType, type TypeRef } from "../../model/model.ts";
 import { enumMemberKeys, enumTsName, propertyKey } from "../naming.ts";
+import { linkedToRoot } from "../../model/application-root.ts";
 import { typeBanner } from "../render.ts";
 import type { TypeNames } from "./name-table.ts";
 import { propertyDoc, tsdoc } from "./tsdoc.ts";
@@ -40,27 +41,26 @@ type Shape = "read" | "create" | "update";
 /**
  * Builds the module of one type: its structures, enums and the three shapes `X` (as read),
  * `XCreate` (provision input: no readonly) and `XUpdate` (configure input: no readonly, no final,
- * all optional). `null` on write means "no value"; it is accepted for optional properties only.
+ * all optional), and for an application root type `XSettings` (what installing an instance takes).
+ * `null` on write means "no value"; it is accepted for optional properties only. `root` is the
+ * application root type of the type's package, if it has one.
  */
-export function typeModuleView(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>): TypeModuleView {
+export function typeModuleView(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, root?: ResolvedType): TypeModuleView {
   const self = names.get(type.id)!;
-  const imports = new ImportSet(self.modulePath, [self.tsName, `${self.tsName}Create`, `${self.tsName}Update`, `${self.tsName}TypeId`, ...self.structures.values()]);
+  const exported = typeModuleExports(type, self, root);
+  const imports = new ImportSet(self.modulePath, [...exported.types, `${self.tsName}Create`, `${self.tsName}Update`, ...exported.values]);
   const enums: EnumView[] = [];
   const interfaces: InterfaceView[] = [];
-  const enumNames = new Map<Property, string>();
-
-  const registerEnum = (ownerName: string, p: Property) => {
-    if (!p.enum?.length || enumNames.has(p)) return;
-    const name = enumTsName(ownerName, p.name);
-    enumNames.set(p, name);
-    const keys = enumMemberKeys(p.enum);
+  const enumNames = enumNamesOf(type, self);
+  for (const [p, name] of enumNames) {
+    const keys = enumMemberKeys(p.enum!);
     enums.push({
       doc: tsdoc([`Values of \`${p.name}\`${p.title ? ` (${p.title})` : ""}.`, p.enumTitles?.map((t, i) => `- \`${keys[i]}\`: ${t || "(no title)"}`).join("\n")]),
       typeDoc: `/** One of the values of {@link ${name}}. */`,
       name,
-      members: p.enum.map((l, i) => ({ key: keys[i]!, value: literalTs(l) })),
+      members: p.enum!.map((l, i) => ({ key: keys[i]!, value: literalTs(l) })),
     });
-  };
+  }
 
   const tsType = (p: Property | undefined, ref: TypeRef): string => {
     if (p && enumNames.has(p)) return enumNames.get(p)!;
@@ -70,7 +70,6 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
   // Structures declared by this type, in declaration order.
   for (const s of type.decl.structures.values()) {
     const tsName = self.structures.get(s.name)!;
-    for (const p of s.properties.values()) registerEnum(tsName, p);
     interfaces.push({
       doc: tsdoc([s.description ?? `Structure \`${s.name}\` of ${type.name}.`]),
       name: tsName,
@@ -79,7 +78,6 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
   }
 
   const properties = [...type.properties.values()];
-  for (const p of properties) registerEnum(self.tsName, p);
   const relations = [...type.relations.values()];
   const description = type.decl.description;
 
@@ -95,7 +93,7 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
       const nullable = shape !== "read" && !p.required;
       fields.push({ doc: propertyDoc(p, "  "), line: `${propertyKey(p.name)}${optional ? "?" : ""}: ${t}${nullable ? " | null" : ""};` });
     }
-    if (shape !== "update") for (const r of relations) fields.push(relationField(r, shape, imports, names));
+    if (shape !== "update") for (const r of relations) fields.push(relationField(r, shape, imports, names, root));
     return fields;
   };
 
@@ -103,6 +101,13 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
   if (type.isResource) {
     interfaces.push({ doc: tsdoc([`What a client sends to provision ${withArticle(type.name)} (no read-only properties).`]), name: `${self.tsName}Create`, fields: shapeFields("create") });
     interfaces.push({ doc: tsdoc([`What a client sends to configure ${withArticle(type.name)}: every property optional, no read-only or final ones.`]), name: `${self.tsName}Update`, fields: shapeFields("update") });
+  }
+  if (exported.settings) {
+    // The controller checks install settings as the application writes them (instance-service.ts:
+    // validateCreate with the application actor): read-only properties may be given, and
+    // required ones, read-only or not, must be. Links are not settings: installing makes none.
+    const fields = properties.map((p) => ({ doc: propertyDoc(p, "  "), line: `${propertyKey(p.name)}${p.required ? "" : "?"}: ${tsType(p, p.type)}${p.required ? "" : " | null"};` }));
+    interfaces.push({ doc: tsdoc([`The settings of ${withArticle(type.name)} application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances).`]), name: exported.settings, fields });
   }
 
   return {
@@ -127,13 +132,52 @@ function alwaysReadable(p: Property): boolean {
   return p.required && !p.encrypted && access.admin && access.owner;
 }
 
-function relationField(r: Relation, shape: Shape, imports: ImportSet, names: ReadonlyMap<string, TypeNames>): Field {
+/**
+ * A relation in the read shape (a link) or in `XCreate` (a reference). A required relation is
+ * required on provisioning, as the controller refuses a body without it (a 400), and a required
+ * collection needs at least one link; except a link the controller makes itself, to the root
+ * resource of the application serving the type (`root`, see linkedToRoot).
+ */
+function relationField(r: Relation, shape: Shape, imports: ImportSet, names: ReadonlyMap<string, TypeNames>, root: ResolvedType | undefined): Field {
   const target = names.get(r.typeId)?.tsName;
-  const kind = r.collection ? "collection" : r.required ? "strong" : "weak";
-  const doc = tsdoc([`${r.description ? `${r.description} ` : ""}Relation: ${kind} link to ${target ? `\`${target}\` (${r.typeId})` : `\`${r.typeId}\``}.`], "  ");
+  const kind = r.collection ? (r.required ? "required collection" : "collection") : r.required ? "strong" : "weak";
+  const byController = shape === "create" && r.required && linkedToRoot(r, root);
+  const docText = `${r.description ? `${r.description} ` : ""}Relation: ${kind} link to ${target ? `\`${target}\` (${r.typeId})` : `\`${r.typeId}\``}.`;
+  const doc = tsdoc([byController ? `${docText} Left out, the controller links the application's root resource.` : docText], "  ");
   if (shape === "read") return { doc, line: `${propertyKey(r.name)}?: ${imports.use(RUNTIME_TYPES, r.collection ? "ApsCollectionLink" : "ApsLink")};` };
   const ref = imports.use(RUNTIME_TYPES, "ApsLinkRef");
-  return { doc, line: `${propertyKey(r.name)}?: ${r.collection ? `${ref}[]` : ref};` };
+  const required = r.required && !byController;
+  if (r.collection) return { doc, line: `${propertyKey(r.name)}${required ? "" : "?"}: ${required ? `[${ref}, ...${ref}[]]` : `${ref}[]`};` };
+  return { doc, line: `${propertyKey(r.name)}${required ? "" : "?"}: ${ref};` };
+}
+
+/** The names a type's module exports: its interfaces (types) and its type id and enums (values). */
+export interface TypeModuleExports {
+  readonly types: readonly string[];
+  readonly values: readonly string[];
+  /** `XSettings`, for an application root type. */
+  readonly settings?: string;
+}
+
+/**
+ * What `typeModuleView` declares, without building it: the package indexes and the client
+ * index list these names. `root` is the application root of the type's package.
+ */
+export function typeModuleExports(type: ResolvedType, self: TypeNames, root: ResolvedType | undefined): TypeModuleExports {
+  const settings = root?.id === type.id ? `${self.tsName}Settings` : undefined;
+  const types = [...self.structures.values(), self.tsName, ...(type.isResource ? [`${self.tsName}Create`, `${self.tsName}Update`] : []), ...(settings ? [settings] : [])];
+  return { types, values: [`${self.tsName}TypeId`, ...enumNamesOf(type, self).values()], ...(settings ? { settings } : {}) };
+}
+
+/** Enum-valued properties and their exported names: those of the structures, then the type's own. */
+function enumNamesOf(type: ResolvedType, self: TypeNames): Map<Property, string> {
+  const out = new Map<Property, string>();
+  const add = (ownerName: string, p: Property) => {
+    if (p.enum?.length && !out.has(p)) out.set(p, enumTsName(ownerName, p.name));
+  };
+  for (const s of type.decl.structures.values()) for (const p of s.properties.values()) add(self.structures.get(s.name)!, p);
+  for (const p of type.properties.values()) add(self.tsName, p);
+  return out;
 }
 
 function literalTs(l: Literal): string {

@@ -194,3 +194,55 @@ export interface CloudMailUpdate {
    */
   defaultQuota?: Int64 | null;
 }
+
+/** The settings of a `CloudMail` application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances). */
+export interface CloudMailSettings {
+  /**
+   * API endpoint.
+   *
+   * Base URL of the CloudMail provisioning API.
+   *
+   * Format: uri.
+   */
+  apiEndpoint: string;
+  /**
+   * API key
+   *
+   * Length: 16 to 64 characters.
+   */
+  apiKey: string;
+  /**
+   * API secret.
+   *
+   * Shared secret that signs API calls. Not shown to customers or to other applications.
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  apiSecret: string;
+  /**
+   * IMAP server
+   *
+   * Format: host-name.
+   *
+   * @defaultValue `"imap.cloudmail.example.com"`
+   */
+  imapHost?: string | null;
+  /**
+   * SMTP server
+   *
+   * Format: host-name.
+   *
+   * @defaultValue `"smtp.cloudmail.example.com"`
+   */
+  smtpHost?: string | null;
+  /**
+   * Default mailbox size.
+   *
+   * Size given to new mailboxes that do not ask for one.
+   *
+   * Unit: mb.
+   *
+   * @defaultValue `5120`
+   */
+  defaultQuota?: Int64 | null;
+}

@@ -109,7 +109,7 @@ export interface DomainCreate {
    */
   dkimSelector?: string | null;
   /** Relation: strong link to `Tenant` (http://cloudmail.example.com/types/tenant/1.0). */
-  tenant?: ApsLinkRef;
+  tenant: ApsLinkRef;
   /** Relation: collection link to `Mailbox` (http://cloudmail.example.com/types/mailbox/1.0). */
   mailboxes?: ApsLinkRef[];
 }

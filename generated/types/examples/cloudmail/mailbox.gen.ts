@@ -325,9 +325,9 @@ export interface MailboxCreate {
    */
   supportNote?: string | null;
   /** Relation: strong link to `Tenant` (http://cloudmail.example.com/types/tenant/1.0). */
-  tenant?: ApsLinkRef;
+  tenant: ApsLinkRef;
   /** Relation: strong link to `Domain` (http://cloudmail.example.com/types/domain/1.0). */
-  domain?: ApsLinkRef;
+  domain: ApsLinkRef;
   /** Relation: weak link to `ServiceUser` (http://aps-standard.org/types/core/service-user/1.0). */
   user?: ApsLinkRef;
 }

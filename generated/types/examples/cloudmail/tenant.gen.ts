@@ -172,12 +172,12 @@ export interface TenantCreate {
    * Address printed on CloudMail invoices, when it differs from the account's.
    */
   billingAddress?: Address | null;
-  /** Relation: strong link to `CloudMail` (http://cloudmail.example.com/types/cloudmail/1.0). */
+  /** Relation: strong link to `CloudMail` (http://cloudmail.example.com/types/cloudmail/1.0). Left out, the controller links the application's root resource. */
   app?: ApsLinkRef;
   /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
-  account?: ApsLinkRef;
+  account: ApsLinkRef;
   /** Relation: strong link to `Subscription` (http://aps-standard.org/types/core/subscription/1.0). */
-  subscription?: ApsLinkRef;
+  subscription: ApsLinkRef;
   /** Relation: collection link to `Domain` (http://cloudmail.example.com/types/domain/1.0). */
   domains?: ApsLinkRef[];
   /** Relation: collection link to `Mailbox` (http://cloudmail.example.com/types/mailbox/1.0). */

@@ -109,12 +109,12 @@ export interface ManagementCreate {
    * Pattern: `^[a-z]{3}[0-9]$`.
    */
   defaultDatacenter?: string | null;
-  /** Relation: strong link to `VpsCloud` (http://vpscloud.example.net/types/vpscloud/1.1). */
+  /** Relation: strong link to `VpsCloud` (http://vpscloud.example.net/types/vpscloud/1.1). Left out, the controller links the application's root resource. */
   app?: ApsLinkRef;
   /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
-  account?: ApsLinkRef;
+  account: ApsLinkRef;
   /** Relation: strong link to `Subscription` (http://aps-standard.org/types/core/subscription/1.0). */
-  subscription?: ApsLinkRef;
+  subscription: ApsLinkRef;
   /** Relation: collection link to `Vps` (http://vpscloud.example.net/types/vps/1.1). */
   vpses?: ApsLinkRef[];
 }

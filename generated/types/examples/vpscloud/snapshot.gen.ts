@@ -86,7 +86,7 @@ export interface SnapshotCreate {
    */
   expiresOn?: string | null;
   /** Relation: strong link to `Vps` (http://vpscloud.example.net/types/vps/1.1). */
-  vps?: ApsLinkRef;
+  vps: ApsLinkRef;
 }
 
 /** What a client sends to configure a `Snapshot`: every property optional, no read-only or final ones. */

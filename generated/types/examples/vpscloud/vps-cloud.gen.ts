@@ -173,3 +173,45 @@ export interface VpsCloudUpdate {
    */
   datacenters?: Datacenter[] | null;
 }
+
+/** The settings of a `VpsCloud` application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances). */
+export interface VpsCloudSettings {
+  /**
+   * Hypervisor API URL
+   *
+   * Format: uri.
+   */
+  apiUrl: string;
+  /**
+   * API token.
+   *
+   * Bearer token for the hypervisor API. Nobody but the application can read it back.
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  apiToken: string;
+  /**
+   * Management address.
+   *
+   * Source address the hypervisors accept management calls from.
+   *
+   * Format: ip-address.
+   */
+  managementIp?: string | null;
+  /**
+   * Guest agent version
+   *
+   * Format: version.
+   *
+   * @defaultValue `"3.2.0"`
+   */
+  agentVersion?: string | null;
+  /**
+   * Data centers.
+   *
+   * Locations where new servers can be placed.
+   *
+   * Items: 1 to 8, unique.
+   */
+  datacenters?: Datacenter[] | null;
+}

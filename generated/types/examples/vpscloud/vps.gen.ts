@@ -420,7 +420,7 @@ export interface VpsCreate {
    */
   abuseFlag?: boolean | null;
   /** Relation: strong link to `Management` (http://vpscloud.example.net/types/management/1.1). */
-  management?: ApsLinkRef;
+  management: ApsLinkRef;
   /** Relation: collection link to `Snapshot` (http://vpscloud.example.net/types/snapshot/1.1). */
   snapshots?: ApsLinkRef[];
   /** Relation: weak link to `User` (http://aps-standard.org/types/core/user/1.0). */

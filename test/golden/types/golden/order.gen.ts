@@ -93,6 +93,8 @@ export interface Order {
   customer?: ApsLink;
   /** Relation: collection link to `Customer` (http://golden.example/types/customer/1.0). */
   notes?: ApsCollectionLink;
+  /** Relation: required collection link to `Customer` (http://golden.example/types/customer/1.0). */
+  approvers?: ApsCollectionLink;
 }
 
 /** What a client sends to provision an `order` (no read-only properties). */
@@ -126,9 +128,11 @@ export interface OrderCreate {
   extra?: Record<string, unknown> | null;
   customerRef?: ApsLinkRef | null;
   /** Relation: strong link to `Customer` (http://golden.example/types/customer/1.0). */
-  customer?: ApsLinkRef;
+  customer: ApsLinkRef;
   /** Relation: collection link to `Customer` (http://golden.example/types/customer/1.0). */
   notes?: ApsLinkRef[];
+  /** Relation: required collection link to `Customer` (http://golden.example/types/customer/1.0). */
+  approvers: [ApsLinkRef, ...ApsLinkRef[]];
 }
 
 /** What a client sends to configure an `order`: every property optional, no read-only or final ones. */
