@@ -18,15 +18,20 @@ export interface InstanceInfo {
   readonly href: string;
 }
 
-/** What installing takes: the package, the endpoint URL, the CA of the endpoint's certificate and the root resource's settings. */
-export interface InstallRequest {
+/**
+ * What installing takes: the package, the endpoint URL, the CA of the endpoint's certificate and
+ * the root resource's settings. `S` types the settings (generated clients pass the application
+ * root's `XSettings`); they are required when `S` has a required property, as the controller
+ * refuses the installation without it.
+ */
+export type InstallRequest<S extends object = Record<string, unknown>> = {
   readonly package: string;
   readonly endpoint: string;
   readonly endpointCa?: string;
-  readonly settings?: Record<string, unknown>;
-}
+} & ({} extends S ? { readonly settings?: S } : { readonly settings: S });
 
-export function installInstance(client: ApsClient, request: InstallRequest): Promise<InstanceInfo> {
+/** Installs an instance; `installX` of the generated client of an application root type `X` calls it with `X`'s settings typed. */
+export function installInstance<S extends object = Record<string, unknown>>(client: ApsClient, request: InstallRequest<S>): Promise<InstanceInfo> {
   return sendJson(client, { method: "POST", path: "/aps/2/instances", json: request });
 }
 

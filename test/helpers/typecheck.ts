@@ -4,7 +4,7 @@ import { repoRoot } from "./paths.ts";
 
 /**
  * Type-checks TypeScript files written outside the repository with the project's strict
- * settings, resolving `aps-gen/runtime/...` to this checkout. Returns formatted errors.
+ * settings, resolving `aps-gen/runtime/...` and `aps-gen/client` to this checkout. Returns formatted errors.
  */
 export function typecheck(files: readonly string[]): string[] {
   const program = ts.createProgram(files, {
@@ -20,7 +20,8 @@ export function typecheck(files: readonly string[]): string[] {
     // Generated connectors import the connector runtime, which uses Node's types.
     types: ["node"],
     typeRoots: [join(repoRoot, "node_modules/@types")],
-    paths: { "aps-gen/runtime/*": [join(repoRoot, "runtime/*.ts")] },
+    // The generated client index re-exports `aps-gen/client`, the runtime's own entry point.
+    paths: { "aps-gen/runtime/*": [join(repoRoot, "runtime/*.ts")], "aps-gen/client": [join(repoRoot, "runtime/client/index.ts")] },
   });
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const where = d.file && d.start !== undefined ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : "";

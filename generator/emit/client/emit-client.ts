@@ -8,25 +8,42 @@
  */
 import type { GeneratedFile } from "../../host.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
+import { applicationRootOf } from "../../model/application-root.ts";
 import { isEventHandler } from "../../model/event-handler.ts";
 import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
 import { pascalCase, propertyKey } from "../naming.ts";
 import { typeBanner } from "../render.ts";
 import { buildNameTable, type TypeNames } from "../types/name-table.ts";
 import { ImportSet, refTs } from "../types/type-refs.ts";
+import { clientIndex, type IndexedModule } from "./client-index.ts";
 
 const CLIENT = "aps-gen/runtime/client";
 
-/** One client module per resource type, at `client/<package>/<type>.gen.ts`. */
+/** A client module and what it exports, for the client index. */
+export interface ClientModule extends IndexedModule {
+  readonly file: GeneratedFile;
+}
+
+/** One client module per resource type, at `client/<package>/<type>.gen.ts`, and `client/index.gen.ts` over all of them. */
 export function emitClients(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
-  const files: GeneratedFile[] = [];
-  for (const type of model.types.values()) {
-    const own = names.get(type.id);
-    if (!own || !type.isResource) continue;
-    const path = own.modulePath.replace(/^types\//, "client/");
-    files.push({ path, content: clientModule(type, model, names, own, path) });
+  const modules = clientModules(model, names);
+  return [...modules.map((m) => m.file), clientIndex(model, names, modules)];
+}
+
+/** The client module of every resource type, with the names each exports. */
+export function clientModules(model: ApsModel, names: ReadonlyMap<string, TypeNames>): ClientModule[] {
+  const out: ClientModule[] = [];
+  for (const pkg of model.packages) {
+    const root = applicationRootOf(pkg, model);
+    for (const id of pkg.typeIds) {
+      const type = model.types.get(id);
+      const own = names.get(id);
+      if (!type || !own || !type.isResource) continue;
+      const path = own.modulePath.replace(/^types\//, "client/");
+      out.push({ ...clientModule(type, model, names, own, path, root?.id === type.id), path, packageName: pkg.name, tsName: own.tsName });
+    }
   }
-  return files;
+  return out;
 }
 
 /** The function-name stem of a type (`Mailbox` -> `mailbox`). */
@@ -41,7 +58,7 @@ function plural(name: string): string {
   return `${name}s`;
 }
 
-function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, own: TypeNames, file: string): string {
+function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, own: TypeNames, file: string, isRoot: boolean): { file: GeneratedFile; types: string[]; values: string[] } {
   const T = own.tsName;
   const s = stem(T);
   const imports = new ImportSet(file, []);
@@ -53,9 +70,15 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
   const typeId = imports.useValue(imports.relative(own.modulePath), `${T}TypeId`);
   const listQuery = imports.use(`${CLIENT}/rql`, "ListQuery");
   const out: string[] = [];
-  const fn = (doc: string, signature: string, body: string) => out.push(`/** ${doc} */`, `export ${signature} {`, `  ${body}`, "}", "");
+  const values: string[] = [];
+  const types: string[] = [];
+  const fn = (doc: string, signature: string, body: string) => {
+    values.push(/function\*? ([\w$]+)/.exec(signature)![1]!);
+    out.push(`/** ${doc} */`, `export ${signature} {`, `  ${body}`, "}", "");
+  };
   const resourcePath = (id = "id") => `\`/aps/2/resources/\${${use("segment")}(${id})}`;
 
+  values.push(`${s}Query`);
   out.push(`/** Filters for lists of ${T}: \`${s}Query.eq("name", value)\` takes only ${T}'s own properties, with their types. */`, `export const ${s}Query = /* @__PURE__ */ ${use("rql", "rql")}<${read}>();`, "");
   fn(`Provisions a ${T} (POST /aps/2/resources); the reply is the stored resource (\`aps.status\` \`aps:provisioning\` when the application finishes later).`, `function provision${T}(client: ${client}, resource: ${create}): Promise<${read}>`, `return ${use("sendJson")}(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ${typeId} } } });`);
   fn(`Reads one ${T}.`, `function get${T}(client: ${client}, id: string): Promise<${read}>`, `return ${use("sendJson")}(client, { method: "GET", path: ${resourcePath()}\` });`);
@@ -75,26 +98,37 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
     fn(`Unlinks \`targetId\` from ${name} of a ${T}.`, `async function unlink${T}${R}(client: ${client}, id: string, targetId: string): Promise<void>`, `await ${use("send")}(client, { method: "DELETE", path: ${resourcePath()}/${name}/\${${use("segment")}(targetId)}\` });`);
     fn(`The resources ${name} of a ${T} links to (those the caller may see).`, `function list${T}${R}(client: ${client}, id: string): Promise<${targetType}[]>`, `return ${use("sendJson")}(client, { method: "GET", path: ${resourcePath()}/${name}\` });`);
   }
+  if (isRoot) {
+    const settings = imports.useType(own, `${T}Settings`);
+    const request = imports.use(`${CLIENT}/administration`, "InstallRequest");
+    const instance = imports.use(`${CLIENT}/administration`, "InstanceInfo");
+    fn(`Installs an instance of the application whose root type is ${T} (POST /aps/2/instances); \`settings\` are the properties of its root resource.`, `function install${T}(client: ${client}, request: ${request}<${settings}>): Promise<${instance}>`, `return ${use("installInstance", "administration")}(client, request);`);
+  }
   const handlers: string[] = [];
   for (const op of type.operations.values()) {
     if (isBaseOperation(op, type, model)) continue;
     if (isEventHandler(op)) handlers.push(op.name);
-    out.push(...operation(op, type, names, imports, s, T, typeId, client));
+    const emitted = operation(op, type, names, imports, s, T, typeId, client);
+    out.push(...emitted.lines);
+    values.push(emitted.fn);
+    if (emitted.params) types.push(emitted.params);
   }
   if (handlers.length) {
     const request = imports.use(`${CLIENT}/subscriptions`, "SubscriptionRequest");
     const subscription = imports.use(`${CLIENT}/subscriptions`, "Subscription");
     const union = handlers.map((h) => JSON.stringify(h)).join(" | ");
+    types.push(`${T}EventHandler`);
     out.push(`/** The event handler operations of ${T}: what a subscription's \`handler\` may name. */`, `export type ${T}EventHandler = ${union};`, "");
     fn(`Subscribes a ${T} to an event (SPEC 6.1); notifications go to its \`handler\` operation.`, `function subscribe${T}(client: ${client}, id: string, request: ${request}<${T}EventHandler>): Promise<${subscription}<${T}EventHandler>>`, `return ${use("subscribe", "subscriptions")}(client, id, request);`);
     fn(`The event subscriptions of a ${T}.`, `function list${T}EventSubscriptions(client: ${client}, id: string): Promise<${subscription}<${T}EventHandler>[]>`, `return ${use("listSubscriptions", "subscriptions")}(client, id);`);
     fn(`Removes an event subscription of a ${T}.`, `function unsubscribe${T}(client: ${client}, id: string, subscriptionId: string): Promise<void>`, `return ${use("unsubscribe", "subscriptions")}(client, id, subscriptionId);`);
   }
-  return [typeBanner(model, type), ...imports.render(), "", ...out].join("\n").replace(/\n+$/, "\n");
+  const content = [typeBanner(model, type), ...imports.render(), "", ...out].join("\n").replace(/\n+$/, "\n");
+  return { file: { path: file, content }, types, values };
 }
 
 /** A custom operation: a parameters interface (when it has any) and the function. */
-function operation(op: Operation, type: ResolvedType, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, s: string, T: string, typeId: string, client: string): string[] {
+function operation(op: Operation, type: ResolvedType, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, s: string, T: string, typeId: string, client: string): { lines: string[]; fn: string; params?: string } {
   const lines: string[] = [];
   const name = `${s}${pascalCase(op.name)}`;
   const paramsName = `${T}${pascalCase(op.name)}Params`;
@@ -125,5 +159,5 @@ function operation(op: Operation, type: ResolvedType, names: ReadonlyMap<string,
     const reply = op.response?.type ? refTs(op.response.type, type, imports, names) : "unknown";
     lines.push(`/** ${describe} */`, `export function ${name}(${args}): Promise<${reply}> {`, `  return ${imports.useValue(`${CLIENT}/client`, "sendJson")}(client, { ${parts.join(", ")} });`, "}", "");
   }
-  return lines;
+  return { lines, fn: name, ...(hasParams ? { params: paramsName } : {}) };
 }

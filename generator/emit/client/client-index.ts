@@ -1,0 +1,95 @@
+import { posix } from "node:path";
+import type { GeneratedFile } from "../../host.ts";
+import { applicationRootOf } from "../../model/application-root.ts";
+import type { ApsModel } from "../../model/model.ts";
+import { pascalCase } from "../naming.ts";
+import { banner } from "../render.ts";
+import type { TypeNames } from "../types/name-table.ts";
+import { typeModuleExports } from "../types/type-module.ts";
+
+/** Where the index sits below the output folder. */
+export const CLIENT_INDEX = "client/index.gen.ts";
+
+/** A generated module the index re-exports: its path below the output folder and the names it exports. */
+export interface IndexedModule {
+  readonly path: string;
+  readonly packageName: string;
+  /** TypeScript name of the type the module is about. */
+  readonly tsName: string;
+  readonly types: readonly string[];
+  readonly values: readonly string[];
+}
+
+interface Entry {
+  readonly module: IndexedModule;
+  readonly name: string;
+  readonly value: boolean;
+  alias: string;
+}
+
+/**
+ * `client/index.gen.ts`: one import for a script. It re-exports the client runtime
+ * (`aps-gen/client`: createClient, ApsError, administration, catalog, ...) and, by name, every
+ * client function and every type, type id and enum of the generated modules. Named exports take
+ * precedence over `export *`, so a generated name hides a runtime name of the same spelling
+ * (the core type `Subscription`; the runtime's subscription record is also `EventSubscription`).
+ * A name two generated modules export is exported under longer names: with its type's name in
+ * front within one package (as the package indexes do), then with its package's.
+ */
+export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeNames>, clients: readonly IndexedModule[]): GeneratedFile {
+  const modules: IndexedModule[] = [];
+  for (const pkg of model.packages) {
+    const root = applicationRootOf(pkg, model);
+    for (const id of pkg.typeIds) {
+      const own = names.get(id)!;
+      modules.push({ path: own.modulePath, packageName: pkg.name, tsName: own.tsName, ...typeModuleExports(model.types.get(id)!, own, root) });
+    }
+  }
+  modules.push(...clients);
+  const entries = modules.flatMap((module) => [
+    ...module.types.map((name): Entry => ({ module, name, value: false, alias: name })),
+    ...module.values.map((name): Entry => ({ module, name, value: true, alias: name })),
+  ]);
+  resolveClashes(entries, (e) => `${e.module.packageName}\n${e.alias}`, (e) => prefixed(e.module.tsName, e.alias));
+  resolveClashes(entries, (e) => e.alias, (e) => prefixed(pascalCase(e.module.packageName.slice(e.module.packageName.lastIndexOf("/") + 1)), e.alias));
+  const seen = new Map<string, number>();
+  for (const e of entries) {
+    const n = (seen.get(e.alias) ?? 0) + 1;
+    seen.set(e.alias, n);
+    if (n > 1) e.alias = `${e.alias}_${n}`;
+  }
+
+  const lines = [
+    banner("every input package"),
+    "/**",
+    " * One import for scripts: the client runtime (aps-gen/client) and every generated client",
+    " * function, type, type id and enum. A generated name hides a runtime name of the same spelling.",
+    " */",
+    'export * from "aps-gen/client";',
+  ];
+  for (const module of modules) {
+    const own = entries.filter((e) => e.module === module);
+    if (own.length === 0) continue;
+    let spec = posix.relative(posix.dirname(CLIENT_INDEX), module.path).replace(/\.ts$/, ".js");
+    if (!spec.startsWith(".")) spec = `./${spec}`;
+    const named = (e: Entry) => (e.alias === e.name ? e.name : `${e.name} as ${e.alias}`);
+    const types = own.filter((e) => !e.value);
+    const values = own.filter((e) => e.value);
+    if (values.length === 0) lines.push(`export type { ${types.map(named).join(", ")} } from "${spec}";`);
+    else lines.push(`export { ${[...values.map(named), ...types.map((e) => `type ${named(e)}`)].join(", ")} } from "${spec}";`);
+  }
+  return { path: CLIENT_INDEX, content: `${lines.join("\n")}\n` };
+}
+
+/** Gives every entry whose `key` is shared by another a longer alias. */
+function resolveClashes(entries: readonly Entry[], key: (e: Entry) => string, longer: (e: Entry) => string): void {
+  const count = new Map<string, number>();
+  for (const e of entries) count.set(key(e), (count.get(key(e)) ?? 0) + 1);
+  const clashing = entries.filter((e) => (count.get(key(e)) ?? 0) > 1);
+  for (const e of clashing) e.alias = longer(e);
+}
+
+/** `Tenant` + `ErrorInfo` -> `TenantErrorInfo`; `Cloudmail` + `provisionTenant` -> `cloudmailProvisionTenant`. */
+function prefixed(prefix: string, name: string): string {
+  return /^[a-z]/.test(name) ? `${prefix[0]!.toLowerCase()}${prefix.slice(1)}${name[0]!.toUpperCase()}${name.slice(1)}` : `${prefix}${name}`;
+}
