@@ -46,9 +46,17 @@ import { snapshotDownload } from "../../generated/client/examples/vpscloud/snaps
 import { vpsScreenshot } from "../../generated/client/examples/vpscloud/vps.gen.ts";
 import type { Usage } from "../../generated/types/core/resource.gen.ts";
 import type { ServiceUser } from "../../generated/types/core/service-user.gen.ts";
+import type { CloudMailSettings } from "../../generated/types/examples/cloudmail/cloud-mail.gen.ts";
 import type { DnsCheck, DnsRecord, Domain } from "../../generated/types/examples/cloudmail/domain.gen.ts";
 import type { AvailabilityResult, Mailbox, MailboxCreate, MailboxPlan, MailboxUpdate, PurgeResult } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
 import type { ImportReport, Tenant, TenantCreate, TenantRetentionDays, UsageReport } from "../../generated/types/examples/cloudmail/tenant.gen.ts";
+import * as sdk from "../../generated/client/index.gen.ts";
+import { listSubscriptionServices } from "../../generated/client/core/subscription.gen.ts";
+import { listSubscriptionServices as listSubscriptionServicesPage } from "../../generated/client/core/subscription-service.gen.ts";
+import type { Subscription as CoreSubscription } from "../../generated/types/core/subscription.gen.ts";
+import type { CloudMailErrorInfo } from "../../generated/types/examples/cloudmail/index.gen.ts";
+import { installInstance, listTasks, type InstallRequest, type InstanceInfo } from "../../runtime/client/administration.ts";
+import { ApsError } from "../../runtime/client/aps-error.ts";
 import { createClient, type ApsClient } from "../../runtime/client/client.ts";
 import type { Page } from "../../runtime/client/pages.ts";
 import { rql, type ApsField, type ListQuery, type RqlFilter, type RqlKey, type RqlValue } from "../../runtime/client/rql.ts";
@@ -389,6 +397,37 @@ describe("parameters", () => {
     expect([noApprovers, emptyApprovers, noCustomer]).toHaveLength(3);
   });
 
+  it("installing takes the application root's settings (CloudMailSettings), as the controller checks them", () => {
+    const where = { package: "p1", endpoint: "https://endpoint.test" };
+    const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" };
+    expectTypeOf(cloudMailSdk.installCloudMail).parameters.toEqualTypeOf<[ApsClient, InstallRequest<CloudMailSettings>]>();
+    expectTypeOf(cloudMailSdk.installCloudMail).returns.toEqualTypeOf<Promise<InstanceInfo>>();
+    expectTypeOf<CloudMailSettings["defaultQuota"]>().toEqualTypeOf<Int64 | null | undefined>();
+    expectTypeOf<CloudMailSettings>().not.toHaveProperty("tenants");
+    expectTypeOf<CloudMailSettings>().not.toHaveProperty("aps");
+    // Only the root type of a package gets an install function.
+    expectTypeOf(tenantSdk).not.toHaveProperty("installTenant");
+    compileOnly(() => {
+      void cloudMailSdk.installCloudMail(client, { ...where, settings });
+      void cloudMailSdk.installCloudMail(client, { ...where, endpointCa: "PEM", settings: { ...settings, imapHost: "imap.example", defaultQuota: 10240n, smtpHost: null } });
+      // @ts-expect-error CloudMail has required properties: the settings are required
+      void cloudMailSdk.installCloudMail(client, where);
+      // @ts-expect-error apiSecret is required
+      void cloudMailSdk.installCloudMail(client, { ...where, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef" } });
+      // @ts-expect-error misspelt setting
+      void cloudMailSdk.installCloudMail(client, { ...where, settings: { ...settings, imapHots: "imap.example" } });
+      // @ts-expect-error defaultQuota is an integer
+      void cloudMailSdk.installCloudMail(client, { ...where, settings: { ...settings, defaultQuota: "10 GB" } });
+      // @ts-expect-error a link is not a setting
+      void cloudMailSdk.installCloudMail(client, { ...where, settings: { ...settings, tenants: [] } });
+      // The untyped form stays as it was.
+      void installInstance(client, { ...where, settings: { anything: 1 } });
+      void installInstance(client, where);
+    });
+    // Settings of a root without required properties may be left out.
+    expectTypeOf<{ package: string; endpoint: string }>().toExtend<InstallRequest<{ note?: string }>>();
+  });
+
   it("configure takes XUpdate: everything optional, no read-only or final property", () => {
     expectTypeOf(configureMailbox).parameters.toEqualTypeOf<[ApsClient, string, MailboxUpdate]>();
     compileOnly(() => {
@@ -503,5 +542,32 @@ describe("responses", () => {
     // Types without event handlers get no subscribe function.
     expectTypeOf(mailboxSdk).not.toHaveProperty("subscribeMailbox");
     expectTypeOf(domainSdk).not.toHaveProperty("subscribeDomain");
+  });
+});
+
+describe("one import: generated/client/index.gen.ts", () => {
+  it("exports the runtime and every generated function and type, the very same ones", () => {
+    expectTypeOf(sdk.createClient).toEqualTypeOf(createClient);
+    expectTypeOf(sdk.provisionMailbox).toEqualTypeOf(provisionMailbox);
+    expectTypeOf(sdk.installCloudMail).toEqualTypeOf(cloudMailSdk.installCloudMail);
+    expectTypeOf(sdk.mailboxQuery).toEqualTypeOf(mailboxQuery);
+    expectTypeOf(sdk.listTasks).toEqualTypeOf(listTasks);
+    expectTypeOf<sdk.MailboxCreate>().toEqualTypeOf<MailboxCreate>();
+    expectTypeOf<sdk.CloudMailSettings>().toEqualTypeOf<CloudMailSettings>();
+    expectTypeOf<sdk.Int64>().toEqualTypeOf<Int64>();
+    expectTypeOf<sdk.ApsLinkRef>().toEqualTypeOf<ApsLinkRef>();
+    expect(sdk.ApsError).toBe(ApsError);
+    expect(sdk.MailboxTypeId).toBe("http://cloudmail.example.com/types/mailbox/1.0");
+    expect(sdk.MailboxPlan.Business).toBe("business");
+  });
+
+  it("gives names two modules export longer ones, and lets a generated name hide the runtime's", () => {
+    // Subscription's `services` relation and SubscriptionService's list function are both listSubscriptionServices.
+    expectTypeOf(sdk.subscriptionListSubscriptionServices).toEqualTypeOf(listSubscriptionServices);
+    expectTypeOf(sdk.subscriptionServiceListSubscriptionServices).toEqualTypeOf(listSubscriptionServicesPage);
+    expectTypeOf(sdk).not.toHaveProperty("listSubscriptionServices");
+    // ErrorInfo is declared by several CloudMail types: each under its type's name, as in the package index.
+    expectTypeOf<sdk.CloudMailErrorInfo>().toEqualTypeOf<CloudMailErrorInfo>();
+    expectTypeOf<sdk.Subscription>().toEqualTypeOf<CoreSubscription>();
   });
 });
