@@ -27,7 +27,8 @@ export interface ClientModule extends IndexedModule {
 /** One client module per resource type, at `client/<package>/<type>.gen.ts`, and `client/index.gen.ts` over all of them. */
 export function emitClients(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
   const modules = clientModules(model, names);
-  return [...modules.map((m) => m.file), clientIndex(model, names, modules)];
+  // Without a resource type there is no client function to reach, and no index.
+  return modules.length ? [...modules.map((m) => m.file), clientIndex(model, names, modules)] : [];
 }
 
 /** The client module of every resource type, with the names each exports. */
