@@ -41,11 +41,12 @@ describe("what each command loads", () => {
 });
 
 describe("the light client", () => {
-  it("aps-gen/client and a generated client module load no server dependency", () => {
+  it("aps-gen/client, a generated client module and the client index load no server dependency", () => {
     const script = join(repoRoot, "test/fixtures/light-client/script.mts");
     const r = modulesLoaded(["--import", "tsx/esm", "--conditions=aps-gen-source", script], repoRoot);
     expect(r.status, r.output).toBe(0);
     expect(r.urls.some((u) => u.includes("/runtime/client/"))).toBe(true);
+    expect(r.urls.some((u) => u.endsWith("/generated/client/index.gen.ts"))).toBe(true);
     expect(serverModules(r.urls)).toEqual([]);
   });
 });
