@@ -67,9 +67,13 @@ export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeName
     " */",
     'export * from "aps-gen/client";',
   ];
-  for (const module of modules) {
-    const own = entries.filter((e) => e.module === module);
-    if (own.length === 0) continue;
+  const byModule = new Map<IndexedModule, Entry[]>();
+  for (const e of entries) {
+    const list = byModule.get(e.module);
+    if (list) list.push(e);
+    else byModule.set(e.module, [e]);
+  }
+  for (const [module, own] of byModule) {
     let spec = posix.relative(posix.dirname(CLIENT_INDEX), module.path).replace(/\.ts$/, ".js");
     if (!spec.startsWith(".")) spec = `./${spec}`;
     const named = (e: Entry) => (e.alias === e.name ? e.name : `${e.name} as ${e.alias}`);
