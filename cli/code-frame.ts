@@ -1,7 +1,7 @@
 import { codeFrameColumns } from "@babel/code-frame";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Diagnostic } from "../generator/check/diagnostic.ts";
+import type { Diagnostic } from "../generator/diagnostics/diagnostic.ts";
 
 /**
  * The lines around a diagnostic's position with a caret under its column, as compilers show

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import type { RuleSetting } from "../generator/check/rule-severity.ts";
+import type { RuleSetting } from "../generator/diagnostics/rule-severity.ts";
 import type { Console } from "./console.ts";
 
 /** Options every command takes (cli/main.ts defines them). */

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { formatDiagnostic, hasErrors, type Diagnostic } from "../generator/check/diagnostic.ts";
-import { applyRuleSettings } from "../generator/check/rule-severity.ts";
+import { formatDiagnostic, hasErrors, type Diagnostic } from "../generator/diagnostics/diagnostic.ts";
+import { applyRuleSettings } from "../generator/diagnostics/rule-severity.ts";
 import { InputError } from "../generator/load/package-source.ts";
 import { compile, type CompileResult } from "../generator/pipeline.ts";
 import { CodeFrames } from "./code-frame.ts";

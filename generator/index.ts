@@ -3,8 +3,8 @@
  * scripts use. Everything else under generator/ is internal.
  */
 export { emitAll } from "./build.ts";
-export { allCodes, Codes, type DiagnosticCode } from "./check/codes.ts";
-export { formatDiagnostic, hasErrors, sortDiagnostics, type Diagnostic, type Severity } from "./check/diagnostic.ts";
+export { allCodes, Codes, type DiagnosticCode } from "./diagnostics/codes.ts";
+export { formatDiagnostic, hasErrors, sortDiagnostics, type Diagnostic, type Severity } from "./diagnostics/diagnostic.ts";
 export { compareHost, diskHost, isUpToDate, memoryHost, type GeneratedFile, type OutputHost, type OutputReport } from "./host.ts";
 export { loadInputs, type LoadedPackage, type LoadOptions, type LoadResult } from "./load/load-inputs.ts";
 export { InputError } from "./load/package-source.ts";

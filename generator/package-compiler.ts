@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PackageRejected, type CompiledPackage, type PackageRecord } from "../runtime/controller/packages/catalog.ts";
 import { archiveFiles, folderFiles } from "../runtime/controller/packages/package-files.ts";
-import { formatDiagnostic } from "./check/diagnostic.ts";
+import { formatDiagnostic } from "./diagnostics/diagnostic.ts";
 import { buildRegistry } from "./emit/controller/registry-data.ts";
 import { loadValidators } from "./load-validators.ts";
 import type { ApsModel, ModelPackage } from "./model/model.ts";

@@ -1,5 +1,5 @@
 import { checkModel } from "./check/check-model.ts";
-import { DiagnosticSink, sortDiagnostics, type Diagnostic } from "./check/diagnostic.ts";
+import { DiagnosticSink, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.ts";
 import { loadInputs, type LoadOptions } from "./load/load-inputs.ts";
 import { buildModel } from "./model/build-model.ts";
 import type { ApsModel } from "./model/model.ts";

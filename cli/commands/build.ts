@@ -37,7 +37,7 @@ export const buildCommand: Command<BuildOptions> = (context) => ({
 async function runBuild(options: BuildOptions, io: Console, cwd: string): Promise<number> {
   const start = performance.now();
   const { compileOrReport, counts, printDiagnostics, seconds, serviceSummary, verdict } = await import("../compile-report.ts");
-  const { hasErrors } = await import("../../generator/check/diagnostic.ts");
+  const { hasErrors } = await import("../../generator/diagnostics/diagnostic.ts");
   const { ExitCode, plural } = await import("../console.ts");
   const result = compileOrReport(options, io, cwd);
   if (typeof result === "number") return result;

@@ -12,7 +12,7 @@ export const checkCommand: Command<CommonOptions> = (context) => ({
 async function runCheck(options: CommonOptions, io: Console, cwd: string): Promise<number> {
   const start = performance.now();
   const { compileOrReport, counts, printDiagnostics, seconds, serviceSummary, verdict } = await import("../compile-report.ts");
-  const { hasErrors } = await import("../../generator/check/diagnostic.ts");
+  const { hasErrors } = await import("../../generator/diagnostics/diagnostic.ts");
   const { ExitCode, plural } = await import("../console.ts");
   const result = compileOrReport(options, io, cwd);
   if (typeof result === "number") return result;

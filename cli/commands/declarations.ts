@@ -27,7 +27,7 @@ export const declarationsCommand: Command<DeclarationsArgs> = (context) => ({
  */
 async function runDeclarations(packageInput: string, out: string | undefined, cwd: string, io: Console): Promise<number> {
   const { phpDeclarations } = await import("../../generator/load/php/php-declarations.ts");
-  const { formatDiagnostic, hasErrors } = await import("../../generator/check/diagnostic.ts");
+  const { formatDiagnostic, hasErrors } = await import("../../generator/diagnostics/diagnostic.ts");
   const { files, diagnostics } = phpDeclarations(packageInput, cwd);
   for (const d of diagnostics) io.err(formatDiagnostic(d));
   if (out !== undefined) {

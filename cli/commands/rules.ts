@@ -7,7 +7,7 @@ export const rulesCommand: Command<CommonOptions> = (context) => ({
   builder: noOptions,
   handler: () =>
     context.run(async () => {
-      const { allCodes } = await import("../../generator/check/codes.ts");
+      const { allCodes } = await import("../../generator/diagnostics/codes.ts");
       for (const c of allCodes) context.io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
       return 0;
     }),

@@ -1,6 +1,6 @@
 import { lilconfig, type Loader } from "lilconfig";
-import { allCodes } from "../../generator/check/codes.ts";
-import type { RuleSetting } from "../../generator/check/rule-severity.ts";
+import { allCodes } from "../../generator/diagnostics/codes.ts";
+import type { RuleSetting } from "../../generator/diagnostics/rule-severity.ts";
 
 export type { RuleSetting };
 

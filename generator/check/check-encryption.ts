@@ -1,6 +1,6 @@
 import type { ApsModel, Structure, TypeRef } from "../model/model.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * APS057 (SPEC 2.3 rule 5, SPEC 8): `encrypted` is not supported on a property of a structure

@@ -1,6 +1,6 @@
 import type { ApsModel, Property, ResolvedType, TypeRef } from "../model/model.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * APS029: a property that redefines an inherited one may change its other attributes but not

@@ -2,8 +2,8 @@ import { apsEqual } from "../../runtime/common/aps-equality.ts";
 import { isIntegerText } from "../../runtime/common/limits.ts";
 import type { Loc } from "../load/source-file.ts";
 import type { ApsModel, Literal, Property } from "../model/model.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { expectedValue, literalRangeProblem, literalTypeProblem } from "./literal-fit.ts";
 import { ownProperties } from "./own-properties.ts";
 

@@ -8,7 +8,7 @@ import { checkProperties } from "./check-properties.ts";
 import { checkRelations } from "./check-relations.ts";
 import { checkRoutes } from "./check-routes.ts";
 import { checkSuspendable } from "./check-suspendable.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * Runs every semantic declaration rule over the resolved model. Structural rules (JSON types

@@ -1,7 +1,7 @@
 import { type ApsModel, type Operation, type Parameter, type ResolvedType, type TypeRef } from "../model/model.ts";
 import { isBaseOperation } from "../model/base-operations.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 const SEGMENT = /^[a-zA-Z][0-9a-zA-Z_]*$/;
 const PARAM_SEGMENT = /^\{([a-zA-Z_][a-zA-Z0-9_]*)\}$/;

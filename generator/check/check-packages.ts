@@ -1,6 +1,6 @@
 import { CoreTypeIds, type ApsModel } from "../model/model.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * Package rules: a complete APS package has an application root type (APS008), and every type a

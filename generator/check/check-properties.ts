@@ -1,8 +1,8 @@
 import { FORMATS, Limits, UNITS } from "../../runtime/common/limits.ts";
 import type { Loc } from "../load/source-file.ts";
 import type { ApsModel, Property, TypeRef } from "../model/model.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { ownProperties } from "./own-properties.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { ApsModel } from "../model/model.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * APS072: a relation and a property of one type cannot share a name, because both appear as a

@@ -1,7 +1,7 @@
 import type { ApsModel, Operation, ResolvedType } from "../model/model.ts";
 import { pathSegments } from "./check-operations.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * Route rules on each resolved type, inherited operations and relations included (SPEC 4.4

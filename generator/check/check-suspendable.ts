@@ -1,6 +1,6 @@
 import { CoreTypeIds, type ApsModel, type Operation } from "../model/model.ts";
-import { Codes } from "./codes.ts";
-import type { DiagnosticSink } from "./diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * APS097 (SPEC 4.5, 5.8): a Suspendable type may redefine enable and disable (to document them,

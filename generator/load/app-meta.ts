@@ -1,6 +1,6 @@
 import { DOMParser, type Element } from "@xmldom/xmldom";
-import { Codes } from "../check/codes.ts";
-import type { DiagnosticSink } from "../check/diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import type { Loc, SourceFile } from "./source-file.ts";
 
 /** The APS 2 package descriptor namespace. */

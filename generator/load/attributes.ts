@@ -1,6 +1,6 @@
-import { Codes } from "../check/codes.ts";
-import { closestMatch } from "../check/did-you-mean.ts";
-import type { DiagnosticSink } from "../check/diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import { closestMatch } from "../diagnostics/did-you-mean.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { jsonTypeName, nodeLoc, objectMembers, rawText, type JsonNode } from "./json-document.ts";
 import type { Loc, SourceFile } from "./source-file.ts";
 

@@ -1,6 +1,6 @@
 import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
-import { Codes } from "../check/codes.ts";
-import type { DiagnosticSink } from "../check/diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { locAt, type Loc, type SourceFile } from "./source-file.ts";
 
 /** A node of the parsed JSON tree (jsonc-parser's), carrying offsets into the source. */

@@ -1,3 +1,6 @@
+import type { Loc } from "../diagnostics/location.ts";
+
+export type { Loc };
 /** A text file as read, with the line index needed to turn offsets into line:col. */
 export interface SourceFile {
   /** Display path: forward slashes, relative to the working directory where possible. */
@@ -20,11 +23,6 @@ export interface TextOrigins {
 }
 
 /** A position inside a declaration, 1-based, as printed in diagnostics. */
-export interface Loc {
-  readonly file: string;
-  readonly line: number;
-  readonly col: number;
-}
 
 /** Builds a SourceFile, indexing line starts once so every later lookup is a binary search. */
 export function createSourceFile(path: string, text: string, origins?: TextOrigins): SourceFile {

@@ -1,7 +1,7 @@
 import { getNodeValue } from "jsonc-parser";
-import { Codes } from "../check/codes.ts";
-import type { DiagnosticSink } from "../check/diagnostic.ts";
-import { didYouMean } from "../check/did-you-mean.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
+import { didYouMean } from "../diagnostics/did-you-mean.ts";
 import type { LoadResult } from "../load/load-inputs.ts";
 import type { Loc } from "../load/source-file.ts";
 import { CoreTypeIds, type ApsModel, type ModelPackage, type Operation, type Property, type Relation, type ResolvedType, type Structure, type TypeDeclaration, type TypeRef } from "./model.ts";

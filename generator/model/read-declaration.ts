@@ -1,5 +1,5 @@
-import { Codes } from "../check/codes.ts";
-import type { DiagnosticSink } from "../check/diagnostic.ts";
+import { Codes } from "../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { Attributes, type AttributeSpec } from "../load/attributes.ts";
 import { jsonTypeName, nodeLoc, nodeValue, objectMembers, rawText, type JsonDocument, type JsonNode } from "../load/json-document.ts";
 import type { Loc, SourceFile } from "../load/source-file.ts";

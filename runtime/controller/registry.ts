@@ -6,62 +6,9 @@
 
 import { RoleBit } from "../common/actor.ts";
 
-/** How the controller treats a property's value (RQL casts, read filtering). */
-export type PropertyKind = "string" | "integer" | "number" | "boolean" | "object" | "array" | "structure" | "link" | "unknown";
+import type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType } from "../common/registry.ts";
 
-/** A property as the controller sees it. Role bits are those of runtime/common/actor.ts. */
-export interface RegistryProperty {
-  readonly kind: PropertyKind;
-  readonly required: boolean;
-  readonly readonly: boolean;
-  readonly final: boolean;
-  readonly encrypted: boolean;
-  /** Roles that may read and write the property (SPEC 2.7; defaults admin and owner). */
-  readonly access: number;
-}
-
-/** A relation: a link from a resource of this type to one (or, for a collection, many) of `typeId`. */
-export interface RegistryRelation {
-  readonly typeId: string;
-  readonly collection: boolean;
-  /** A strong link (SPEC 2.9): it must exist, and its target cannot go while it does. */
-  readonly required: boolean;
-}
-
-/** An operation: base (handled by the controller) or custom (forwarded to the application). */
-export interface RegistryOperation {
-  readonly verb: "GET" | "POST" | "PUT" | "DELETE";
-  readonly path: string;
-  readonly static: boolean;
-  readonly base: boolean;
-  /** Roles that may call it. */
-  readonly access: number;
-}
-
-/** One type. */
-export interface RegistryType {
-  readonly id: string;
-  readonly name: string;
-  /** Package slug the type was declared in (`core`, `examples/cloudmail`). */
-  readonly packageName: string;
-  /** Every type it implements, transitively. */
-  readonly ancestors: readonly string[];
-  readonly isResource: boolean;
-  readonly isApplication: boolean;
-  readonly isSuspendable: boolean;
-  /**
-   * Types of a package with APP-META.xml belong to its application; types of plain declaration
-   * folders (the core types among them) live in the controller alone.
-   */
-  readonly servedBy: "platform" | "application";
-  /** The APP-META.xml service that serves the type, for application types. */
-  readonly service?: string;
-  readonly properties: Readonly<Record<string, RegistryProperty>>;
-  readonly relations: Readonly<Record<string, RegistryRelation>>;
-  readonly operations: Readonly<Record<string, RegistryOperation>>;
-  /** The declaration's APS JSON as written, served by `GET /aps/2/types/{id}` (type-document.ts). */
-  readonly declaration?: Readonly<Record<string, unknown>>;
-}
+export type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType };
 
 /** Every type the controller knows, by id. */
 export type TypeRegistry = ReadonlyMap<string, RegistryType>;

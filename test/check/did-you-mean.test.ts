@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { formatDiagnostic } from "../../generator/check/diagnostic.ts";
-import { closestMatch } from "../../generator/check/did-you-mean.ts";
+import { formatDiagnostic } from "../../generator/diagnostics/diagnostic.ts";
+import { closestMatch } from "../../generator/diagnostics/did-you-mean.ts";
 import { compile } from "../../generator/pipeline.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "aps-did-you-mean-"));

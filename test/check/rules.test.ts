@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { allCodes } from "../../generator/check/codes.ts";
-import { formatDiagnostic, type Diagnostic } from "../../generator/check/diagnostic.ts";
+import { allCodes } from "../../generator/diagnostics/codes.ts";
+import { formatDiagnostic, type Diagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { corpusAvailable, corpusRoot, corpusSkipReason, repoRoot } from "../helpers/paths.ts";
 

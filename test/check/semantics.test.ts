@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Diagnostic } from "../../generator/check/diagnostic.ts";
+import type { Diagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { compileDeclarations, decl, idOf, RESOURCE } from "../helpers/declarations.ts";
 
 const SUSPENDABLE = "http://aps-standard.org/types/core/suspendable/1.0";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitAll } from "../../generator/build.ts";
-import { formatDiagnostic } from "../../generator/check/diagnostic.ts";
+import { formatDiagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { loadInputs } from "../../generator/load/load-inputs.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { corpusAvailable, corpusRoot, corpusSkipReason, repoRoot } from "../helpers/paths.ts";

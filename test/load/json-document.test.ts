@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DiagnosticSink } from "../../generator/check/diagnostic.ts";
+import { DiagnosticSink } from "../../generator/diagnostics/diagnostic.ts";
 import { memberValue, nodeLoc, parseJsonDocument, rawText } from "../../generator/load/json-document.ts";
 import { createSourceFile, locAt } from "../../generator/load/source-file.ts";
 

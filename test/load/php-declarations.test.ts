@@ -4,7 +4,7 @@ import { dirname, join, relative } from "node:path";
 import { zipSync } from "fflate";
 import { Engine } from "php-parser";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { formatDiagnostic, type Diagnostic } from "../../generator/check/diagnostic.ts";
+import { formatDiagnostic, type Diagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { parseTree } from "jsonc-parser";
 import type { JsonNode } from "../../generator/load/json-document.ts";
 import { loadInputs } from "../../generator/load/load-inputs.ts";

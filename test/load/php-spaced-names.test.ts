@@ -1,6 +1,6 @@
 import { Engine } from "php-parser";
 import { describe, expect, it } from "vitest";
-import { formatDiagnostic } from "../../generator/check/diagnostic.ts";
+import { formatDiagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { main } from "../../cli/main.ts";
 import { phpDeclarations } from "../../generator/load/php/php-declarations.ts";
 import { closeSpacedNames } from "../../generator/load/php/spaced-names.ts";

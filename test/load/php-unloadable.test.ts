@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDiagnostic } from "../../generator/check/diagnostic.ts";
+import { formatDiagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { main } from "../../cli/main.ts";
 import { phpDeclarations } from "../../generator/load/php/php-declarations.ts";
 import { repoRoot } from "../helpers/paths.ts";

@@ -14,7 +14,7 @@ export function emitRegistry(model: ApsModel): GeneratedFile[] {
   const types = buildRegistry(model);
   const content = [
     banner("every input package"),
-    'import type { RegistryType } from "aps-gen/runtime/controller/registry";',
+    'import type { RegistryType } from "aps-gen/runtime/common/registry";',
     "",
     "/** Every type of the inputs, as the controller sees it. */",
     `export const registryTypes: readonly RegistryType[] = ${JSON.stringify(types, null, 2)};`,

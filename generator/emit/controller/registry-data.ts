@@ -1,5 +1,5 @@
 import { accessBits, type Role } from "../../../runtime/common/actor.ts";
-import type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType } from "../../../runtime/controller/registry.ts";
+import type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType } from "../../../runtime/common/registry.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import { defaultPropertyAccess, type ApsModel, type Operation, type Property, type TypeRef } from "../../model/model.ts";
 

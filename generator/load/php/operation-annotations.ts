@@ -1,5 +1,5 @@
-import { Codes } from "../../check/codes.ts";
-import type { DiagnosticSink } from "../../check/diagnostic.ts";
+import { Codes } from "../../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../../diagnostics/diagnostic.ts";
 import type { Loc } from "../source-file.ts";
 import type { DocTag, TagArgument } from "./doc-tags.ts";
 import { object, put, scalar, type LocatedValue } from "./located-json.ts";

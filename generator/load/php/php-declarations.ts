@@ -1,4 +1,4 @@
-import { sortDiagnostics, type Diagnostic } from "../../check/diagnostic.ts";
+import { sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.ts";
 import { loadInputs } from "../load-inputs.ts";
 import { schemaGenText } from "./php-service.ts";
 

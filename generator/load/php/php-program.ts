@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { Engine } from "php-parser";
-import { Codes } from "../../check/codes.ts";
-import type { DiagnosticSink } from "../../check/diagnostic.ts";
+import { Codes } from "../../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../../diagnostics/diagnostic.ts";
 import type { PackageSource } from "../package-source.ts";
 import { createSourceFile, fileLoc, locAt, type Loc, type SourceFile } from "../source-file.ts";
 import type { DocComment } from "./doc-tags.ts";

@@ -1,5 +1,5 @@
-import { Codes } from "../../check/codes.ts";
-import { DiagnosticSink, formatDiagnostic } from "../../check/diagnostic.ts";
+import { Codes } from "../../diagnostics/codes.ts";
+import { DiagnosticSink, formatDiagnostic } from "../../diagnostics/diagnostic.ts";
 import type { JsonDocument } from "../json-document.ts";
 import type { PackageSource } from "../package-source.ts";
 import { createSourceFile, fileLoc, type Loc } from "../source-file.ts";

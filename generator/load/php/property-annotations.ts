@@ -1,5 +1,5 @@
-import { Codes } from "../../check/codes.ts";
-import type { DiagnosticSink } from "../../check/diagnostic.ts";
+import { Codes } from "../../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../../diagnostics/diagnostic.ts";
 import type { Loc } from "../source-file.ts";
 import { constantValue, NOT_CONSTANT, type ConstantScope, type ConstantValue } from "./constant-value.ts";
 import type { DocTag } from "./doc-tags.ts";

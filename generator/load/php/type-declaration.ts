@@ -1,4 +1,4 @@
-import type { DiagnosticSink } from "../../check/diagnostic.ts";
+import type { DiagnosticSink } from "../../diagnostics/diagnostic.ts";
 import type { ConstantScope } from "./constant-value.ts";
 import type { DocTag } from "./doc-tags.ts";
 import { object, put, scalar, type LocatedValue } from "./located-json.ts";

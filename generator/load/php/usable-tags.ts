@@ -1,6 +1,6 @@
-import { Codes } from "../../check/codes.ts";
-import type { DiagnosticSink } from "../../check/diagnostic.ts";
-import { closestMatch } from "../../check/did-you-mean.ts";
+import { Codes } from "../../diagnostics/codes.ts";
+import type { DiagnosticSink } from "../../diagnostics/diagnostic.ts";
+import { closestMatch } from "../../diagnostics/did-you-mean.ts";
 import type { SourceFile } from "../source-file.ts";
 import { readDocTags, type DocComment, type DocTag } from "./doc-tags.ts";
 

@@ -1,8 +1,7 @@
-import type { Loc } from "../load/source-file.ts";
-import type { DiagnosticCode } from "./codes.ts";
+import type { DiagnosticCode, Severity } from "./codes.ts";
+import type { Loc } from "./location.ts";
 
-/** How bad a finding is. Errors fail `check` and `build`; warnings only with --warn-as-error. */
-export type Severity = "error" | "warning";
+export type { Severity };
 
 /** One finding about the declarations, pointing at the place to fix. */
 export interface Diagnostic {

@@ -1,4 +1,5 @@
-import type { Severity } from "./diagnostic.ts";
+/** How bad a finding is. Errors fail `check` and `build`; warnings only with --warn-as-error. */
+export type Severity = "error" | "warning";
 
 /** A declaration rule: its stable code, name and default severity. */
 export interface DiagnosticCode {
