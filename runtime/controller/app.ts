@@ -50,6 +50,10 @@ import { isOwnerAccountGone } from "./store/owner-account-error.ts";
 import { loggableError } from "./loggable-error.ts";
 import { replyHeaders } from "./reply-headers.ts";
 import { controllerPath } from "./request-path.ts";
+import { ControllerMetrics } from "./observability/metrics.ts";
+import { requestLog } from "./observability/request-log.ts";
+import { requestMetrics } from "./observability/request-metrics.ts";
+import { operationsRoutes } from "./routes/operations.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
@@ -60,6 +64,8 @@ export interface ControllerParts {
   readonly tokens: TokenService;
   readonly sealer: PropertySealer;
   readonly logger: Logger;
+  /** Its Prometheus registry (observability/metrics.ts); one of its own when absent. */
+  readonly metrics?: ControllerMetrics;
   /** The OpenAPI document of the controller for its types, served at /aps/2/openapi.json. */
   readonly openApi?: Record<string, unknown>;
   /** Limits of identity: revocation feed, failed token verifications, navigation trees. */
@@ -94,6 +100,7 @@ export interface IdentityOptions {
 export interface ControllerApp {
   readonly app: Hono<ControllerEnv>;
   readonly resources: ResourceService;
+  readonly metrics: ControllerMetrics;
   /** Stops following the account revocation feed; call before closing the database. */
   stop(): Promise<void>;
 }
@@ -119,13 +126,12 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   // and `//aps/...` as `/aps/...` (apsconnect-cli, §1.1): request-path.ts.
   const app = new Hono<ControllerEnv>({ getPath: controllerPath });
 
+  const metrics = parts.metrics ?? new ControllerMetrics(parts.db, parts.logger);
   app.use("*", replyHeaders());
-  app.use("*", async (c, next) => {
-    const started = performance.now();
-    await next();
-    // Bodies are never logged (encrypted values travel in them); the token is not either.
-    parts.logger.info({ method: c.req.method, path: new URL(c.req.url).pathname, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
-  });
+  app.use("*", requestLog(parts.logger));
+  app.use("*", requestMetrics(metrics));
+  // /healthz, /readyz, /metrics: no credentials (routes/operations.ts says why).
+  app.route("/", operationsRoutes(parts.db, metrics, parts.logger));
   app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
   app.route("/aps", versionProbeRoutes());
   if (parts.openApi) {
@@ -182,12 +188,12 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
       return sendJson(c, new ApsError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(), 401);
     }
     if (isStatementTimeout(error)) {
-      parts.logger.warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
+      (c.get("log") ?? parts.logger).warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
       return sendJson(c, new ApsError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
     }
     // Never error.message or stack as they are: a database error quotes the statement's parameters (a whole body).
-    parts.logger.error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
+    (c.get("log") ?? parts.logger).error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
     return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });
-  return { app, resources, stop: () => revocations.stop() };
+  return { app, resources, metrics, stop: () => revocations.stop() };
 }

@@ -1,9 +1,12 @@
 /** What the controller's middleware puts on each request's context. */
+import type { Logger } from "pino";
 import type { Caller } from "./auth/caller.ts";
 
 /** Hono environment of the controller app. */
 export interface ControllerEnv {
   Variables: {
     caller: Caller;
+    /** The request's logger, with its request id (observability/request-log.ts). */
+    log: Logger;
   };
 }

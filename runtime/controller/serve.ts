@@ -34,6 +34,9 @@ import { applyServerTimeouts, DEFAULT_SERVER_TIMEOUTS, hardenedServerOptions, ty
 import { ensureControllerTls } from "./tls/certificate-authority.ts";
 import { lockDataFolder } from "./data-folder-lock.ts";
 import { ControllerStartError } from "./start-errors.ts";
+import { ControllerMetrics } from "./observability/metrics.ts";
+import { observedEndpointCall } from "./forward/observed-endpoint-call.ts";
+import { migrationState } from "./store/migration-state.ts";
 
 /** Options of {@link startController}. */
 export interface ControllerOptions {
@@ -62,6 +65,12 @@ export interface ControllerOptions {
   readonly serverTimeouts?: Partial<ServerTimeouts>;
   /** Revocation feed, failed token verification and navigation limits (defaults in their modules). */
   readonly identity?: IdentityOptions;
+  /**
+   * Apply pending migrations before serving (default). False for `serve --no-migrate`, where
+   * migrations are a deployment step of their own (migrate.ts): the controller then refuses to
+   * start while any is pending, rather than serve a schema it was not written for.
+   */
+  readonly migrate?: boolean;
 }
 
 /** A running controller. */
@@ -74,6 +83,8 @@ export interface RunningController {
   readonly database: "pglite" | "postgres";
   /** The method and path of every route it answers (Hono patterns: `:name`, `*`), middleware left out. */
   readonly routes: readonly { readonly method: string; readonly path: string }[];
+  /** Its Prometheus registry, as /metrics serves it. */
+  readonly metrics: ControllerMetrics;
   close(): Promise<void>;
 }
 
@@ -90,18 +101,33 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const releaseFolder = options.databaseUrl ? () => {} : lockDataFolder(dataDir);
   const keys = loadKeys(dataDir);
   const tls = await ensureControllerTls(dataDir, [...new Set([host, "localhost", "127.0.0.1"])]);
-  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}) }).catch((error: unknown) => {
+  const migrate = options.migrate !== false;
+  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}), migrate }).catch((error: unknown) => {
     releaseFolder();
     releaseUmask();
     throw options.databaseUrl ? new ControllerStartError(`cannot reach the database at ${redactedUrl(options.databaseUrl)}: ${(error as Error).message}`, "database-unreachable") : error;
   });
+  if (!migrate) {
+    // Also the first query on PostgreSQL (nothing connected yet without the migrator): it tells an unreachable server too.
+    const refusal = await migrationState(database.db).then(
+      (state) => (state.pending > 0 ? new ControllerStartError(`the database ${options.databaseUrl ? `at ${redactedUrl(options.databaseUrl)}` : `in ${dataDir}`} has ${state.pending} of ${state.total} migrations not applied; run \`aps-gen migrate\` first, or start without --no-migrate`, "migrations-pending") : undefined),
+      (error: unknown) => (options.databaseUrl ? new ControllerStartError(`cannot reach the database at ${redactedUrl(options.databaseUrl)}: ${(error as Error).message}`, "database-unreachable") : (error as Error)),
+    );
+    if (refusal) {
+      await database.close();
+      releaseFolder();
+      releaseUmask();
+      throw refusal;
+    }
+  }
   const tokens = new TokenService(keys.token, options.externalIssuer);
   const provider = await ensureProvider(database.db, tokens, dataDir);
   const catalog = new PackageCatalog(database.db, options.types, options.validators, options.packages ?? [], options.compiler);
   await catalog.refresh();
   const sealer = new PropertySealer(keys.encryption);
   let url = "";
-  const forwarder = new Forwarder(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), () => url);
+  const metrics = new ControllerMetrics(database.db, logger);
+  const forwarder = new Forwarder(observedEndpointCall(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: options.endpointTimeoutMs ?? 30_000 }), metrics, logger), () => url);
   const tickets = new TransactionTickets(keys.token);
   // aps.x509.controller: the client certificate presented to endpoints, then the CA (platform-forms Q3).
   const controllerIdentity = `${tls.client.cert.trim()}\n${tls.ca.cert.trim()}\n`;
@@ -127,6 +153,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     tokens,
     sealer,
     logger,
+    metrics,
     ...(options.identity ? { identity: options.identity } : {}),
     applications: { instances, forwarder, tasks: taskStore, claims, intents, provider: { id: provider.accountId, path: `/${provider.accountId}/` }, tickets, events: { store: notifications, nudge: () => deliverer.nudge() } },
   });
@@ -164,6 +191,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     provider,
     database: database.kind,
     routes: app.routes.filter((r) => r.method !== "ALL").map(({ method, path }) => ({ method, path })),
+    metrics,
     close: () =>
       (closing ??= (async () => {
         await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop(), stopApp()]);

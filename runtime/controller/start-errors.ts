@@ -5,7 +5,7 @@
 export class ControllerStartError extends Error {
   constructor(
     message: string,
-    readonly reason: "port-in-use" | "address-unavailable" | "data-folder-in-use" | "database-unreachable",
+    readonly reason: "port-in-use" | "address-unavailable" | "data-folder-in-use" | "database-unreachable" | "migrations-pending",
   ) {
     super(message);
     this.name = "ControllerStartError";

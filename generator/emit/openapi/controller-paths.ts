@@ -23,7 +23,17 @@ const pathParameter = (name: string, description: string, schema: Schema = { typ
 
 /** The type-independent paths; `serviceIds` are the APP-META services of the inputs. */
 export function controllerPaths(serviceIds: readonly string[]): Record<string, PathItem> {
-  return { ...resourceFacetPaths(), ...catalogPaths(), ...applicationPaths(serviceIds), ...administrationPaths(), ...platformPaths(), ...uiPaths() };
+  return { ...resourceFacetPaths(), ...catalogPaths(), ...applicationPaths(serviceIds), ...administrationPaths(), ...platformPaths(), ...uiPaths(), ...operationsPaths() };
+}
+
+/** For operators' probes and Prometheus (runtime/controller/routes/operations.ts): no credentials. */
+function operationsPaths(): Record<string, PathItem> {
+  const readiness: Schema = { type: "object", required: ["status", "database"], properties: { status: { type: "string", enum: ["ready", "not ready"] }, database: { type: "string", enum: ["ok", "unreachable"] }, migrations: { type: "object", properties: { applied: { type: "integer" }, total: { type: "integer" }, pending: { type: "integer" } } }, message: { type: "string" } } };
+  return {
+    "/healthz": { get: { operationId: "getHealth", summary: "Liveness: the process serves HTTP (the database is not asked).", security: [], responses: { "200": { description: "`{\"status\": \"ok\"}`.", content: jsonContent({ type: "object", required: ["status"], properties: { status: { type: "string", enum: ["ok"] } } }) } } } },
+    "/readyz": { get: { operationId: "getReadiness", summary: "Readiness: the database answers and every migration is applied.", security: [], responses: { "200": { description: "Ready.", content: jsonContent(readiness) }, "503": { description: "Not ready: the database is unreachable or migrations are pending (`message` says which).", content: jsonContent(readiness) } } } },
+    "/metrics": { get: { operationId: "getMetrics", summary: "Prometheus metrics of this controller process.", security: [], responses: { "200": { description: "Prometheus text exposition format 0.0.4.", content: { "text/plain": { schema: { type: "string" } } } } } } },
+  };
 }
 
 /**

@@ -48,12 +48,14 @@ function withParameters(text: string, values: readonly unknown[]): SQL {
 /** How long one statement may run on PostgreSQL before the server cancels it (ms). */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
 
-const MIGRATIONS = fileURLToPath(new URL("./migrations", import.meta.url));
+/** The migrations folder, as shipped with the runtime. */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));
 const asText = (value: string) => value;
 
 /**
  * Opens PostgreSQL at `url` when given, else PGlite in `<dataDir>/pgdata`, and applies the
- * migrations (idempotent). JSON columns come back as text so exact-json.ts can keep 64-bit
+ * migrations (idempotent) unless `migrate` is false (`serve --no-migrate`: the caller checks
+ * store/migration-state.ts instead). JSON columns come back as text so exact-json.ts can keep 64-bit
  * integers exact.
  *
  * On PostgreSQL every statement of the pool has a time-out ({@link DEFAULT_STATEMENT_TIMEOUT_MS}
@@ -63,14 +65,17 @@ const asText = (value: string) => value;
  * timer cannot interrupt a statement (it accepts `statement_timeout` and ignores it), so there the
  * bounds on queries (rql.ts, rql-sql.ts) are what keep statements short.
  */
-export async function openDatabase(options: { readonly dataDir: string; readonly url?: string; readonly statementTimeoutMs?: number }): Promise<Database> {
-  if (options.url) {
+export async function openDatabase(options: { readonly dataDir: string; readonly url?: string; readonly statementTimeoutMs?: number; readonly migrate?: boolean }): Promise<Database> {
+  const migrate = options.migrate !== false;
+  if (options.url && migrate) {
     const migrator = postgres(options.url, { onnotice: () => {}, max: 1 });
     try {
-      await migratePostgres(drizzlePostgres({ client: migrator }), { migrationsFolder: MIGRATIONS });
+      await migratePostgres(drizzlePostgres({ client: migrator }), { migrationsFolder: MIGRATIONS_FOLDER });
     } finally {
       await migrator.end({ timeout: 5 });
     }
+  }
+  if (options.url) {
     const client = postgres(options.url, { onnotice: () => {}, max: 10, connection: { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS } });
     client.options.parsers[114] = asText;
     client.options.parsers[3802] = asText;
@@ -83,7 +88,7 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const client = new PGlite(dir, { parsers: { [pgliteTypes.JSON]: asText, [pgliteTypes.JSONB]: asText } });
   const db = drizzlePglite({ client });
-  await migratePglite(db, { migrationsFolder: MIGRATIONS });
+  if (migrate) await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
   // Its files are the whole database: private to the owner (see private-files.ts for why here and at close).
   makePrivate(dir);
   return {

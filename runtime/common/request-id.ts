@@ -1,0 +1,33 @@
+/**
+ * The request id that ties together the log lines of one request (issue 18): taken from an
+ * incoming `X-Request-ID` when a proxy or the caller set a sensible one, so one id follows a
+ * call through the proxy, the controller and the application endpoint; otherwise a new UUID.
+ * Both the controller and the connector runtime use it, and echo it in their replies.
+ */
+import { randomUUID } from "node:crypto";
+
+/** The header that carries it, in and out. */
+export const REQUEST_ID_HEADER = "X-Request-ID";
+
+/**
+ * What an incoming id may look like: the forms proxies and tracers send (UUIDs, hex, base64url,
+ * `host-123`, `Root=1-5f...`), bounded, so a caller cannot put arbitrary text or size into every
+ * log line of its request.
+ */
+const WELL_FORMED = /^[A-Za-z0-9][A-Za-z0-9._:=+/-]{0,127}$/;
+
+/** The id of a request: the incoming one when well formed, else a new one. */
+export function requestIdOf(incoming: string | undefined): string {
+  const given = incoming?.trim();
+  return given && WELL_FORMED.test(given) ? given : randomUUID();
+}
+
+/**
+ * An `APS-Transaction-ID` as the log may carry it: the controller's own are UUIDs or signed
+ * tickets (forward/transaction-tickets.ts, a few hundred characters of base64url and a dot);
+ * anything longer or with characters no header of ours has is left out of the log.
+ */
+export function loggableTransactionId(value: string | undefined): string | undefined {
+  const v = value?.trim();
+  return v && /^[\x21-\x7e]{1,1024}$/.test(v) ? v : undefined;
+}

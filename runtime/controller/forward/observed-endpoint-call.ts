@@ -1,0 +1,45 @@
+/**
+ * Every call to an application endpoint, counted, timed and logged (issue 18): one line per call
+ * with its APS transaction, on the logger of the request that made it (so with its request id)
+ * or, for background work (async repeats, event notifications, reconciling), the controller's.
+ * Inside a request the call also carries the request's `X-Request-ID`, so the endpoint's log
+ * (the connector runtime's among them) shows the same id.
+ */
+import type { Logger } from "pino";
+import { REQUEST_ID_HEADER } from "../../common/request-id.ts";
+import { ApsError } from "../errors.ts";
+import { ControllerMetrics, type EndpointOutcome } from "../observability/metrics.ts";
+import { currentRequestScope, joinTransaction } from "../observability/request-scope.ts";
+import type { EndpointCall } from "./endpoint-client.ts";
+
+export function observedEndpointCall(call: EndpointCall, metrics: ControllerMetrics, logger: Logger): EndpointCall {
+  return async (target, method, path, headers, body, safety) => {
+    const scope = currentRequestScope();
+    const transactionId = headers["APS-Transaction-ID"];
+    if (scope && transactionId) joinTransaction(scope, transactionId);
+    const log = scope?.log ?? logger;
+    const sent = scope ? { ...headers, [REQUEST_ID_HEADER]: scope.requestId } : headers;
+    const started = performance.now();
+    let outcome: EndpointOutcome = "unreachable";
+    let status: number | undefined;
+    try {
+      const reply = await call(target, method, path, sent, body, safety);
+      status = reply.status;
+      outcome = ControllerMetrics.outcomeOf(reply.status);
+      return reply;
+    } catch (error) {
+      // endpoint-client.ts turns time-outs into 504s and every other failure to get a reply into 502s.
+      if (error instanceof ApsError && error.status === 504) outcome = "timeout";
+      throw error;
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      metrics.endpointCalls.inc({ method, outcome });
+      metrics.endpointCallSeconds.observe({ method, outcome }, seconds);
+      // The transaction is named here unless the request's lines already carry it.
+      // The query is left out: custom operations carry arguments there.
+      const line = { instance: target.instanceId, method, path: path.split("?")[0], outcome, ...(status !== undefined ? { status } : {}), ms: Math.round(seconds * 10_000) / 10, ...(transactionId && scope?.transactionId !== transactionId ? { transactionId } : {}) };
+      if (outcome === "timeout" || outcome === "unreachable" || outcome === "5xx") log.warn(line, "application call");
+      else log.info(line, "application call");
+    }
+  };
+}

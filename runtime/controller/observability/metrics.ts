@@ -1,0 +1,76 @@
+/**
+ * The controller's Prometheus metrics (issue 18), served at /metrics. Each controller has a
+ * registry of its own, never prom-client's global one: several controllers run in one process
+ * (tests, an embedding host), and each must report only itself.
+ *
+ * Labels are bounded: routes by their pattern (route-pattern.ts), statuses, methods, and the
+ * outcome class of endpoint calls; never ids, paths or instances. The queue gauges are read from
+ * the database on each scrape (one count each), so every controller process on a shared
+ * PostgreSQL reports the same queue; sum the request metrics, not the gauges, across processes.
+ */
+import { sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { loggableError } from "../loggable-error.ts";
+import { rowsOf, type Db } from "../store/open-database.ts";
+import { withinMs } from "./time-bound.ts";
+
+/** Seconds; up to the 30 s endpoint time-out, which a slow application call may reach. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** How long a scrape waits for the queue counts before reporting them as unknown (NaN). */
+const GAUGE_QUERY_MS = 2_000;
+
+/** The outcome of a call to an application endpoint: the class of its status, or why there was none. */
+export type EndpointOutcome = "1xx" | "2xx" | "3xx" | "4xx" | "5xx" | "timeout" | "unreachable";
+
+export class ControllerMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<"method" | "route" | "status">;
+  readonly requestSeconds: Histogram<"method" | "route" | "status">;
+  readonly endpointCalls: Counter<"method" | "outcome">;
+  readonly endpointCallSeconds: Histogram<"method" | "outcome">;
+
+  constructor(db: Db, logger: Logger) {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: "aps_http_requests_total", help: "HTTP requests answered, by route pattern, method and status.", labelNames: ["method", "route", "status"], registers });
+    this.requestSeconds = new Histogram({ name: "aps_http_request_duration_seconds", help: "Time to answer an HTTP request, by route pattern, method and status.", labelNames: ["method", "route", "status"], buckets: LATENCY_BUCKETS, registers });
+    this.endpointCalls = new Counter({ name: "aps_application_calls_total", help: "Calls to application endpoints (operations, their async repeats, link changes, event notifications), by method and outcome.", labelNames: ["method", "outcome"], registers });
+    this.endpointCallSeconds = new Histogram({ name: "aps_application_call_duration_seconds", help: "Time an application endpoint took to answer, by method and outcome.", labelNames: ["method", "outcome"], buckets: LATENCY_BUCKETS, registers });
+    const count = async (what: string, query: ReturnType<typeof sql>): Promise<{ state: string; n: number }[] | undefined> => {
+      try {
+        return rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map((r) => ({ state: r.state, n: Number(r.n) }));
+      } catch (error) {
+        // The scrape still answers (request metrics matter most while the database is away); the gauge says "unknown".
+        logger.warn({ error: loggableError(error) }, `metrics: cannot count ${what}`);
+        return undefined;
+      }
+    };
+    new Gauge({
+      name: "aps_task_queue_depth",
+      help: "Asynchronous operations (SPEC 3) waiting to be repeated to their application; NaN when the database did not answer.",
+      registers,
+      async collect() {
+        const rows = await count("the task queue", sql`select 'pending' as state, count(*)::int as n from tasks where state = 'pending'`);
+        this.set(rows ? (rows[0]?.n ?? 0) : Number.NaN);
+      },
+    });
+    new Gauge({
+      name: "aps_event_outbox_depth",
+      help: "Event notifications not delivered yet (pending) or given up (dead); NaN when the database did not answer.",
+      labelNames: ["state"],
+      registers,
+      async collect() {
+        const rows = await count("the event outbox", sql`select state, count(*)::int as n from notifications group by state`);
+        for (const state of ["pending", "dead"]) this.set({ state }, rows ? (rows.find((r) => r.state === state)?.n ?? 0) : Number.NaN);
+      },
+    });
+    // Process figures (memory, CPU, event-loop lag, open handles) into this registry only.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The outcome label of an endpoint call that got a reply. */
+  static outcomeOf(status: number): EndpointOutcome {
+    return status >= 100 && status < 600 ? (`${Math.floor(status / 100)}xx` as EndpointOutcome) : "5xx";
+  }
+}

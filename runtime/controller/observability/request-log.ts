@@ -1,0 +1,35 @@
+/**
+ * One log line per request, and a request id on every line logged while serving it (issue 18):
+ * the id comes from `X-Request-ID` when well formed (common/request-id.ts), else is new, and goes
+ * back in the reply's `X-Request-ID`. An `APS-Transaction-ID` the caller sent (an application's
+ * sub-request) is on the lines too; one the controller starts while serving the request (a
+ * provisioning it forwards) is added when it starts (forward/observed-endpoint-call.ts).
+ *
+ * Bodies are never logged (encrypted values travel in them); neither are tokens or query strings.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Logger } from "pino";
+import { loggableTransactionId, REQUEST_ID_HEADER, requestIdOf } from "../../common/request-id.ts";
+import type { ControllerEnv } from "../context.ts";
+import { inRequestScope, type RequestScope } from "./request-scope.ts";
+import { routePattern } from "./route-pattern.ts";
+
+/** Probes and scrapes come every few seconds: logged at debug unless they fail. */
+const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/** The middleware; put it before every other that may log. */
+export function requestLog(logger: Logger): MiddlewareHandler<ControllerEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = requestIdOf(c.req.header(REQUEST_ID_HEADER));
+    const transactionId = loggableTransactionId(c.req.header("aps-transaction-id"));
+    const scope: RequestScope = { requestId, log: logger.child({ requestId, ...(transactionId ? { transactionId } : {}) }), ...(transactionId ? { transactionId } : {}) };
+    c.set("log", scope.log);
+    await inRequestScope(scope, next);
+    c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    const path = new URL(c.req.url).pathname;
+    const line = { method: c.req.method, path, route: routePattern(c), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 };
+    if (QUIET_PATHS.has(path) && c.res.status < 400) scope.log.debug(line, "request");
+    else scope.log.info(line, "request");
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * What operators and their tooling ask (issue 18), outside /aps and without credentials:
+ *
+ * - `GET /healthz`: 200 `{"status":"ok"}` while the process serves HTTP; touches nothing else.
+ * - `GET /readyz`: 200 when the database answers and is fully migrated, else 503 saying which
+ *   (observability/readiness.ts).
+ * - `GET /metrics`: Prometheus text of this controller's registry (observability/metrics.ts).
+ *
+ * None needs the provider's token: probes and Prometheus scrape without APS credentials, and
+ * nothing here names a resource, an account or a tenant (metrics are labelled by route pattern,
+ * status and method). Where the controller's port is reachable from outside, keep /metrics to
+ * the internal network at the proxy (README "Operating the controller").
+ */
+import { Hono } from "hono";
+import type { Logger } from "pino";
+import type { ControllerEnv } from "../context.ts";
+import { sendJson } from "../http-json.ts";
+import type { ControllerMetrics } from "../observability/metrics.ts";
+import { readiness } from "../observability/readiness.ts";
+import type { Db } from "../store/open-database.ts";
+
+export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Logger): Hono<ControllerEnv> {
+  const app = new Hono<ControllerEnv>();
+  app.get("/healthz", (c) => sendJson(c, { status: "ok" }));
+  app.get("/readyz", async (c) => {
+    const state = await readiness(db, c.get("log") ?? logger);
+    return sendJson(c, state, state.status === "ready" ? 200 : 503);
+  });
+  app.get("/metrics", async (c) => c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }));
+  return app;
+}
