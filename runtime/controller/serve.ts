@@ -34,9 +34,13 @@ import { applyServerTimeouts, DEFAULT_SERVER_TIMEOUTS, hardenedServerOptions, ty
 import { ensureControllerTls } from "./tls/certificate-authority.ts";
 import { lockDataFolder } from "./data-folder-lock.ts";
 import { ControllerStartError } from "./start-errors.ts";
+import { redactedUrl } from "./redacted-url.ts";
 import { ControllerMetrics } from "./observability/metrics.ts";
 import { observedEndpointCall } from "./forward/observed-endpoint-call.ts";
 import { migrationState } from "./store/migration-state.ts";
+
+/** `aps-gen migrate`: applies the migrations without serving (`aps-gen/controller` exports it from here). */
+export { migrateDatabase, type MigrationReport } from "./migrate.ts";
 
 /** Options of {@link startController}. */
 export interface ControllerOptions {
@@ -205,15 +209,4 @@ export async function startController(options: ControllerOptions): Promise<Runni
         releaseUmask();
       })()),
   };
-}
-
-/** A database URL with its password left out, for messages. */
-function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "the given URL";
-  }
 }
