@@ -8,11 +8,13 @@
 import type { TLSSocket } from "node:tls";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
+import pino, { type Logger } from "pino";
 import { parseJsonText, stringifyJson } from "../common/json-text.ts";
 import { callContext, type ApsCallContext } from "./context.ts";
 import type { CredentialStore } from "./credentials.ts";
 import { Accepted, ConnectorError, RawReply, type MaybePromise } from "./replies.ts";
 import { isSignedBy } from "./trust.ts";
+import { connectorRequestLog, type RequestLogVariables } from "./request-log.ts";
 
 /** What a handler may return: a body, nothing, a 202, or a non-JSON reply. */
 export type HandlerResult = Record<string, unknown> | void | undefined | Accepted | RawReply;
@@ -52,13 +54,20 @@ export interface ConnectorOptions {
    * false, only a controller CA already in the store is trusted.
    */
   readonly trustOnFirstInstall?: boolean;
+  /**
+   * Where a line per call goes (request-log.ts); by default JSON lines on stdout at the level of
+   * `LOG_LEVEL` (info), as the controller logs. `pino({ level: "silent" })` for none.
+   */
+  readonly logger?: Logger;
 }
 
-type Env = { Bindings: HttpBindings };
+type Env = { Bindings: HttpBindings; Variables: RequestLogVariables };
 
 export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
   const app = new Hono<Env>();
 
+  // First, so that refused calls are logged as well.
+  app.use("*", connectorRequestLog(options.logger ?? pino({ level: process.env.LOG_LEVEL ?? "info" })));
   app.use("*", async (c, next) => {
     const socket = c.env.incoming.socket as TLSSocket;
     const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
@@ -78,7 +87,7 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
       const name = c.req.param("handler");
       const op = handlers.operations?.[name];
       if (!op || op.static || op.verb !== "POST") return reply(c, new ConnectorError(404, `service ${service} has no POST operation "${name}" to take events`), 404, "event");
-      const ctx = callContext((h) => c.req.header(h), { resourceId: c.req.param("subscriber"), params: {}, query: {} });
+      const ctx = callContext((h) => c.req.header(h), { resourceId: c.req.param("subscriber"), params: {}, query: {}, ...logOf(c) });
       const body = await readJson(c);
       return reply(c, await run(() => op.handle(ctx, body)), 204, `event handler ${name}`);
     });
@@ -88,7 +97,7 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
       const route = op.static ? `/${service}${path}` : `/${service}/:aps_resource_id${path}`;
       app.on(op.verb, route, async (c) => {
         const { aps_resource_id, ...params } = c.req.param() as Record<string, string>;
-        const ctx = callContext((h) => c.req.header(h), { ...(aps_resource_id ? { resourceId: aps_resource_id } : {}), params, query: c.req.query() });
+        const ctx = callContext((h) => c.req.header(h), { ...(aps_resource_id ? { resourceId: aps_resource_id } : {}), params, query: c.req.query(), ...logOf(c) });
         const type = c.req.header("content-type") ?? "";
         const body = op.verb === "GET" || op.verb === "DELETE" ? undefined : /json/i.test(type) ? await readJson(c) : type ? new Uint8Array(await c.req.arrayBuffer()) : undefined;
         return reply(c, await run(() => op.handle(ctx, body)), 200, `operation ${name}`);
@@ -146,7 +155,12 @@ async function takeCredentials(c: Context<Env>, body: Record<string, unknown>, o
 
 function ctxOf(c: Context<Env>): ApsCallContext {
   const id = c.req.param("id");
-  return callContext((h) => c.req.header(h), { ...(id ? { resourceId: id } : {}), query: c.req.query() });
+  return callContext((h) => c.req.header(h), { ...(id ? { resourceId: id } : {}), query: c.req.query(), ...logOf(c) });
+}
+
+/** The request's id and logger, for the handler's context. */
+function logOf(c: Context<Env>): { requestId: string; log: Logger } {
+  return { requestId: c.get("requestId"), log: c.get("log") };
 }
 
 async function readJson(c: Context<Env>): Promise<unknown> {

@@ -3,6 +3,8 @@
  * transaction, who asked, which phase, and the call's own data.
  */
 
+import type { Logger } from "pino";
+
 /** The APS headers of a controller call, parsed. */
 export interface ApsCallContext {
   /** `APS-Instance-ID`: the instance the call is for (one endpoint may serve several). */
@@ -23,10 +25,14 @@ export interface ApsCallContext {
   readonly params: Readonly<Record<string, string>>;
   /** Query arguments, as text. */
   readonly query: Readonly<Record<string, string>>;
+  /** The call's request id (`X-Request-ID`, the controller's for the same request). */
+  readonly requestId?: string;
+  /** A logger whose lines carry `requestId` and `transactionId` (request-log.ts). */
+  readonly log?: Logger;
 }
 
 /** Parses the APS headers of a request. */
-export function callContext(header: (name: string) => string | undefined, extra: { resourceId?: string; params?: Record<string, string>; query?: Record<string, string> }): ApsCallContext {
+export function callContext(header: (name: string) => string | undefined, extra: { resourceId?: string; params?: Record<string, string>; query?: Record<string, string>; requestId?: string; log?: Logger }): ApsCallContext {
   const opt = (name: string) => header(name) ?? undefined;
   const phase = header("aps-request-phase") === "async" ? "async" : "sync";
   return {
@@ -39,5 +45,7 @@ export function callContext(header: (name: string) => string | undefined, extra:
     ...(opt("aps-identity-id") ? { identityId: opt("aps-identity-id")! } : {}),
     ...(opt("aps-application-id") ? { applicationId: opt("aps-application-id")! } : {}),
     ...(extra.resourceId ? { resourceId: extra.resourceId } : {}),
+    ...(extra.requestId ? { requestId: extra.requestId } : {}),
+    ...(extra.log ? { log: extra.log } : {}),
   };
 }

@@ -78,7 +78,7 @@ export class IntentReconciler {
     // Without its instance or type there is no application left to hold anything.
     if (!type || !target) {
       await intents.drop(intent.resourceId);
-      this.logger.warn({ resource: intent.resourceId, type: intent.typeId, instance: intent.instanceId }, "provisioning intent dropped: its instance or type is gone");
+      this.logger.warn({ resource: intent.resourceId, type: intent.typeId, instance: intent.instanceId, transactionId: intent.transactionId }, "provisioning intent dropped: its instance or type is gone");
       return true;
     }
     let error = "";
@@ -90,11 +90,11 @@ export class IntentReconciler {
     }
     if (!error) {
       await intents.drop(intent.resourceId);
-      this.logger.warn({ resource: intent.resourceId, type: intent.typeId, instance: intent.instanceId }, "provisioning that was never stored removed at the application");
+      this.logger.warn({ resource: intent.resourceId, type: intent.typeId, instance: intent.instanceId, transactionId: intent.transactionId }, "provisioning that was never stored removed at the application");
       return true;
     }
     await intents.failed(intent.resourceId, error, Math.min(5_000 * 2 ** Math.min(intent.attempts, 7), 600_000));
-    this.logger.warn({ resource: intent.resourceId, attempts: intent.attempts, error }, "provisioning intent not settled; tried again later");
+    this.logger.warn({ resource: intent.resourceId, transactionId: intent.transactionId, attempts: intent.attempts, error }, "provisioning intent not settled; tried again later");
     return false;
   }
 }

@@ -34,7 +34,7 @@ export class TaskRunner {
     const task = await this.tasks.claimDue();
     if (!task) return false;
     const result = await this.run(task);
-    this.logger.info({ task: task.id, operation: task.operation, resource: task.resourceId, attempt: task.attempts, result }, "task attempt");
+    this.logger.info({ task: task.id, operation: task.operation, resource: task.resourceId, transactionId: task.transactionId, attempt: task.attempts, result }, "task attempt");
     return true;
   }
 }
