@@ -9790,7 +9790,7 @@ export const openApiDocument: Record<string, unknown> = {
     "/readyz": {
       "get": {
         "operationId": "getReadiness",
-        "summary": "Readiness: the database answers and every migration is applied.",
+        "summary": "Readiness: the database answers and every migration is applied. Not ready is a 503 error whose body also has `status`, `database` (`ok`, `unreachable`) and, when migrations are pending, `migrations` ({applied, total, pending}).",
         "security": [],
         "responses": {
           "200": {
@@ -9841,51 +9841,7 @@ export const openApiDocument: Record<string, unknown> = {
             }
           },
           "503": {
-            "description": "Not ready: the database is unreachable or migrations are pending (`message` says which).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": [
-                    "status",
-                    "database"
-                  ],
-                  "properties": {
-                    "status": {
-                      "type": "string",
-                      "enum": [
-                        "ready",
-                        "not ready"
-                      ]
-                    },
-                    "database": {
-                      "type": "string",
-                      "enum": [
-                        "ok",
-                        "unreachable"
-                      ]
-                    },
-                    "migrations": {
-                      "type": "object",
-                      "properties": {
-                        "applied": {
-                          "type": "integer"
-                        },
-                        "total": {
-                          "type": "integer"
-                        },
-                        "pending": {
-                          "type": "integer"
-                        }
-                      }
-                    },
-                    "message": {
-                      "type": "string"
-                    }
-                  }
-                }
-              }
-            }
+            "$ref": "#/components/responses/Error503"
           }
         }
       }

@@ -160,7 +160,7 @@ describe.skipIf(!process.env.DATABASE_URL)("readiness when the database fails (P
       const started = Date.now();
       const down = await t.call("GET", "/readyz");
       expect(down.status, down.text).toBe(503);
-      expect(down.json).toMatchObject({ status: "not ready", database: "unreachable" });
+      expect(down.json).toMatchObject({ code: 503, type: "ServiceUnavailable", error: "ServiceUnavailable", status: "not ready", database: "unreachable" });
       expect(down.json.message).toMatch(/^database unreachable/);
       // It says why in the log, not to the unauthenticated caller.
       expect(down.text).not.toContain(name);
@@ -191,7 +191,7 @@ describe.skipIf(!process.env.DATABASE_URL)("readiness when the database fails (P
     try {
       const pending = await t.call("GET", "/readyz");
       expect(pending.status, pending.text).toBe(503);
-      expect(pending.json).toMatchObject({ status: "not ready", database: "ok", migrations: { pending: 1 } });
+      expect(pending.json).toMatchObject({ code: 503, type: "ServiceUnavailable", status: "not ready", database: "ok", migrations: { pending: 1 } });
       expect(pending.json.migrations.applied).toBe(pending.json.migrations.total - 1);
       expect(pending.json.message).toMatch(/^migrations pending: 1 of \d+ are not applied/);
     } finally {

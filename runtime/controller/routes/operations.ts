@@ -2,8 +2,8 @@
  * What operators and their tooling ask (issue 18), outside /aps and without credentials:
  *
  * - `GET /healthz`: 200 `{"status":"ok"}` while the process serves HTTP; touches nothing else.
- * - `GET /readyz`: 200 when the database answers and is fully migrated, else 503 saying which
- *   (observability/readiness.ts).
+ * - `GET /readyz`: 200 when the database answers and is fully migrated, else 503 in the error
+ *   shape of every controller error, saying which (observability/readiness.ts).
  * - `GET /metrics`: Prometheus text of this controller's registry (observability/metrics.ts).
  *
  * None needs the provider's token: probes and Prometheus scrape without APS credentials, and
@@ -14,6 +14,7 @@
 import { Hono } from "hono";
 import type { Logger } from "pino";
 import type { ControllerEnv } from "../context.ts";
+import { ApsError } from "../errors.ts";
 import { sendJson } from "../http-json.ts";
 import type { ControllerMetrics } from "../observability/metrics.ts";
 import { readiness } from "../observability/readiness.ts";
@@ -24,7 +25,9 @@ export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Log
   app.get("/healthz", (c) => sendJson(c, { status: "ok" }));
   app.get("/readyz", async (c) => {
     const state = await readiness(db, c.get("log") ?? logger);
-    return sendJson(c, state, state.status === "ready" ? 200 : 503);
+    if (state.status === "ready") return sendJson(c, state);
+    // The controller's one error shape (errors.ts), with what is not ready beside it.
+    return sendJson(c, { ...new ApsError(503, state.message).toBody(), ...state }, 503);
   });
   app.get("/metrics", async (c) => c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }));
   return app;
