@@ -23,11 +23,12 @@ export function requestIdOf(incoming: string | undefined): string {
 }
 
 /**
- * An `APS-Transaction-ID` as the log may carry it: the controller's own are UUIDs or signed
- * tickets (forward/transaction-tickets.ts, a few hundred characters of base64url and a dot);
- * anything longer or with characters no header of ours has is left out of the log.
+ * A header value as the log may carry it (`APS-Transaction-ID`, `APS-Instance-ID`): the
+ * controller's transaction ids are UUIDs or signed tickets (forward/transaction-tickets.ts, a few
+ * hundred characters of base64url and a dot); a value longer than 1024 or with characters none
+ * of ours has (spaces, controls, non-ASCII) is left out of the log.
  */
-export function loggableTransactionId(value: string | undefined): string | undefined {
+export function loggableHeaderValue(value: string | undefined): string | undefined {
   const v = value?.trim();
   return v && /^[\x21-\x7e]{1,1024}$/.test(v) ? v : undefined;
 }

@@ -8,7 +8,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
-import { loggableTransactionId, REQUEST_ID_HEADER, requestIdOf } from "../common/request-id.ts";
+import { loggableHeaderValue, REQUEST_ID_HEADER, requestIdOf } from "../common/request-id.ts";
 
 /** What the middleware puts on the context. */
 export interface RequestLogVariables {
@@ -20,12 +20,15 @@ export function connectorRequestLog(logger: Logger): MiddlewareHandler<{ Variabl
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header(REQUEST_ID_HEADER));
-    const transactionId = loggableTransactionId(c.req.header("aps-transaction-id"));
+    const transactionId = loggableHeaderValue(c.req.header("aps-transaction-id"));
     const log = logger.child({ requestId, ...(transactionId ? { transactionId } : {}) });
     c.set("requestId", requestId);
     c.set("log", log);
     await next();
     c.res.headers.set(REQUEST_ID_HEADER, requestId);
-    log.info({ method: c.req.method, path: new URL(c.req.url).pathname, instance: c.req.header("aps-instance-id"), phase: c.req.header("aps-request-phase"), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
+    // Headers of a caller not checked yet (the certificate check comes after): bounded before they reach the log.
+    const instance = loggableHeaderValue(c.req.header("aps-instance-id"));
+    const phase = c.req.header("aps-request-phase");
+    log.info({ method: c.req.method, path: new URL(c.req.url).pathname, ...(instance ? { instance } : {}), ...(phase === "sync" || phase === "async" ? { phase } : {}), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
   };
 }

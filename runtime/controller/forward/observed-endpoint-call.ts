@@ -35,11 +35,21 @@ export function observedEndpointCall(call: EndpointCall, metrics: ControllerMetr
       const seconds = (performance.now() - started) / 1000;
       metrics.endpointCalls.inc({ method, outcome });
       metrics.endpointCallSeconds.observe({ method, outcome }, seconds);
-      // The transaction is named here unless the request's lines already carry it.
       // The query is left out: custom operations carry arguments there.
-      const line = { instance: target.instanceId, method, path: path.split("?")[0], outcome, ...(status !== undefined ? { status } : {}), ms: Math.round(seconds * 10_000) / 10, ...(transactionId && scope?.transactionId !== transactionId ? { transactionId } : {}) };
+      const line = { instance: target.instanceId, method, path: path.split("?")[0], outcome, ...(status !== undefined ? { status } : {}), ms: Math.round(seconds * 10_000) / 10, ...transactionField(scope?.transactionId, transactionId) };
       if (outcome === "timeout" || outcome === "unreachable" || outcome === "5xx") log.warn(line, "application call");
       else log.info(line, "application call");
     }
   };
+}
+
+/**
+ * The call's transaction on its line: `transactionId` outside a request; nothing more when the
+ * request's lines already carry it; `callTransactionId` when the request is in another one (an
+ * application's sub-request that makes the controller call an endpoint), so no line has two
+ * `transactionId` keys.
+ */
+function transactionField(requestTransaction: string | undefined, callTransaction: string | undefined): Record<string, string> {
+  if (!callTransaction || requestTransaction === callTransaction) return {};
+  return requestTransaction ? { callTransactionId: callTransaction } : { transactionId: callTransaction };
 }

@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
-import { loggableTransactionId, REQUEST_ID_HEADER, requestIdOf } from "../../common/request-id.ts";
+import { loggableHeaderValue, REQUEST_ID_HEADER, requestIdOf } from "../../common/request-id.ts";
 import type { ControllerEnv } from "../context.ts";
 import { inRequestScope, type RequestScope } from "./request-scope.ts";
 import { routePattern } from "./route-pattern.ts";
@@ -22,7 +22,7 @@ export function requestLog(logger: Logger): MiddlewareHandler<ControllerEnv> {
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header(REQUEST_ID_HEADER));
-    const transactionId = loggableTransactionId(c.req.header("aps-transaction-id"));
+    const transactionId = loggableHeaderValue(c.req.header("aps-transaction-id"));
     const scope: RequestScope = { requestId, log: logger.child({ requestId, ...(transactionId ? { transactionId } : {}) }), ...(transactionId ? { transactionId } : {}) };
     c.set("log", scope.log);
     await inRequestScope(scope, next);
