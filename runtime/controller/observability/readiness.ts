@@ -10,7 +10,11 @@ import { migrationState } from "../store/migration-state.ts";
 import type { Db } from "../store/open-database.ts";
 import { TimedOut, withinMs } from "./time-bound.ts";
 
-/** Below the 1 s a Kubernetes probe waits by default would be ideal; a cold pool connects in tens of ms. */
+/**
+ * How long each check may take. A Kubernetes probe gives up after 1 s unless told otherwise
+ * (it then fails, the same verdict, without the reason); a probe with a longer time-out gets the
+ * reason in the body.
+ */
 const CHECK_MS = 2_000;
 
 /** The body of /readyz; `ready` decides 200 or 503. */
