@@ -152,7 +152,9 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   const applicationCallers = applications ? new ApplicationCallers(applications.instances, store, applications.tickets, [(c) => oauth!.verify(c)]) : undefined;
   app.use("/aps/2/*", async (c, next) => {
     const application = applicationCallers ? await applicationCallers.resolve(c as never) : undefined;
-    c.set("caller", application ?? (await callers.resolve(c.req.header("aps-token"), requestSource(c))));
+    const caller = application ?? (await callers.resolve(c.req.header("aps-token"), requestSource(c)));
+    // A copy: the resolved caller may be cached and shared by other requests.
+    c.set("caller", { ...caller, request: c.get("request") });
     await next();
     // A sub-request an application sends with its transaction id joins that transaction; the reply says so.
     const tx = application && c.req.header("aps-transaction-id");

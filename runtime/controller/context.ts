@@ -1,6 +1,7 @@
 /** What the controller's middleware puts on each request's context. */
 import type { Logger } from "pino";
 import type { Caller } from "./auth/caller.ts";
+import type { RequestScope } from "./observability/request-scope.ts";
 
 /** Hono environment of the controller app. */
 export interface ControllerEnv {
@@ -8,5 +9,7 @@ export interface ControllerEnv {
     caller: Caller;
     /** The request's logger, with its request id (observability/request-log.ts). */
     log: Logger;
+    /** The request's id, logger and transaction, for what it forwards (observability/request-scope.ts). */
+    request: RequestScope;
   };
 }

@@ -148,7 +148,7 @@ export class ResourceService {
         // The application's own error reply: it created nothing. Anything else (no answer, an
         // answer the protocol does not have, properties that are not valid) may have left a
         // resource there.
-        await this.abandonProvisioning(type, id, target, transactionId, !(error instanceof ApplicationReplyError));
+        await this.abandonProvisioning(type, id, target, { transactionId, ...(caller.request ? { request: caller.request } : {}) }, !(error instanceof ApplicationReplyError));
         throw error;
       }
     }
@@ -182,7 +182,7 @@ export class ResourceService {
       inserted = await this.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), ...(served ? { staged: true, intent: true } : {}), events });
     } catch (error) {
       // The application created it (or accepted to): it is told to remove it, as nothing is stored.
-      if (served) await this.abandonProvisioning(type, id, served.target, transactionId, true);
+      if (served) await this.abandonProvisioning(type, id, served.target, { transactionId, ...(caller.request ? { request: caller.request } : {}) }, true);
       if (isLinkTargetGone(error)) throw new ApsError(409, `A resource this one links to (${newLinks.map((l) => l.targetId).join(", ")}) was removed or is being unprovisioned while it was provisioned; nothing was created${served ? " (the application was told to remove it)" : ""}.`);
       throw error;
     }
@@ -387,12 +387,12 @@ export class ResourceService {
    * same transaction id). The intent goes once nothing is left there; when the application
    * cannot be told now, the intent stays and the reconciler tries again after its lease.
    */
-  private async abandonProvisioning(type: RegistryType, id: string, target: EndpointTarget, transactionId: string, undo: boolean): Promise<void> {
+  private async abandonProvisioning(type: RegistryType, id: string, target: EndpointTarget, origin: { readonly transactionId: string; readonly request?: ForwardOrigin["request"] }, undo: boolean): Promise<void> {
     const app = this.applications!;
     await this.store.dropStaged(id).catch(() => undefined);
     if (undo) {
       try {
-        const outcome = await app.forwarder.unprovision(target, type, id, { transactionId });
+        const outcome = await app.forwarder.unprovision(target, type, id, origin);
         if (outcome.kind === "accepted") return;
       } catch (error) {
         if (!(error instanceof ApplicationReplyError && (error.reply.status === 404 || error.reply.status === 410))) return;
@@ -579,7 +579,7 @@ export class ResourceService {
    * not) send none (SPEC 4.7 rule 1). `APS-Application-ID` names the calling instance (rule 2).
    */
   origin(caller: Caller): ForwardOrigin {
-    return { ...(caller.userId ? { identityId: caller.userId } : {}), ...(caller.instanceId ? { applicationId: caller.instanceId } : {}) };
+    return { ...(caller.userId ? { identityId: caller.userId } : {}), ...(caller.instanceId ? { applicationId: caller.instanceId } : {}), ...(caller.request ? { request: caller.request } : {}) };
   }
 
   /**

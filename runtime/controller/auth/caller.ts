@@ -8,6 +8,7 @@ import type { TokenService } from "./tokens.ts";
 import type { RevocationListener } from "./account-revocations.ts";
 import { FailedVerificationLimiter } from "./failed-verification-limiter.ts";
 import { isUuid } from "../uuid.ts";
+import type { RequestScope } from "../observability/request-scope.ts";
 
 const MAX_CACHED_TOKENS = 10_000;
 /** Status of a suspended resource (SPEC 3); an account in it speaks for no one. */
@@ -28,6 +29,11 @@ export interface Caller {
   readonly accountPath?: string;
   /** The calling application instance, when the call came with application credentials (sent on as APS-Application-ID). */
   readonly instanceId?: string;
+  /**
+   * The request this caller makes (its id and logger), set per request by the app on a copy:
+   * resolved callers are cached across requests and never carry it.
+   */
+  readonly request?: RequestScope;
 }
 
 /**

@@ -9,6 +9,7 @@
 import { Client, Pool, type Dispatcher } from "undici";
 import { authorizationHeader } from "../auth/oauth-signature.ts";
 import { ApsError } from "../errors.ts";
+import type { RequestScope } from "../observability/request-scope.ts";
 
 /** What the controller needs to reach one instance. */
 export interface EndpointTarget {
@@ -43,6 +44,11 @@ export interface CallSafety {
    * changes (adding a link twice adds it once) and event notifications (delivered at least once).
    */
   readonly repeatable?: boolean;
+}
+
+/** A call's safety, and the request it is made for (read by forward/observed-endpoint-call.ts for the log). */
+export interface CallOptions extends CallSafety {
+  readonly request?: RequestScope;
 }
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
@@ -101,7 +107,7 @@ export function endpointClient(options: EndpointClientOptions) {
       throw new ApsError(502, `The application endpoint ${target.endpoint} broke off its reply: ${e.message}.`);
     }
   };
-  return async function call(target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body?: Buffer, safety: CallSafety = {}): Promise<EndpointReply> {
+  return async function call(target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body?: Buffer, safety: CallOptions = {}): Promise<EndpointReply> {
     try {
       return await send(poolFor(target), target, method, path, headers, body);
     } catch (error) {

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
 import { ApsError } from "../errors.ts";
 import type { RegistryType } from "../registry.ts";
+import type { RequestScope } from "../observability/request-scope.ts";
 import type { EndpointCall, EndpointReply, EndpointTarget } from "./endpoint-client.ts";
 
 /** Who a forwarded call is made for. */
@@ -16,6 +17,8 @@ export interface ForwardOrigin {
   readonly transactionId?: string;
   /** `APS-Application-ID`: the application instance that made the call (SPEC 4.7.2). */
   readonly applicationId?: string;
+  /** The request the call is made for: its id goes with the call and on the log line of it. */
+  readonly request?: RequestScope;
 }
 
 /** What a base operation led to: done, or accepted for later (a 202, SPEC 3). */
@@ -55,17 +58,17 @@ export class Forwarder {
    * slash-tolerant endpoints (FallBall, the connector runtime) take both (platform-forms §4 Q4).
    */
   provision(target: EndpointTarget, type: RegistryType, resource: Record<string, unknown>, origin: ForwardOrigin): Promise<ForwardOutcome> {
-    return this.base(target, { method: "POST", path: `/${serviceOf(type)}`, body: stringifyJson(resource), ...this.origin(origin) }, [200, 201, 204]);
+    return this.base(target, { method: "POST", path: `/${serviceOf(type)}`, body: stringifyJson(resource), ...this.origin(origin) }, [200, 201, 204], "sync", origin.request);
   }
 
   /** Configure: `PUT <endpoint>/<service>/<id>` with the changes. */
   configure(target: EndpointTarget, type: RegistryType, id: string, changes: Record<string, unknown>, origin: ForwardOrigin): Promise<ForwardOutcome> {
-    return this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}`, body: stringifyJson(changes), ...this.origin(origin) }, [200, 204]);
+    return this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}`, body: stringifyJson(changes), ...this.origin(origin) }, [200, 204], "sync", origin.request);
   }
 
   /** Unprovision: `DELETE <endpoint>/<service>/<id>`. */
   unprovision(target: EndpointTarget, type: RegistryType, id: string, origin: ForwardOrigin): Promise<ForwardOutcome> {
-    return this.base(target, { method: "DELETE", path: `/${serviceOf(type)}/${id}`, ...this.origin(origin) }, [200, 204]);
+    return this.base(target, { method: "DELETE", path: `/${serviceOf(type)}/${id}`, ...this.origin(origin) }, [200, 204], "sync", origin.request);
   }
 
   /** The same call again, in the async phase, for the task runner. */
@@ -73,11 +76,11 @@ export class Forwarder {
     return this.base(target, call, ok, "async");
   }
 
-  private async base(target: EndpointTarget, call: RepeatableCall, ok: readonly number[], phase: "sync" | "async" = "sync"): Promise<ForwardOutcome> {
+  private async base(target: EndpointTarget, call: RepeatableCall, ok: readonly number[], phase: "sync" | "async" = "sync", request?: RequestScope): Promise<ForwardOutcome> {
     const headers = { ...this.headers(target, { transactionId: call.transactionId, ...(call.identityId ? { identityId: call.identityId } : {}), ...(call.applicationId ? { applicationId: call.applicationId } : {}) }, call.body ? "application/json" : undefined), "APS-Request-Phase": phase };
     // Base operations may be sent twice (see CallSafety): provisioning repeats carry the same
     // resource id and transaction, link changes and the idempotent methods change nothing twice.
-    const reply = await this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined, { repeatable: true });
+    const reply = await this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined, { repeatable: true, ...(request ? { request } : {}) });
     if (reply.status === 202) {
       const retry = Number(header(reply, "aps-retry-timeout"));
       return { kind: "accepted", properties: this.json(reply, target), info: header(reply, "aps-info") ?? "", retrySeconds: Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 86_400) : 30, call };
@@ -102,19 +105,19 @@ export class Forwarder {
     const call = added
       ? { method: "POST", path: `/${serviceOf(type)}/${id}/${relation}`, body: stringifyJson({ aps: { id: other } }), ...this.origin(origin) }
       : { method: "DELETE", path: `/${serviceOf(type)}/${id}/${relation}/${other}`, ...this.origin(origin) };
-    const outcome = await this.base(target, call, [200, 201, 204, 501]);
+    const outcome = await this.base(target, call, [200, 201, 204, 501], "sync", origin.request);
     if (outcome.kind === "accepted") throw new ApsError(502, `The application at ${target.endpoint} answered 202 to a link change; links change at once.`);
   }
 
   /** Suspendable: `PUT <endpoint>/<service>/<id>/disable` or `/enable` (SPEC 4.5). */
   async suspend(target: EndpointTarget, type: RegistryType, id: string, disable: boolean, origin: ForwardOrigin): Promise<void> {
-    const outcome = await this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}/${disable ? "disable" : "enable"}`, ...this.origin(origin) }, [200, 204]);
+    const outcome = await this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}/${disable ? "disable" : "enable"}`, ...this.origin(origin) }, [200, 204], "sync", origin.request);
     if (outcome.kind === "accepted") throw new ApsError(502, `The application at ${target.endpoint} answered 202 to ${disable ? "disable" : "enable"}; Suspendable operations must finish at once.`);
   }
 
   /** A custom operation; the reply goes back to the caller as the application sent it. */
   async custom(target: EndpointTarget, type: RegistryType, method: string, path: string, query: string, origin: ForwardOrigin, body?: { bytes: Buffer; contentType: string }): Promise<EndpointReply> {
-    const reply = await this.call(target, method, `/${serviceOf(type)}${path}${query ? `?${query}` : ""}`, this.headers(target, origin, body?.contentType), body?.bytes);
+    const reply = await this.call(target, method, `/${serviceOf(type)}${path}${query ? `?${query}` : ""}`, this.headers(target, origin, body?.contentType), body?.bytes, origin.request ? { request: origin.request } : {});
     if (isErrorStatus(reply.status)) throw new ApplicationReplyError(reply);
     // A redirect or an informational status would send the caller into the application's own network.
     if (reply.status < 200 || reply.status >= 300) throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} to ${method} ${path}; a custom operation answers a 2xx or an error status.`);

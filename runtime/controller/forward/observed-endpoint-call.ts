@@ -1,20 +1,21 @@
 /**
  * Every call to an application endpoint, counted, timed and logged (issue 18): one line per call
- * with its APS transaction, on the logger of the request that made it (so with its request id)
- * or, for background work (async repeats, event notifications, reconciling), the controller's.
- * Inside a request the call also carries the request's `X-Request-ID`, so the endpoint's log
- * (the connector runtime's among them) shows the same id.
+ * with its APS transaction, on the logger of the request that made it (`options.request`, from
+ * the forward origin: so with its request id) or, for background work (async repeats, event
+ * notifications, reconciling), the controller's. A call made for a request also carries the
+ * request's `X-Request-ID`, so the endpoint's log (the connector runtime's among them) shows the
+ * same id.
  */
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../../common/request-id.ts";
 import { ApsError } from "../errors.ts";
 import { ControllerMetrics, type EndpointOutcome } from "../observability/metrics.ts";
-import { currentRequestScope, joinTransaction } from "../observability/request-scope.ts";
+import { joinTransaction } from "../observability/request-scope.ts";
 import type { EndpointCall } from "./endpoint-client.ts";
 
 export function observedEndpointCall(call: EndpointCall, metrics: ControllerMetrics, logger: Logger): EndpointCall {
   return async (target, method, path, headers, body, safety) => {
-    const scope = currentRequestScope();
+    const scope = safety?.request;
     const transactionId = headers["APS-Transaction-ID"];
     if (scope && transactionId) joinTransaction(scope, transactionId);
     const log = scope?.log ?? logger;

@@ -100,7 +100,7 @@ export class InstanceService {
     const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.id, instanceId, fingerprint, ...pendingOAuth });
     let outcome;
     try {
-      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.controllerIdentity } }, ...values }, { transactionId });
+      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.controllerIdentity } }, ...values }, { transactionId, ...(caller.request ? { request: caller.request } : {}) });
       if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
       // As for provisioning: what the endpoint returns must be valid for the root type. An error
       // answered with 200 (aps-node-runtime's `{code, type, message}`, endpoint.js:506-513) fails here.
@@ -168,7 +168,7 @@ export class InstanceService {
         const type = this.catalog.registry.get(r.typeId);
         try {
           if (type?.service) {
-            const outcome = await this.forwarder.unprovision(target, type, r.id, {});
+            const outcome = await this.forwarder.unprovision(target, type, r.id, caller.request ? { request: caller.request } : {});
             if (outcome.kind === "accepted") throw new ApsError(502, `the endpoint answered 202 for ${r.id}; uninstall needs it done at once`);
           }
         } catch (error) {
@@ -206,7 +206,7 @@ export class InstanceService {
     if (!type) throw new ApsError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
     const credentials = await issueInstanceCredentials(this.ca, id);
     const target = this.targetOfRow(instance);
-    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.self, controller: this.controllerIdentity } } }, {});
+    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.self, controller: this.controllerIdentity } } }, caller.request ? { request: caller.request } : {});
     if (outcome.kind === "accepted") throw new ApsError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
     this.serving.clear();

@@ -11,7 +11,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { loggableHeaderValue, REQUEST_ID_HEADER, requestIdOf } from "../../common/request-id.ts";
 import type { ControllerEnv } from "../context.ts";
-import { inRequestScope, type RequestScope } from "./request-scope.ts";
+import type { RequestScope } from "./request-scope.ts";
 import { routePattern } from "./route-pattern.ts";
 
 /** Probes and scrapes come every few seconds: logged at debug unless they fail. */
@@ -25,7 +25,8 @@ export function requestLog(logger: Logger): MiddlewareHandler<ControllerEnv> {
     const transactionId = loggableHeaderValue(c.req.header("aps-transaction-id"));
     const scope: RequestScope = { requestId, log: logger.child({ requestId, ...(transactionId ? { transactionId } : {}) }), ...(transactionId ? { transactionId } : {}) };
     c.set("log", scope.log);
-    await inRequestScope(scope, next);
+    c.set("request", scope);
+    await next();
     c.res.headers.set(REQUEST_ID_HEADER, requestId);
     const path = new URL(c.req.url).pathname;
     const line = { method: c.req.method, path, route: routePattern(c), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 };
