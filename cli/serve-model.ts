@@ -16,6 +16,8 @@ export interface ServeOptions {
   readonly "event-attempts"?: number;
   readonly "event-retry"?: number;
   readonly "endpoint-timeout"?: number;
+  /** False: apply no migration, refuse to start while one is pending (`serve --no-migrate`). */
+  readonly migrate?: boolean;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     host: options.host,
     port: options.port,
     dataDir: options.data,
+    ...(options.migrate === false ? { migrate: false } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(options["endpoint-timeout"] !== undefined ? { endpointTimeoutMs: Math.max(0.1, options["endpoint-timeout"]) * 1000 } : {}),
     eventDelivery: { ...(options["event-attempts"] !== undefined ? { maxAttempts: Math.max(1, options["event-attempts"]) } : {}), ...(options["event-retry"] !== undefined ? { retryBaseSeconds: Math.max(0, options["event-retry"]) } : {}) },

@@ -17,7 +17,8 @@ const builder = (y: Argv<CommonOptions>): Argv<ServeArgs> =>
     .option("jwks-issuer", { type: "string", describe: "The external issuer's iss claim (default: the JWKS URL's origin)." })
     .option("event-attempts", { type: "number", default: 10, describe: "Failed deliveries of an event notification before it goes to the dead-letter list." })
     .option("event-retry", { type: "number", default: 5, describe: "Seconds before the first retry of a failed delivery; doubled for each further one (at most 600)." })
-    .option("endpoint-timeout", { type: "number", default: 30, describe: "Seconds to wait for an application endpoint before answering 504." });
+    .option("endpoint-timeout", { type: "number", default: 30, describe: "Seconds to wait for an application endpoint before answering 504." })
+    .option("migrate", { type: "boolean", default: true, describe: "Apply pending migrations before serving; --no-migrate refuses to start while any is pending (run aps-gen migrate first)." });
 
 export const serveCommand: Command<ServeArgs> = (context) => ({
   command: "serve",
