@@ -2,6 +2,7 @@ import type { ApsModel, Operation, ResolvedType } from "../model/model.ts";
 import { pathSegments } from "./check-operations.ts";
 import { Codes } from "../diagnostics/codes.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
+import { routeShape } from "../../runtime/common/path-template.ts";
 
 /**
  * Route rules on each resolved type, inherited operations and relations included (SPEC 4.4
@@ -18,7 +19,7 @@ export function checkRoutes(model: ApsModel, sink: DiagnosticSink): void {
 
 /** `{id}` and `{name}` match the same requests, so parameter names do not tell routes apart. */
 function routeKey(op: Operation): string {
-  return `${op.static ? "static " : ""}${op.verb} ${op.path.replace(/\{[^}]*\}/g, "{}")}`;
+  return `${op.static ? "static " : ""}${op.verb} ${routeShape(op.path)}`;
 }
 
 function describeRoute(op: Operation): string {

@@ -15,6 +15,7 @@ import type { CredentialStore } from "./credentials.ts";
 import { Accepted, ConnectorError, RawReply, type MaybePromise } from "./replies.ts";
 import { isSignedBy } from "./trust.ts";
 import { connectorRequestLog, type RequestLogVariables } from "./request-log.ts";
+import { routePattern } from "../common/path-template.ts";
 
 /** What a handler may return: a body, nothing, a 202, or a non-JSON reply. */
 export type HandlerResult = Record<string, unknown> | void | undefined | Accepted | RawReply;
@@ -93,7 +94,7 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
     });
     // Custom operations next: their paths are more specific than /:id.
     for (const [name, op] of Object.entries(handlers.operations ?? {})) {
-      const path = op.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1").replace(/^\/?/, "/");
+      const path = routePattern(op.path).replace(/^\/?/, "/");
       const route = op.static ? `/${service}${path}` : `/${service}/:aps_resource_id${path}`;
       app.on(op.verb, route, async (c) => {
         const { aps_resource_id, ...params } = c.req.param() as Record<string, string>;

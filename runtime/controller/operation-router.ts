@@ -13,6 +13,7 @@ import { TrieRouter } from "hono/router/trie-router";
 import { ApsError } from "./errors.ts";
 import type { RegistryOperation, RegistryType } from "./registry.ts";
 import { tidyPath } from "./request-path.ts";
+import { fillPath, routePattern } from "../common/path-template.ts";
 
 /** The operation a path names. */
 export interface OperationMatch {
@@ -58,7 +59,7 @@ class OperationRoutes {
     const { name, operation } = hit.entry as Extract<Entry, { name: string }>;
     const params: Record<string, string> = {};
     for (const [key, value] of Object.entries(hit.params)) params[key] = decodeOnce(value, path);
-    const filled = declaredPath(operation.path).replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, key: string) => encodeURIComponent(params[key] ?? ""));
+    const filled = fillPath(declaredPath(operation.path), (key) => encodeURIComponent(params[key] ?? ""));
     return { name, operation, params, path: filled };
   }
 }
@@ -80,7 +81,7 @@ function declaredPath(template: string): string {
 
 /** A declared path in Hono's syntax: `{day}` is `:day`. */
 function routePath(template: string): string {
-  return declaredPath(template).replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1");
+  return routePattern(declaredPath(template));
 }
 
 /**

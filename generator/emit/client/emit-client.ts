@@ -16,6 +16,7 @@ import { typeBanner } from "../render.ts";
 import { buildNameTable, type TypeNames } from "../types/name-table.ts";
 import { ImportSet, refTs } from "../types/type-refs.ts";
 import { clientIndex, type IndexedModule } from "./client-index.ts";
+import { fillPath } from "../../../runtime/common/path-template.ts";
 
 const CLIENT = "aps-gen/runtime/client";
 
@@ -144,7 +145,7 @@ function operation(op: Operation, type: ResolvedType, names: ReadonlyMap<string,
   }
   const segment = imports.useValue(`${CLIENT}/client`, "segment");
   const get = (p: string) => (/^[A-Za-z_$][\w$]*$/.test(p) ? `params.${p}` : `params[${JSON.stringify(p)}]`);
-  const path = op.path.replace(/\{([^}]+)\}/g, (_m, p: string) => `\${${segment}(${get(p)})}`);
+  const path = fillPath(op.path, (p) => `\${${segment}(${get(p)})}`);
   const base = op.static ? `/aps/2/static/\${encodeURIComponent(${typeId})}` : `/aps/2/resources/\${${segment}(id)}`;
   const query = op.parameters.filter((p) => p.kind === "query");
   const body = op.parameters.find((p) => p.kind === "body");
