@@ -3,7 +3,7 @@
 // (copied below as they were), on the cloudmail tenant type. In-process, no HTTP: this is the
 // routing step alone. Run: npx tsx bench/operation-router.bench.ts
 import { registryTypes } from "../generated/controller/registry.gen.ts";
-import { ApsError } from "../runtime/controller/errors.ts";
+import { ControllerError } from "../runtime/controller/errors.ts";
 import { operationRoutes } from "../runtime/controller/operation-router.ts";
 import type { RegistryType } from "../runtime/controller/registry.ts";
 
@@ -32,7 +32,7 @@ function before(type: RegistryType, method: string, rest: string): string {
     .find((m) => m.params !== undefined);
   if (!match) {
     const paths = Object.values(type.operations).filter((op) => !op.base && !op.static).map((op) => `${op.verb} ${op.path}`);
-    throw new ApsError(paths.some((p) => matchPath(p.split(" ")[1]!, rest)) ? 405 : 404, `${type.name} has no operation ${method} ${rest}${paths.length ? `; it has ${paths.join(", ")}` : ""}.`);
+    throw new ControllerError(paths.some((p) => matchPath(p.split(" ")[1]!, rest)) ? 405 : 404, `${type.name} has no operation ${method} ${rest}${paths.length ? `; it has ${paths.join(", ")}` : ""}.`);
   }
   return match.name;
 }
@@ -40,7 +40,7 @@ function beforeOrStatus(type: RegistryType, method: string, rest: string): strin
   try {
     return before(type, method, rest);
   } catch (error) {
-    return String((error as ApsError).status);
+    return String((error as ControllerError).status);
   }
 }
 function after(type: RegistryType, method: string, rest: string): string {
@@ -78,4 +78,4 @@ function measure(label: string, set: readonly [string, string, string][]): void 
   console.log(`${label}, ratio before/after: ${(results["before (regular expressions)"]! / results["after (compiled router)"]!).toFixed(1)}x`);
 }
 measure("operations found", cases.slice(0, 2));
-measure("mixed found/405/404 (each miss builds its ApsError)", cases);
+measure("mixed found/405/404 (each miss builds its ControllerError)", cases);

@@ -1,3 +1,5 @@
+import type { ErrorBody } from "../common/error-body.ts";
+
 /** A failed controller call, with the HTTP status and the controller's error body (DESIGN 3, SPEC 7). */
 export class ApsError extends Error {
   constructor(
@@ -18,7 +20,8 @@ export class ApsError extends Error {
 export async function apsErrorOf(reply: Response): Promise<ApsError> {
   const text = await reply.text();
   try {
-    const body = JSON.parse(text) as { type?: unknown; error?: unknown; message?: unknown; details?: unknown };
+    // The controller's error body (runtime/common/error-body.ts); another server's may be anything.
+    const body = JSON.parse(text) as { [K in keyof ErrorBody]?: unknown };
     const type = typeof body.type === "string" ? body.type : typeof body.error === "string" ? body.error : reply.statusText;
     const message = typeof body.message === "string" ? body.message : text;
     return new ApsError(reply.status, type, message, Array.isArray(body.details) ? body.details : []);

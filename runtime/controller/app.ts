@@ -14,7 +14,7 @@ import { requestSource } from "./auth/request-source.ts";
 import type { TokenService } from "./auth/tokens.ts";
 import type { ControllerEnv } from "./context.ts";
 import type { PropertySealer } from "./encryption.ts";
-import { ApsError } from "./errors.ts";
+import { ControllerError } from "./errors.ts";
 import { ApplicationReplyError, type Forwarder } from "./forward/forwarder.ts";
 import type { InstanceService } from "./instances/instance-service.ts";
 import { ApplicationService } from "./application-service.ts";
@@ -174,12 +174,12 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     app.route("/aps/2/events", eventOutboxRoutes(applications.events.store, applications.events.nudge));
   }
   app.all("/aps/2/resources/*", (c) => {
-    throw new ApsError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);
+    throw new ControllerError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);
   });
 
-  app.notFound((c) => sendJson(c, new ApsError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404));
+  app.notFound((c) => sendJson(c, new ControllerError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404));
   app.onError((error, c) => {
-    if (error instanceof ApsError) return sendJson(c, error.toBody(), error.status, error.headers);
+    if (error instanceof ControllerError) return sendJson(c, error.toBody(), error.status, error.headers);
     if (error instanceof ApplicationReplyError) {
       // An application's own error reply goes back to the caller with its status (aps-facts 4).
       const type = error.reply.headers["content-type"];
@@ -187,15 +187,15 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     }
     if (isOwnerAccountGone(error)) {
       // A provisioning that raced the delete of its account (the revocation feed had not told this process yet).
-      return sendJson(c, new ApsError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(), 401);
+      return sendJson(c, new ControllerError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(), 401);
     }
     if (isStatementTimeout(error)) {
       (c.get("log") ?? parts.logger).warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
-      return sendJson(c, new ApsError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
+      return sendJson(c, new ControllerError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
     }
     // Never error.message or stack as they are: a database error quotes the statement's parameters (a whole body).
     (c.get("log") ?? parts.logger).error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
-    return sendJson(c, new ApsError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
+    return sendJson(c, new ControllerError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });
   return { app, resources, metrics, stop: () => revocations.stop() };
 }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { applicationActor, RoleBit } from "../common/actor.ts";
-import { ApsError, invalidBody } from "./errors.ts";
+import { ControllerError, invalidBody } from "./errors.ts";
 import { CoreEvent } from "./events/core-events.ts";
 import { changeEvents, raise } from "./events/raise.ts";
 import type { PackageCatalog } from "./packages/catalog.ts";
@@ -51,15 +51,15 @@ export class ApplicationService {
   /** Registers a resource the application created itself: stored as sent, no call back. */
   async register(caller: ApplicationCaller, service: string, body: unknown): Promise<Record<string, unknown>> {
     const type = this.typeOf(caller, service);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "The body must be a JSON object with the resource's properties.");
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, "The body must be a JSON object with the resource's properties.");
     const input = body as Record<string, unknown>;
     const errors = this.catalog.validators.get(type.id)?.validateCreate(input, applicationActor) ?? [];
     if (errors.length) throw invalidBody(errors);
     const aps = (input.aps ?? {}) as { status?: unknown; id?: unknown };
     const status = aps.status === undefined ? "aps:ready" : aps.status;
-    if (typeof status !== "string" || !STATUS.test(status)) throw new ApsError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
+    if (typeof status !== "string" || !STATUS.test(status)) throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
     const id = typeof aps.id === "string" && isUuid(aps.id) ? aps.id : randomUUID();
-    if (await this.store.get(id)) throw new ApsError(409, `A resource ${id} exists already.`);
+    if (await this.store.get(id)) throw new ControllerError(409, `A resource ${id} exists already.`);
     const owner = await this.ownerFor(caller);
     // As sent: `default` is a hint for clients (SPEC 2.2), not filled in.
     const values: Record<string, unknown> = {};
@@ -89,18 +89,18 @@ export class ApplicationService {
     const { properties, relinks } = splitAsReadBody(type, row, await this.store.linksFrom(id), body);
     for (const r of relinks) {
       const target = r.targetId !== null && isUuid(r.targetId) ? await this.store.get(r.targetId) : undefined;
-      if (r.targetId !== null && (!target || !implementsType(this.catalog.registry, target.typeId, type.relations[r.relation]!.typeId))) throw new ApsError(400, `"${r.relation}" links to ${type.relations[r.relation]!.typeId}; ${r.targetId} is not one.`);
+      if (r.targetId !== null && (!target || !implementsType(this.catalog.registry, target.typeId, type.relations[r.relation]!.typeId))) throw new ControllerError(400, `"${r.relation}" links to ${type.relations[r.relation]!.typeId}; ${r.targetId} is not one.`);
     }
     const errors = this.catalog.validators.get(type.id)?.validateUpdate(properties, applicationActor) ?? [];
     if (errors.length) throw invalidBody(errors);
     const input = properties as Record<string, unknown>;
-    if (status !== undefined && (typeof status !== "string" || !STATUS.test(status))) throw new ApsError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
+    if (status !== undefined && (typeof status !== "string" || !STATUS.test(status))) throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
     const current = storedValues(row, this.sealer);
     applyChanges(current, input);
     const { body: stored, secrets } = splitEncrypted(type.properties, current);
     const events = status === "aps:ready" && row.status !== "aps:ready" ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, storedValues(row, this.sealer), current);
     const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) }, undefined, events);
-    if (!updated) throw new ApsError(409, "The resource changed meanwhile; read it again and repeat.");
+    if (!updated) throw new ControllerError(409, "The resource changed meanwhile; read it again and repeat.");
     if (!relinks.length) return this.view(updated, type);
     for (const r of relinks) {
       if (r.targetId !== null) await this.link(caller, service, id, r.relation, r.targetId);
@@ -126,15 +126,15 @@ export class ApplicationService {
     const { row, type } = await this.own(caller, service, id);
     const rel = this.relationOf(type, relation);
     const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
-    if (!target) throw new ApsError(404, `${targetId} is not a resource.`);
+    if (!target) throw new ControllerError(404, `${targetId} is not a resource.`);
     const registry = this.catalog.registry;
-    if (!implementsType(registry, target.typeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
+    if (!implementsType(registry, target.typeId, rel.typeId)) throw new ControllerError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
     const events = (change: LinkChange) => [
       ...change.replaced.map((old) => raise(registry, CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
       ...(change.added ? [raise(registry, CoreEvent.linked, row, { relation, targetId, linkedIds: [targetId] })] : []),
     ];
     const change = await this.store.link(id, relation, targetId, !rel.collection, events).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
-    if (!change) throw new ApsError(409, `${targetId} or ${id} was removed or is being unprovisioned; no link was made.`);
+    if (!change) throw new ControllerError(409, `${targetId} or ${id} was removed or is being unprovisioned; no link was made.`);
     return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
   }
 
@@ -142,14 +142,14 @@ export class ApplicationService {
   async unlink(caller: ApplicationCaller, service: string, id: string, relation: string, targetId: string): Promise<void> {
     const { row, type } = await this.own(caller, service, id);
     const rel = this.relationOf(type, relation);
-    if (rel.required && !rel.collection) throw new ApsError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource instead.`);
+    if (rel.required && !rel.collection) throw new ControllerError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource instead.`);
     const removed = await this.store.unlink(id, relation, targetId, [raise(this.catalog.registry, CoreEvent.unlinked, row, { relation, targetId, linkedIds: [targetId] })]);
-    if (!removed) throw new ApsError(404, `${id} has no "${relation}" link to ${targetId}.`);
+    if (!removed) throw new ControllerError(404, `${id} has no "${relation}" link to ${targetId}.`);
   }
 
   private relationOf(type: RegistryType, relation: string): RegistryRelation {
     const rel = type.relations[relation];
-    if (!rel) throw new ApsError(404, `${type.id} has no relation "${relation}"; it has ${Object.keys(type.relations).join(", ") || "none"}.`);
+    if (!rel) throw new ControllerError(404, `${type.id} has no relation "${relation}"; it has ${Object.keys(type.relations).join(", ") || "none"}.`);
     return rel;
   }
 
@@ -160,7 +160,7 @@ export class ApplicationService {
 
   private typeOf(caller: ApplicationCaller, service: string): RegistryType {
     const type = this.serviceTypes(caller).find((t) => t.service === service);
-    if (!type) throw new ApsError(404, `Your package has no service "${service}"; it has ${this.serviceTypes(caller).map((t) => t.service).join(", ")}.`);
+    if (!type) throw new ControllerError(404, `Your package has no service "${service}"; it has ${this.serviceTypes(caller).map((t) => t.service).join(", ")}.`);
     return type;
   }
 
@@ -168,7 +168,7 @@ export class ApplicationService {
   private async own(caller: ApplicationCaller, service: string, id: string): Promise<{ row: StoredResource; type: RegistryType }> {
     const type = this.typeOf(caller, service);
     const row = isUuid(id) ? await this.store.get(id) : undefined;
-    if (!row || row.typeId !== type.id || row.instanceId !== caller.instance.id) throw new ApsError(404, `Resource ${id} is not one of this instance's ${service}.`);
+    if (!row || row.typeId !== type.id || row.instanceId !== caller.instance.id) throw new ControllerError(404, `Resource ${id} is not one of this instance's ${service}.`);
     return { row, type };
   }
 
@@ -176,7 +176,7 @@ export class ApplicationService {
   private async ownerFor(caller: ApplicationCaller): Promise<{ id: string; path: string }> {
     if (!caller.actingAs) return this.provider;
     const row = isUuid(caller.actingAs) ? await this.store.get(caller.actingAs) : undefined;
-    if (!row || row.instanceId !== caller.instance.id || !row.ownerAccount) throw new ApsError(403, `APS-Resource-ID ${caller.actingAs} is not a resource of this instance.`);
+    if (!row || row.instanceId !== caller.instance.id || !row.ownerAccount) throw new ControllerError(403, `APS-Resource-ID ${caller.actingAs} is not a resource of this instance.`);
     return { id: row.ownerAccount, path: row.ownerPath };
   }
 

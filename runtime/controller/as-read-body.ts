@@ -12,7 +12,7 @@
  * required link, are refused here with what to do instead.
  */
 import { apsEqual } from "../common/aps-equality.ts";
-import { ApsError } from "./errors.ts";
+import { ControllerError } from "./errors.ts";
 import type { RegistryType } from "./registry.ts";
 import type { StoredLink, StoredResource } from "./store/resource-store.ts";
 
@@ -42,7 +42,7 @@ export function splitAsReadBody(type: RegistryType, row: StoredResource, links: 
         if (isCollectionReadForm(value)) continue;
       } else if (value === null) {
         if (current === undefined) continue;
-        if (rel.required) throw new ApsError(409, `"${name}" is a required relation: the resource cannot be without it. Relink it to another resource ("${name}": {"aps": {"id": "<resource id>"}}), or unprovision the resource.`);
+        if (rel.required) throw new ControllerError(409, `"${name}" is a required relation: the resource cannot be without it. Relink it to another resource ("${name}": {"aps": {"id": "<resource id>"}}), or unprovision the resource.`);
         relinks.push({ relation: name, targetId: null });
         continue;
       } else {
@@ -67,11 +67,11 @@ export function splitAsReadBody(type: RegistryType, row: StoredResource, links: 
 /** Checks the `aps` section against the resource and returns the revision it names, if any. */
 function metaSection(value: unknown, type: RegistryType, row: StoredResource): unknown {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) throw new ApsError(400, 'aps is the meta-section of the resource: an object such as {"revision": 3}, or leave it out.');
+  if (typeof value !== "object" || Array.isArray(value)) throw new ControllerError(400, 'aps is the meta-section of the resource: an object such as {"revision": 3}, or leave it out.');
   const aps = value as Record<string, unknown>;
-  if (aps.id !== undefined && aps.id !== row.id) throw new ApsError(400, `aps.id is ${JSON.stringify(aps.id)}, but this is resource ${row.id}; a configure cannot change a resource's id.`);
+  if (aps.id !== undefined && aps.id !== row.id) throw new ControllerError(400, `aps.id is ${JSON.stringify(aps.id)}, but this is resource ${row.id}; a configure cannot change a resource's id.`);
   if (aps.type !== undefined && aps.type !== row.typeId) {
-    throw new ApsError(409, `aps.type is ${JSON.stringify(aps.type)}, but this resource is a ${row.typeId} (${type.name}); a configure cannot change a resource's type. Keep aps.type as read (or leave it out); to move to another type, provision a resource of it.`);
+    throw new ControllerError(409, `aps.type is ${JSON.stringify(aps.type)}, but this resource is a ${row.typeId} (${type.name}); a configure cannot change a resource's type. Keep aps.type as read (or leave it out); to move to another type, provision a resource of it.`);
   }
   return aps.revision;
 }

@@ -2,36 +2,36 @@
 import type { Context } from "hono";
 import { parseJsonText, stringifyJson } from "../common/json-text.ts";
 import { MAX_JSON_NESTING, nestsDeeperThan } from "../common/json-nesting.ts";
-import { ApsError } from "./errors.ts";
+import { ControllerError } from "./errors.ts";
 import { readBodyBytes } from "./request-body.ts";
 
 /** The request body as JSON; 400 when it is not JSON, 413 past MAX_BODY_BYTES (request-body.ts), 415 when declared otherwise. */
 export async function readJsonBody(c: Context): Promise<unknown> {
   const type = c.req.header("content-type");
-  if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ApsError(415, `The body must be application/json, not ${type}.`);
+  if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ControllerError(415, `The body must be application/json, not ${type}.`);
   const text = (await readBodyBytes(c)).toString("utf8");
-  if (text.trim() === "") throw new ApsError(400, "The body is empty; send a JSON object.");
+  if (text.trim() === "") throw new ControllerError(400, "The body is empty; send a JSON object.");
   return parseRequestJson(text);
 }
 
 /**
- * JSON text from a request as a value; ApsError(400) when it is not JSON, nests deeper than
+ * JSON text from a request as a value; ControllerError(400) when it is not JSON, nests deeper than
  * {@link MAX_JSON_NESTING} (checked before parsing: deep nesting overflows the stack of the parser
  * or of what walks the value later) or holds text PostgreSQL text and jsonb cannot store in a
  * string or name: U+0000, or half of a surrogate pair (`"\ud800"`, which is not Unicode text).
  */
 export function parseRequestJson(text: string): unknown {
-  if (nestsDeeperThan(text)) throw new ApsError(400, `The body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep; the controller accepts at most ${MAX_JSON_NESTING}.`);
+  if (nestsDeeperThan(text)) throw new ControllerError(400, `The body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep; the controller accepts at most ${MAX_JSON_NESTING}.`);
   let value: unknown;
   try {
     value = parseJsonText(text);
   } catch (error) {
-    throw new ApsError(400, `The body is not valid JSON: ${(error as Error).message}.`);
+    throw new ControllerError(400, `The body is not valid JSON: ${(error as Error).message}.`);
   }
   // Both can only come from \u escapes (a raw NUL is a syntax error, UTF-8 decoding never yields half a pair), so most bodies skip the walk.
   if (/\\u(0000|d[89a-f])/i.test(text)) {
     const at = unstorablePath(value, "");
-    if (at !== undefined) throw new ApsError(400, `The body holds U+0000 (NUL) or half of a surrogate pair ${at ? `at ${at}` : "as a value"}; text values cannot contain either.`, [{ path: at, code: "type", message: "contains U+0000 (NUL) or an unpaired surrogate" }]);
+    if (at !== undefined) throw new ControllerError(400, `The body holds U+0000 (NUL) or half of a surrogate pair ${at ? `at ${at}` : "as a value"}; text values cannot contain either.`, [{ path: at, code: "type", message: "contains U+0000 (NUL) or an unpaired surrogate" }]);
   }
   return value;
 }

@@ -10,7 +10,7 @@ import type { Result } from "hono/router";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { SmartRouter } from "hono/router/smart-router";
 import { TrieRouter } from "hono/router/trie-router";
-import { ApsError } from "./errors.ts";
+import { ControllerError } from "./errors.ts";
 import type { RegistryOperation, RegistryType } from "./registry.ts";
 import { tidyPath } from "./request-path.ts";
 import { fillPath, routePattern } from "../common/path-template.ts";
@@ -54,7 +54,7 @@ class OperationRoutes {
     const hit = found.find((m) => "name" in m.entry);
     if (!hit) {
       const known = found.length > 0;
-      throw new ApsError(known ? 405 : 404, `${typeName} has no operation ${method} ${path}${this.listing.length ? `; it has ${this.listing.join(", ")}` : ""}.`);
+      throw new ControllerError(known ? 405 : 404, `${typeName} has no operation ${method} ${path}${this.listing.length ? `; it has ${this.listing.join(", ")}` : ""}.`);
     }
     const { name, operation } = hit.entry as Extract<Entry, { name: string }>;
     const params: Record<string, string> = {};
@@ -107,8 +107,8 @@ function decodeOnce(value: string, path: string): string {
   }
 }
 
-function malformed(path: string): ApsError {
-  return new ApsError(400, `The operation path ${JSON.stringify(path.slice(0, 200))} has a malformed %-escape.`);
+function malformed(path: string): ControllerError {
+  return new ControllerError(400, `The operation path ${JSON.stringify(path.slice(0, 200))} has a malformed %-escape.`);
 }
 
 /** The matches of a Hono router result with their parameters by name (the result has two shapes). */

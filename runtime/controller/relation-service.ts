@@ -6,7 +6,7 @@
  */
 import type { Caller } from "./auth/caller.ts";
 import { rolesOn } from "./auth/roles.ts";
-import { ApsError } from "./errors.ts";
+import { ControllerError } from "./errors.ts";
 import { CoreEvent } from "./events/core-events.ts";
 import { raise } from "./events/raise.ts";
 import { contentRange } from "./http-json.ts";
@@ -47,7 +47,7 @@ export class RelationService {
       await this.unlink(caller, id, relation!, other);
       return { status: 204 };
     }
-    throw new ApsError(405, `${method} is not a link operation; use GET or POST .../${relation} and DELETE .../${relation}/<id>.`);
+    throw new ControllerError(405, `${method} is not a link operation; use GET or POST .../${relation} and DELETE .../${relation}/<id>.`);
   }
 
   /**
@@ -77,15 +77,15 @@ export class RelationService {
     const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
     const targetType = target && this.registry().get(target.typeId);
     const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
-    if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `${targetId} does not exist or is not visible to you.`);
-    if (!implementsType(this.registry(), target.typeId, typeId)) throw new ApsError(400, `"${relation}" links to ${typeId}; ${targetId} is a ${target.typeId}.`);
+    if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ControllerError(400, `${targetId} does not exist or is not visible to you.`);
+    if (!implementsType(this.registry(), target.typeId, typeId)) throw new ControllerError(400, `"${relation}" links to ${typeId}; ${targetId} is a ${target.typeId}.`);
   }
 
   private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<Record<string, unknown>> {
     const { row, type } = await this.resources.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
-    if (typeof targetId !== "string") throw new ApsError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
+    if (typeof targetId !== "string") throw new ControllerError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
     await this.requireTarget(caller, relation, rel.typeId, targetId);
     let toldApplication: (() => Promise<void>) | undefined;
     if (type.servedBy === "application") {
@@ -109,7 +109,7 @@ export class RelationService {
     if (!change) {
       // Not stored: the application, told first, is told the link is gone again.
       await toldApplication?.().catch(() => undefined);
-      throw change === undefined && (await this.store.get(id)) === undefined ? new ApsError(404, `Resource ${id} does not exist.`) : new ApsError(409, `${targetId} was removed or is being unprovisioned; it accepts no new links.`);
+      throw change === undefined && (await this.store.get(id)) === undefined ? new ControllerError(404, `Resource ${id} does not exist.`) : new ControllerError(409, `${targetId} was removed or is being unprovisioned; it accepts no new links.`);
     }
     return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
   }
@@ -123,7 +123,7 @@ export class RelationService {
     const { row, type } = await this.resources.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const newTypeId = (body.aps as { type: string }).type;
-    if (!implementsType(this.registry(), newTypeId, rel.typeId)) throw new ApsError(400, `"${relation}" links to ${rel.typeId}; a ${newTypeId} cannot be provisioned through it.`);
+    if (!implementsType(this.registry(), newTypeId, rel.typeId)) throw new ControllerError(400, `"${relation}" links to ${rel.typeId}; a ${newTypeId} cannot be provisioned through it.`);
     const newType = this.registry().get(newTypeId)!;
     const back = Object.entries(newType.relations).find(([, r]) => !r.collection && implementsType(this.registry(), row.typeId, r.typeId))?.[0];
     const input = back && body[back] === undefined ? { ...body, [back]: { aps: { id } } } : body;
@@ -134,7 +134,7 @@ export class RelationService {
       ...(change.added ? [raise(this.registry(), CoreEvent.linked, row, { relation, targetId: newId, linkedIds: [newId] })] : []),
     ]).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
     // The new resource exists and links back; only this side's link could not be made.
-    if (!linked) throw new ApsError(409, `${newId} was provisioned, but ${id} was removed or is being unprovisioned meanwhile, so it was not linked to it.`);
+    if (!linked) throw new ControllerError(409, `${newId} was provisioned, but ${id} was removed or is being unprovisioned meanwhile, so it was not linked to it.`);
     return resource;
   }
 
@@ -149,11 +149,11 @@ export class RelationService {
     // A required singular relation of the member is a link it cannot be without; it stays (and with it the member).
     const memberRelations = member ? this.registry().get(member.typeId)?.relations : undefined;
     const removable = toHere.filter((l) => !(memberRelations?.[l.relation]?.required && !memberRelations[l.relation]!.collection));
-    if (!forward && !toHere.length) throw new ApsError(404, `${id} has no "${relation}" link to ${other}.`);
-    if (!forward && !removable.length) throw new ApsError(409, `${other} links here through its required relation "${toHere[0]!.relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
+    if (!forward && !toHere.length) throw new ControllerError(404, `${id} has no "${relation}" link to ${other}.`);
+    if (!forward && !removable.length) throw new ControllerError(409, `${other} links here through its required relation "${toHere[0]!.relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
     for (const l of removable) await this.unlinkFrom(caller, other, l.relation, id);
     if (!forward) return;
-    if (rel.required && !rel.collection) throw new ApsError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
+    if (rel.required && !rel.collection) throw new ControllerError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
     if (type.servedBy === "application") {
       const app = this.resources.applicationsFor(type);
       const { target: endpoint } = await app.targetFor(type);

@@ -6,7 +6,7 @@
  * answered without reading it (@hono/node-server discards what is left unread).
  */
 import type { Context } from "hono";
-import { ApsError } from "./errors.ts";
+import { ControllerError } from "./errors.ts";
 
 /** Largest body of a request to the controller (bytes), unless a route says otherwise (package import). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -26,13 +26,13 @@ export function lazyBody(c: Context, limit = MAX_BODY_BYTES): LazyBody | undefin
   return { contentType: c.req.header("content-type") ?? "application/octet-stream", read: () => (bytes ??= readBodyBytes(c, limit)) };
 }
 
-/** The body's bytes, at most `limit` of them; ApsError(413) when it declares or sends more. */
+/** The body's bytes, at most `limit` of them; ControllerError(413) when it declares or sends more. */
 export async function readBodyBytes(c: Context, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = c.req.header("content-length");
   if (declared !== undefined && declared.trim() !== "") {
     const length = Number(declared);
-    if (!Number.isSafeInteger(length) || length < 0) throw new ApsError(400, `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count.`);
-    if (length > limit) throw new ApsError(413, `The body has ${length} bytes; the controller accepts at most ${limit} here.`);
+    if (!Number.isSafeInteger(length) || length < 0) throw new ControllerError(400, `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count.`);
+    if (length > limit) throw new ControllerError(413, `The body has ${length} bytes; the controller accepts at most ${limit} here.`);
   }
   const stream = c.req.raw.body;
   if (!stream) return Buffer.alloc(0);
@@ -46,7 +46,7 @@ export async function readBodyBytes(c: Context, limit = MAX_BODY_BYTES): Promise
     if (total > limit) {
       // Stop reading: what the client still sends is discarded by the server, never held.
       await reader.cancel().catch(() => {});
-      throw new ApsError(413, `The body is larger than the ${limit} bytes the controller accepts here.`);
+      throw new ControllerError(413, `The body is larger than the ${limit} bytes the controller accepts here.`);
     }
     chunks.push(value);
   }

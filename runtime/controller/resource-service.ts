@@ -20,7 +20,7 @@ import { CoreEvent } from "./events/core-events.ts";
 import { changeEvents, raise } from "./events/raise.ts";
 import type { TransactionTickets } from "./forward/transaction-tickets.ts";
 import type { Db } from "./store/open-database.ts";
-import { ApsError, invalidBody } from "./errors.ts";
+import { ControllerError, invalidBody } from "./errors.ts";
 import { parseRequestJson } from "./http-json.ts";
 import type { LazyBody } from "./request-body.ts";
 import { implementsType, operationAccess, type RegistryType, type TypeRegistry } from "./registry.ts";
@@ -95,14 +95,14 @@ export class ResourceService {
   }
 
   async provision(caller: Caller, body: unknown): Promise<WriteResult> {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "The body must be a JSON object: the properties of the new resource and aps.type.");
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, "The body must be a JSON object: the properties of the new resource and aps.type.");
     let input = body as Record<string, unknown>;
     const typeId = (input.aps as { type?: unknown } | undefined)?.type;
-    if (typeof typeId !== "string") throw new ApsError(400, 'Name the type of the new resource in aps.type, e.g. {"aps": {"type": "http://.../1.0"}, ...}.');
+    if (typeof typeId !== "string") throw new ControllerError(400, 'Name the type of the new resource in aps.type, e.g. {"aps": {"type": "http://.../1.0"}, ...}.');
     if (!this.registry.has(typeId)) await this.catalog.refresh();
     const type = this.registry.get(typeId);
-    if (!type) throw new ApsError(400, `aps.type ${typeId} is not a type this controller knows; list them at /aps/2/types.`);
-    if (!type.isResource) throw new ApsError(400, `${type.name} (${typeId}) does not implement core/resource, so it cannot have resources.`);
+    if (!type) throw new ControllerError(400, `aps.type ${typeId} is not a type this controller knows; list them at /aps/2/types.`);
+    if (!type.isResource) throw new ControllerError(400, `${type.name} (${typeId}) does not implement core/resource, so it cannot have resources.`);
     input = withApsLinks(type, input);
     const owner = this.ownerFor(caller);
     let served: ServingInstance | undefined;
@@ -183,7 +183,7 @@ export class ResourceService {
     } catch (error) {
       // The application created it (or accepted to): it is told to remove it, as nothing is stored.
       if (served) await this.abandonProvisioning(type, id, served.target, { transactionId, ...(caller.request ? { request: caller.request } : {}) }, true);
-      if (isLinkTargetGone(error)) throw new ApsError(409, `A resource this one links to (${newLinks.map((l) => l.targetId).join(", ")}) was removed or is being unprovisioned while it was provisioned; nothing was created${served ? " (the application was told to remove it)" : ""}.`);
+      if (isLinkTargetGone(error)) throw new ControllerError(409, `A resource this one links to (${newLinks.map((l) => l.targetId).join(", ")}) was removed or is being unprovisioned while it was provisioned; nothing was created${served ? " (the application was told to remove it)" : ""}.`);
       throw error;
     }
     const resource = this.view(caller, inserted, type, roles, newLinks, true);
@@ -209,13 +209,13 @@ export class ResourceService {
     const input = body as Record<string, unknown>;
     const wanted = (input.aps as { revision?: unknown } | undefined)?.revision;
     const requireRevision = (row: StoredResource) => {
-      if (wanted !== undefined && wanted !== row.revision) throw new ApsError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
+      if (wanted !== undefined && wanted !== row.revision) throw new ControllerError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
     };
     requireRevision(seen);
     if (type.servedBy !== "application") {
       const updated = await this.store.transaction(async (tx) => {
         const row = await this.store.getLocked(id, tx);
-        if (!row) throw new ApsError(404, `Resource ${id} does not exist.`);
+        if (!row) throw new ControllerError(404, `Resource ${id} does not exist.`);
         requireRevision(row);
         return this.storeConfigured(tx, row, type, input, {});
       });
@@ -223,13 +223,13 @@ export class ResourceService {
     }
     const app = this.applicationsFor(type);
     const claim = await app.claims.acquire(id, "configure");
-    if (!claim) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if (!claim) throw new ControllerError(404, `Resource ${id} does not exist.`);
     let stored = false;
     try {
       const row = await this.store.get(id);
-      if (!row) throw new ApsError(404, `Resource ${id} does not exist.`);
+      if (!row) throw new ControllerError(404, `Resource ${id} does not exist.`);
       requireRevision(row);
-      if (row.status === "aps:unprovisioning") throw new ApsError(409, "The resource is being unprovisioned; it cannot be configured.");
+      if (row.status === "aps:unprovisioning") throw new ControllerError(409, "The resource is being unprovisioned; it cannot be configured.");
       await this.requireNoPendingTask(id);
       const changes = applyChanges(storedValues(row, this.sealer), input);
       const { target } = await app.targetFor(type);
@@ -240,7 +240,7 @@ export class ResourceService {
         // Read again, locked: a write that needs no claim (the application's own PUT, a
         // suspend) may have come in meanwhile; the change is applied on top of it.
         const now = await this.store.getLocked(id, tx);
-        if (!now) throw new ApsError(404, `Resource ${id} was removed while it was configured.`);
+        if (!now) throw new ControllerError(404, `Resource ${id} was removed while it was configured.`);
         const u = await this.storeConfigured(tx, now, type, input, returned, accepted ? "aps:configuring" : undefined);
         if (accepted) await app.tasks.schedule(tx, { resourceId: id, operation: "configure", instanceId: target.instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
         await claim.dropIn(tx);
@@ -280,10 +280,10 @@ export class ResourceService {
       const strong = linksTo.filter((l) => this.registry.get(l.sourceType)?.relations[l.relation]?.required);
       if (strong.length) {
         const first = strong[0]!;
-        throw new ApsError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
+        throw new ControllerError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
       }
     });
-    if (previous === undefined) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if (previous === undefined) throw new ControllerError(404, `Resource ${id} does not exist.`);
     try {
       return await this.unprovisionMarked(caller, id, row, type, isAccount);
     } catch (error) {
@@ -311,13 +311,13 @@ export class ResourceService {
     if (isAccount) {
       // Checked again with the account's row locked: nothing is provisioned into it between the check and the delete.
       await this.store.transaction(async (tx) => {
-        if (!(await lockAccount(tx, id))) throw new ApsError(404, `Resource ${id} does not exist.`);
+        if (!(await lockAccount(tx, id))) throw new ControllerError(404, `Resource ${id} does not exist.`);
         await this.requireNothingHeld(tx, row, type);
         await this.store.delete(id, tx, [raise(this.registry, CoreEvent.removed, row)]);
       });
       return {};
     }
-    if (!(await this.store.delete(id, undefined, [raise(this.registry, CoreEvent.removed, row)]))) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if (!(await this.store.delete(id, undefined, [raise(this.registry, CoreEvent.removed, row)]))) throw new ControllerError(404, `Resource ${id} does not exist.`);
     return {};
   }
 
@@ -329,7 +329,7 @@ export class ResourceService {
     const collections = Object.entries(type.relations).filter(([, r]) => r.collection).map(([name]) => name);
     const held = await accountHoldings(db, account.id, account.ownerPath, collections);
     if (held.total > 0) {
-      throw new ApsError(409, `Account ${account.id} still holds ${held.total} resource(s) (its own, its accounts' and those its ${collections.length ? collections.join(", ") : "collections"} link to; first: ${held.first.join(", ")}); unprovision or unlink them first.`);
+      throw new ControllerError(409, `Account ${account.id} still holds ${held.total} resource(s) (its own, its accounts' and those its ${collections.length ? collections.join(", ") : "collections"} link to; first: ${held.first.join(", ")}); unprovision or unlink them first.`);
     }
   }
 
@@ -402,7 +402,7 @@ export class ResourceService {
   }
 
   private async requireNoPendingTask(id: string): Promise<void> {
-    if (await this.applications?.tasks.pendingFor(id)) throw new ApsError(409, "An asynchronous operation on this resource is still running; wait until it ends.");
+    if (await this.applications?.tasks.pendingFor(id)) throw new ControllerError(409, "An asynchronous operation on this resource is still running; wait until it ends.");
   }
 
   /**
@@ -423,13 +423,13 @@ export class ResourceService {
   async staticOperation(caller: Caller, typeId: string, method: string, rest: string, rawQuery: string, body: LazyBody | undefined): Promise<EndpointReply> {
     if (!this.registry.has(typeId)) await this.catalog.refresh();
     const type = this.registry.get(typeId);
-    if (!type) throw new ApsError(404, `Type ${typeId} is not known to this controller.`);
+    if (!type) throw new ControllerError(404, `Type ${typeId} is not known to this controller.`);
     if (caller.kind === "application" && caller.instanceId) {
       // Its own type's static operations are the application's; another's are open to it as to the public.
       const own = type.servedBy === "application" && (await this.applicationsFor(type).targetFor(type)).target.instanceId === caller.instanceId;
       return this.callOperation(caller, type, own ? SERVING_ROLES : RoleBit.public, undefined, method, rest, rawQuery, body);
     }
-    if (!caller.accountId) throw new ApsError(403, "An anonymous token cannot call operations; use a token that names an account.");
+    if (!caller.accountId) throw new ControllerError(403, "An anonymous token cannot call operations; use a token that names an account.");
     return this.callOperation(caller, type, RoleBit.owner | RoleBit.public, undefined, method, rest, rawQuery, body);
   }
 
@@ -463,16 +463,16 @@ export class ResourceService {
   async suspend(caller: Caller, id: string, disable: boolean): Promise<Record<string, unknown>> {
     const operation = disable ? "disable" : "enable";
     const { row, type, roles, links } = await this.visible(caller, id, operation);
-    if (!type.isSuspendable) throw new ApsError(404, `${type.name} does not implement core/suspendable, so it has no ${operation} operation.`);
+    if (!type.isSuspendable) throw new ControllerError(404, `${type.name} does not implement core/suspendable, so it has no ${operation} operation.`);
     const from = disable ? "aps:ready" : "aps:disabled";
-    if (row.status !== from) throw new ApsError(409, `The resource is ${row.status}; ${operation} needs it ${from}.`);
+    if (row.status !== from) throw new ControllerError(409, `The resource is ${row.status}; ${operation} needs it ${from}.`);
     if (type.servedBy === "application") {
       const app = this.applicationsFor(type);
       const { target } = await app.targetFor(type);
       await app.forwarder.suspend(target, type, id, disable, this.origin(caller));
     }
     const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? "aps:disabled" : "aps:ready" }, undefined, [raise(this.registry, CoreEvent.changed, row)]);
-    if (!updated) throw new ApsError(409, `The resource changed while ${operation} ran; read it again and repeat.`);
+    if (!updated) throw new ControllerError(409, `The resource changed while ${operation} ran; read it again and repeat.`);
     return this.view(caller, updated, type, roles, links, true);
   }
 
@@ -484,9 +484,9 @@ export class ResourceService {
    */
   async suspendCustomer(caller: Caller, accountId: string, disable: boolean): Promise<{ changed: string[]; unchanged: number; failed: { id: string; error: string }[] }> {
     const account = isUuid(accountId) ? await this.store.get(accountId) : undefined;
-    if (!account || account.ownerAccount !== account.id) throw new ApsError(404, `Account ${accountId} does not exist.`);
+    if (!account || account.ownerAccount !== account.id) throw new ControllerError(404, `Account ${accountId} does not exist.`);
     const roles = await rolesOn(account, caller, this.store, this.registry.get(account.typeId));
-    if ((roles & RoleBit.admin) === 0) throw new ApsError(403, "Only an administrator of the customer (an account above it) may suspend or resume it.");
+    if ((roles & RoleBit.admin) === 0) throw new ControllerError(403, "Only an administrator of the customer (an account above it) may suspend or resume it.");
     const suspendable = [...this.registry.values()].filter((t) => t.isSuspendable).map((t) => t.id);
     const from = disable ? "aps:ready" : "aps:disabled";
     const page = await this.store.list(
@@ -526,7 +526,7 @@ export class ResourceService {
     try {
       query = parseRql(queryString);
     } catch (error) {
-      if (error instanceof RqlError) throw new ApsError(400, `The query is not valid RQL: ${error.message}.`);
+      if (error instanceof RqlError) throw new ControllerError(400, `The query is not valid RQL: ${error.message}.`);
       throw error;
     }
     const where: SQL[] = [visibleRows(this.registry, caller)];
@@ -551,26 +551,26 @@ export class ResourceService {
 
   /** The resource, its type and the caller's roles; 404 when the caller may not see it, 403 when the operation is denied. */
   async visible(caller: Caller, id: string, operation: string): Promise<{ row: StoredResource; type: RegistryType; roles: number; links: StoredLink[] }> {
-    if (!isUuid(id)) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if (!isUuid(id)) throw new ControllerError(404, `Resource ${id} does not exist.`);
     const found = await this.store.getWithLinks(id);
     const row = found?.row;
     if (row && !this.registry.has(row.typeId)) await this.catalog.refresh();
     const type = row && this.registry.get(row.typeId);
-    if (!row || !type) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if (!row || !type) throw new ControllerError(404, `Resource ${id} does not exist.`);
     const retrieve = operationAccess(type, "retrieve");
     const roles = await rolesOn(row, caller, this.store, type);
-    if ((roles & retrieve) === 0) throw new ApsError(404, `Resource ${id} does not exist.`);
+    if ((roles & retrieve) === 0) throw new ControllerError(404, `Resource ${id} does not exist.`);
     this.requireOperation(type, operation, roles);
     return { row, type, roles, links: found.links };
   }
 
   private requireOperation(type: RegistryType, operation: string, roles: number): void {
     const access = operationAccess(type, operation);
-    if ((access & roles) === 0) throw new ApsError(403, `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`);
+    if ((access & roles) === 0) throw new ControllerError(403, `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`);
   }
 
   applicationsFor(type: RegistryType): Applications {
-    if (!this.applications) throw new ApsError(502, `${type.name} is served by an application, and this controller was started without access to applications.`);
+    if (!this.applications) throw new ControllerError(502, `${type.name} is served by an application, and this controller was started without access to applications.`);
     return this.applications;
   }
 
@@ -590,13 +590,13 @@ export class ResourceService {
     const { aps: _aps, ...props } = returned;
     for (const name of Object.keys(type.relations)) delete props[name];
     const errors = this.validatorOf(type).validateUpdate(props, { application: true, roles: 0 });
-    if (errors.length) throw new ApsError(502, `The application returned properties that are not valid for ${type.name}: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`);
+    if (errors.length) throw new ControllerError(502, `The application returned properties that are not valid for ${type.name}: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`);
     return props;
   }
 
   private validatorOf(type: RegistryType): TypeValidator {
     const v = this.catalog.validators.get(type.id);
-    if (!v) throw new ApsError(500, `No validators were compiled for ${type.id}.`);
+    if (!v) throw new ControllerError(500, `No validators were compiled for ${type.id}.`);
     return v;
   }
 
@@ -613,16 +613,16 @@ export class ResourceService {
       }
       const value = input[name];
       const refs = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
-      if (rel.required && refs.length === 0) throw new ApsError(400, `"${name}" is a required relation: link it on creation with "${name}": {"aps": {"id": "<resource id>"}}.`);
+      if (rel.required && refs.length === 0) throw new ControllerError(400, `"${name}" is a required relation: link it on creation with "${name}": {"aps": {"id": "<resource id>"}}.`);
       for (const ref of refs) {
         const targetId = (ref as { aps: { id: string } }).aps.id;
         const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
         const targetType = target && this.registry.get(target.typeId);
         const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
-        if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ApsError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
-        if (!implementsType(this.registry, target.typeId, rel.typeId)) throw new ApsError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
+        if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ControllerError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
+        if (!implementsType(this.registry, target.typeId, rel.typeId)) throw new ControllerError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
         // Refused now rather than after the application created it (the database refuses it in any case).
-        if (target.status === "aps:unprovisioning") throw new ApsError(409, `"${name}" links to ${targetId}, which is being unprovisioned.`);
+        if (target.status === "aps:unprovisioning") throw new ControllerError(409, `"${name}" links to ${targetId}, which is being unprovisioned.`);
         out.push({ relation: name, targetId, singular: !rel.collection });
       }
     }
@@ -638,7 +638,7 @@ export class ResourceService {
     if (caller.accountId && caller.accountPath) return { id: caller.accountId, path: caller.accountPath };
     const provider = caller.kind === "application" ? this.applications?.provider : undefined;
     if (provider) return provider;
-    throw new ApsError(403, "An anonymous token cannot create resources; use a token that names an account.");
+    throw new ControllerError(403, "An anonymous token cannot create resources; use a token that names an account.");
   }
 }
 

@@ -15,7 +15,7 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OAuthNonces } from "../../runtime/controller/auth/oauth-nonces.ts";
 import { OAuthVerifier, type OAuthInstances } from "../../runtime/controller/auth/oauth-verifier.ts";
-import { ApsError } from "../../runtime/controller/errors.ts";
+import { ControllerError } from "../../runtime/controller/errors.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
@@ -44,7 +44,7 @@ const instances: OAuthInstances = { byOAuthKey: async (key) => (key === KEY ? { 
 function appOf(verifier: OAuthVerifier): Hono {
   const app = new Hono({ strict: false });
   app.all("*", async (c) => c.json({ instance: (await verifier.verify(c)) ?? null }));
-  app.onError((error, c) => (error instanceof ApsError ? c.json({ message: error.message }, error.status) : c.json({ message: String(error) }, 500)));
+  app.onError((error, c) => (error instanceof ControllerError ? c.json({ message: error.message }, error.status) : c.json({ message: String(error) }, 500)));
   return app;
 }
 

@@ -7,7 +7,7 @@
  */
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
@@ -47,14 +47,14 @@ export class ApplicationCallers {
       if (!peer.authorized) {
         // A browser may hold a certificate of its own; it still calls with its APS-Token.
         if (c.req.header("aps-token")) return undefined;
-        throw new ApsError(401, "The client certificate was not issued by this controller.");
+        throw new ControllerError(401, "The client certificate was not issued by this controller.");
       }
       const instance = await this.instances.byFingerprint(peer.fingerprint);
       if (instance) return instance.id;
       // During an install the instance is not stored yet: its new certificate is in the transaction's claims.
       const claims = this.tickets.read(c.req.header("aps-transaction-id"));
       if (claims?.fingerprint === peer.fingerprint) return claims.instanceId;
-      throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
+      throw new ControllerError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
     }
     for (const authenticate of this.others) {
       const id = await authenticate(c);
@@ -73,9 +73,9 @@ export class ApplicationCallers {
     if (!row) {
       const claims = this.tickets.read(transactionId);
       if (claims && claims.resourceId === resourceId && claims.instanceId === instanceId) return { kind: "application", instanceId };
-      throw new ApsError(403, `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`);
+      throw new ControllerError(403, `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`);
     }
-    if (row.instanceId !== instanceId || !row.ownerAccount) throw new ApsError(403, `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`);
+    if (row.instanceId !== instanceId || !row.ownerAccount) throw new ControllerError(403, `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`);
     return { kind: "user", accountId: row.ownerAccount, accountPath: row.ownerPath, instanceId };
   }
 }

@@ -2,7 +2,7 @@
  * Who is calling: a user or account (APS-Token), the vendor's anonymous token, or an
  * application instance (its client certificate or OAuth key; auth/application-caller.ts).
  */
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { StoredResource } from "../store/schema-rows.ts";
 import type { TokenService } from "./tokens.ts";
 import type { RevocationListener } from "./account-revocations.ts";
@@ -65,18 +65,18 @@ export class CallerResolver implements RevocationListener {
 
   /** The caller `token` speaks for; `source` (the remote address) is what failures are counted against. */
   async resolve(token: string | undefined, source = "unknown"): Promise<Caller> {
-    if (!token) throw new ApsError(401, "The APS-Token header is missing; every call needs one (mint one with: aps-gen token --account <id>).");
+    if (!token) throw new ControllerError(401, "The APS-Token header is missing; every call needs one (mint one with: aps-gen token --account <id>).");
     const now = Date.now();
     const cached = this.verified.get(token);
     if (cached && cached.until > now) return cached.caller;
     const wait = this.failures.retryAfter(source, now);
-    if (wait > 0) throw new ApsError(429, `Too many APS-Tokens from ${source} failed verification; try again in ${wait} s.`, undefined, { "Retry-After": String(wait) });
+    if (wait > 0) throw new ControllerError(429, `Too many APS-Tokens from ${source} failed verification; try again in ${wait} s.`, undefined, { "Retry-After": String(wait) });
     const generation = this.generation;
     let caller;
     try {
       caller = await this.verify(token);
     } catch (error) {
-      if (error instanceof ApsError && error.status === 401) this.failures.fail(source);
+      if (error instanceof ControllerError && error.status === 401) this.failures.fail(source);
       throw error;
     }
     if (this.remember(generation)) {
@@ -112,7 +112,7 @@ export class CallerResolver implements RevocationListener {
     try {
       identity = await this.tokens.verify(token);
     } catch {
-      throw new ApsError(401, "The APS-Token is not valid: its signature, issuer or expiry does not check out.");
+      throw new ControllerError(401, "The APS-Token is not valid: its signature, issuer or expiry does not check out.");
     }
     const expires = identity.expires ? { expires: identity.expires } : {};
     if (!identity.accountId) return { caller: { kind: "user", ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
@@ -129,10 +129,10 @@ export class CallerResolver implements RevocationListener {
     if (known) return known;
     const generation = this.generation;
     const row = isUuid(accountId) ? await this.store.get(accountId) : undefined;
-    if (!row || row.ownerAccount !== row.id) throw new ApsError(401, `The APS-Token names account ${accountId}, which does not exist.`);
+    if (!row || row.ownerAccount !== row.id) throw new ControllerError(401, `The APS-Token names account ${accountId}, which does not exist.`);
     for (const id of row.ownerPath.split("/").filter(Boolean)) {
       const account = id === accountId ? row : await this.store.get(id);
-      if (account?.status === DISABLED) throw new ApsError(401, `The APS-Token names account ${accountId}, ${id === accountId ? "which is" : `whose account ${id} is`} disabled.`);
+      if (account?.status === DISABLED) throw new ControllerError(401, `The APS-Token names account ${accountId}, ${id === accountId ? "which is" : `whose account ${id} is`} disabled.`);
     }
     if (this.remember(generation)) this.paths.set(accountId, row.ownerPath);
     return row.ownerPath;
@@ -141,5 +141,5 @@ export class CallerResolver implements RevocationListener {
 
 /** 403 unless the caller speaks for the provider's account (the root of the account tree). */
 export function requireProviderAdmin(caller: Caller, what: string): void {
-  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ApsError(403, `Only the provider's administrators may ${what}.`);
+  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ControllerError(403, `Only the provider's administrators may ${what}.`);
 }

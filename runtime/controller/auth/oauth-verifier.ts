@@ -11,7 +11,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import type { TLSSocket } from "node:tls";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { OAuthNonces } from "./oauth-nonces.ts";
 import { baseStringUri, formDecode, parseAuthorization, rawQueryOf, signatureOf, SIGNATURE_METHOD } from "./oauth-signature.ts";
 
@@ -44,7 +44,7 @@ export class OAuthVerifier {
 
   /**
    * The id of the instance whose key signed the request; undefined when the request has no
-   * `Authorization: OAuth` header (it may bring other credentials); ApsError(401) when it has one
+   * `Authorization: OAuth` header (it may bring other credentials); ControllerError(401) when it has one
    * that does not check out.
    */
   async verify(c: Context): Promise<string | undefined> {
@@ -52,47 +52,47 @@ export class OAuthVerifier {
     try {
       header = parseAuthorization(c.req.header("authorization"));
     } catch (error) {
-      throw new ApsError(401, `The OAuth Authorization header cannot be read: ${(error as Error).message}.`);
+      throw new ControllerError(401, `The OAuth Authorization header cannot be read: ${(error as Error).message}.`);
     }
     if (!header) return undefined;
     const oauth = new Map<string, string>();
     for (const [name, value] of header) {
       if (name === "realm") continue;
-      if (oauth.has(name)) throw new ApsError(401, `The OAuth Authorization header names ${name} twice.`);
+      if (oauth.has(name)) throw new ControllerError(401, `The OAuth Authorization header names ${name} twice.`);
       oauth.set(name, value);
     }
-    for (const name of REQUIRED) if (!oauth.get(name)) throw new ApsError(401, `The OAuth Authorization header has no ${name}; send ${REQUIRED.join(", ")}.`);
+    for (const name of REQUIRED) if (!oauth.get(name)) throw new ControllerError(401, `The OAuth Authorization header has no ${name}; send ${REQUIRED.join(", ")}.`);
     const key = oauth.get("oauth_consumer_key")!;
     const nonce = oauth.get("oauth_nonce")!;
-    if (oauth.get("oauth_signature_method") !== SIGNATURE_METHOD) throw new ApsError(401, `OAuth signature method ${oauth.get("oauth_signature_method")} is not offered; sign with ${SIGNATURE_METHOD}.`);
+    if (oauth.get("oauth_signature_method") !== SIGNATURE_METHOD) throw new ControllerError(401, `OAuth signature method ${oauth.get("oauth_signature_method")} is not offered; sign with ${SIGNATURE_METHOD}.`);
     const version = oauth.get("oauth_version");
-    if (version !== undefined && version !== "1.0") throw new ApsError(401, `oauth_version ${version} is not 1.0.`);
-    if (oauth.get("oauth_token")) throw new ApsError(401, "Application calls are two-legged OAuth: sign with the consumer key and secret only, no oauth_token.");
-    if (nonce.length > MAX_NONCE) throw new ApsError(401, `The oauth_nonce is longer than ${MAX_NONCE} characters.`);
+    if (version !== undefined && version !== "1.0") throw new ControllerError(401, `oauth_version ${version} is not 1.0.`);
+    if (oauth.get("oauth_token")) throw new ControllerError(401, "Application calls are two-legged OAuth: sign with the consumer key and secret only, no oauth_token.");
+    if (nonce.length > MAX_NONCE) throw new ControllerError(401, `The oauth_nonce is longer than ${MAX_NONCE} characters.`);
 
     const timestamp = oauth.get("oauth_timestamp")!;
     const now = (this.options.now ?? Date.now)();
     const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : NaN;
     if (!Number.isFinite(seconds) || Math.abs(now / 1000 - seconds) > this.options.windowSeconds) {
-      throw new ApsError(401, `The oauth_timestamp ${timestamp.slice(0, 20)} is more than ${this.options.windowSeconds} s from the controller's clock (${Math.floor(now / 1000)}); sign each request when it is sent.`);
+      throw new ControllerError(401, `The oauth_timestamp ${timestamp.slice(0, 20)} is more than ${this.options.windowSeconds} s from the controller's clock (${Math.floor(now / 1000)}); sign each request when it is sent.`);
     }
 
     const found = await this.instances.byOAuthKey(key, c.req.header("aps-transaction-id"));
-    if (!found) throw new ApsError(401, `No application instance has the OAuth consumer key ${JSON.stringify(key.slice(0, 80))}.`);
+    if (!found) throw new ControllerError(401, `No application instance has the OAuth consumer key ${JSON.stringify(key.slice(0, 80))}.`);
 
     const query = formDecode(rawQueryOf(requestTarget(c)));
-    for (const [name] of query) if (oauth.has(name)) throw new ApsError(401, `${name} is both in the query and in the OAuth Authorization header.`);
+    for (const [name] of query) if (oauth.has(name)) throw new ControllerError(401, `${name} is both in the query and in the OAuth Authorization header.`);
     const params: [string, string][] = [...[...oauth].filter(([name]) => name !== "oauth_signature"), ...query];
     const sent = Buffer.from(oauth.get("oauth_signature")!);
     const matches = signedUrls(c).some((url) => {
       const expected = Buffer.from(signatureOf(c.req.method, baseStringUri(url), params, found.secret));
       return expected.length === sent.length && timingSafeEqual(expected, sent);
     });
-    if (!matches) throw new ApsError(401, `The OAuth signature does not match this request (${c.req.method} ${urlForMessage(c)}) signed with the secret of key ${JSON.stringify(key.slice(0, 80))}.`);
+    if (!matches) throw new ControllerError(401, `The OAuth signature does not match this request (${c.req.method} ${urlForMessage(c)}) signed with the secret of key ${JSON.stringify(key.slice(0, 80))}.`);
 
     // Only a request that proves the secret uses up its nonce.
     const expires = (seconds + this.options.windowSeconds + 60) * 1000;
-    if (!(await this.nonces.take(key, nonce, expires))) throw new ApsError(401, `The oauth_nonce ${JSON.stringify(nonce.slice(0, 60))} was already used; every request needs a new nonce (a request sent again is refused).`);
+    if (!(await this.nonces.take(key, nonce, expires))) throw new ControllerError(401, `The oauth_nonce ${JSON.stringify(nonce.slice(0, 60))} was already used; every request needs a new nonce (a request sent again is refused).`);
     return found.instanceId;
   }
 }

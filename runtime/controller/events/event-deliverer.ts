@@ -11,7 +11,7 @@
  */
 import type { Logger } from "pino";
 import { BackgroundLoop } from "../background-loop.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
 import { loggableError } from "../loggable-error.ts";
 import type { TypeRegistry } from "../registry.ts";
@@ -96,7 +96,7 @@ export class EventDeliverer {
         }
       }
     } catch (error) {
-      problem = error instanceof ApsError ? error.message : (error as Error).message;
+      problem = error instanceof ControllerError ? error.message : (error as Error).message;
     }
     if (reply && (reply.status === 200 || reply.status === 204)) {
       await this.store.delivered(n.id);

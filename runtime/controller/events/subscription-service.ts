@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
@@ -53,7 +53,7 @@ export class SubscriptionService {
       : subscriber.staged
         ? await this.staging(subscriber).remove(id)
         : (await this.db.delete(subscriptions).where(and(eq(subscriptions.id, id), eq(subscriptions.subscriberId, subscriber.id))).returning({ id: subscriptions.id })).length > 0;
-    if (!gone) throw new ApsError(404, `${subscriber.id} has no subscription ${id}.`);
+    if (!gone) throw new ControllerError(404, `${subscriber.id} has no subscription ${id}.`);
   }
 
   private staging(subscriber: Subscriber): StagedSubscriptions {
@@ -62,34 +62,34 @@ export class SubscriptionService {
 
   /** Checks a subscription body against the subscriber's type and the source. */
   private async parse(type: RegistryType, body: unknown): Promise<Pick<SubscriptionRow, "event" | "sourceType" | "sourceId" | "relation" | "handler">> {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, 'The body must be a subscription: {"event": "<event type URI>", "source": {"type": "<type id>"} or {"id": "<resource id>"}, "handler": "<operation>"}.');
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, 'The body must be a subscription: {"event": "<event type URI>", "source": {"type": "<type id>"} or {"id": "<resource id>"}, "handler": "<operation>"}.');
     const { event, source, handler, relation } = body as Record<string, unknown>;
-    if (typeof event !== "string" || !/^[a-z][a-z0-9+.-]*:\S+$/i.test(event)) throw new ApsError(400, 'event must be the URI of an event type, e.g. "http://aps-standard.org/core/events/changed".');
+    if (typeof event !== "string" || !/^[a-z][a-z0-9+.-]*:\S+$/i.test(event)) throw new ControllerError(400, 'event must be the URI of an event type, e.g. "http://aps-standard.org/core/events/changed".');
     const operations = Object.entries(type.operations).filter(([, op]) => !op.base && !op.static && op.verb === "POST");
     if (typeof handler !== "string" || !operations.some(([name]) => name === handler)) {
-      throw new ApsError(400, `handler must name a POST operation of ${type.name}, which receives the notifications; ${operations.length ? `it has ${operations.map(([n]) => n).join(", ")}` : "it declares none"}.`);
+      throw new ControllerError(400, `handler must name a POST operation of ${type.name}, which receives the notifications; ${operations.length ? `it has ${operations.map(([n]) => n).join(", ")}` : "it declares none"}.`);
     }
     const src = source as { type?: unknown; id?: unknown } | undefined;
-    if (typeof src !== "object" || src === null || (src.type === undefined) === (src.id === undefined)) throw new ApsError(400, 'source must name either a type ({"type": "<type id>"}) or one resource ({"id": "<resource id>"}).');
+    if (typeof src !== "object" || src === null || (src.type === undefined) === (src.id === undefined)) throw new ControllerError(400, 'source must name either a type ({"type": "<type id>"}) or one resource ({"id": "<resource id>"}).');
     let sourceTypeId: string;
     if (src.type !== undefined) {
-      if (typeof src.type !== "string") throw new ApsError(400, "source.type must be a type id.");
+      if (typeof src.type !== "string") throw new ControllerError(400, "source.type must be a type id.");
       if (!this.registry().has(src.type)) await this.refresh();
-      if (!this.registry().has(src.type)) throw new ApsError(400, `source.type ${src.type} is not a type this controller knows; list them at /aps/2/types.`);
+      if (!this.registry().has(src.type)) throw new ControllerError(400, `source.type ${src.type} is not a type this controller knows; list them at /aps/2/types.`);
       sourceTypeId = src.type;
     } else {
       const row = typeof src.id === "string" && isUuid(src.id) ? await this.store.get(src.id) : undefined;
-      if (!row) throw new ApsError(400, `source.id ${String(src.id)} is not a resource.`);
+      if (!row) throw new ControllerError(400, `source.id ${String(src.id)} is not a resource.`);
       sourceTypeId = row.typeId;
     }
     if (event === CoreEvent.limitsChanged && !implementsType(this.registry(), sourceTypeId, PLATFORM_SUBSCRIPTION_TYPE)) {
-      throw new ApsError(400, `Only platform subscriptions (${PLATFORM_SUBSCRIPTION_TYPE}) raise ${event} (SPEC 6.3); ${sourceTypeId} does not.`);
+      throw new ControllerError(400, `Only platform subscriptions (${PLATFORM_SUBSCRIPTION_TYPE}) raise ${event} (SPEC 6.3); ${sourceTypeId} does not.`);
     }
     // Connect sends "relation": "" for none (docs/platform-forms.md §1.2, oaclient:55-66); null is none too.
     if (relation !== undefined && relation !== null && relation !== "") {
-      if (!LINK_EVENTS.has(event)) throw new ApsError(400, "relation only narrows linked and unlinked events.");
+      if (!LINK_EVENTS.has(event)) throw new ControllerError(400, "relation only narrows linked and unlinked events.");
       const relations = Object.keys(this.registry().get(sourceTypeId)?.relations ?? {});
-      if (typeof relation !== "string" || !relations.includes(relation)) throw new ApsError(400, `relation must be a relation of ${sourceTypeId}${relations.length ? `: ${relations.join(", ")}` : ", which has none"}.`);
+      if (typeof relation !== "string" || !relations.includes(relation)) throw new ControllerError(400, `relation must be a relation of ${sourceTypeId}${relations.length ? `: ${relations.join(", ")}` : ", which has none"}.`);
     }
     return {
       event,

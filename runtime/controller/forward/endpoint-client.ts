@@ -8,7 +8,7 @@
  */
 import { Client, Pool, type Dispatcher } from "undici";
 import { authorizationHeader } from "../auth/oauth-signature.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
 
 /** What the controller needs to reach one instance. */
@@ -92,9 +92,9 @@ export function endpointClient(options: EndpointClientOptions) {
       reply = await dispatcher.request({ method: method as Dispatcher.HttpMethod, path: url.pathname + url.search, headers: signed, ...(body ? { body } : {}) });
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      if (e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT") throw new ApsError(504, `The application endpoint ${target.endpoint} did not answer ${method} ${path} within ${options.timeoutMs / 1000} s.`);
+      if (e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT") throw new ControllerError(504, `The application endpoint ${target.endpoint} did not answer ${method} ${path} within ${options.timeoutMs / 1000} s.`);
       const cause = (e.cause as NodeJS.ErrnoException | undefined)?.code;
-      const unreachable = new ApsError(502, `The application endpoint ${target.endpoint} cannot be reached (${cause ?? e.code ?? e.message}).`);
+      const unreachable = new ControllerError(502, `The application endpoint ${target.endpoint} cannot be reached (${cause ?? e.code ?? e.message}).`);
       if (BROKEN_BEFORE_REPLY.has(e.code ?? "") || BROKEN_BEFORE_REPLY.has(cause ?? "")) brokenBeforeReply.add(unreachable);
       throw unreachable;
     }
@@ -103,8 +103,8 @@ export function endpointClient(options: EndpointClientOptions) {
       return { status: reply.statusCode, headers: reply.headers, body: bytes };
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      if (e.code === "UND_ERR_BODY_TIMEOUT") throw new ApsError(504, `The application endpoint ${target.endpoint} did not finish its reply to ${method} ${path} within ${options.timeoutMs / 1000} s.`);
-      throw new ApsError(502, `The application endpoint ${target.endpoint} broke off its reply: ${e.message}.`);
+      if (e.code === "UND_ERR_BODY_TIMEOUT") throw new ControllerError(504, `The application endpoint ${target.endpoint} did not finish its reply to ${method} ${path} within ${options.timeoutMs / 1000} s.`);
+      throw new ControllerError(502, `The application endpoint ${target.endpoint} broke off its reply: ${e.message}.`);
     }
   };
   return async function call(target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body?: Buffer, safety: CallOptions = {}): Promise<EndpointReply> {

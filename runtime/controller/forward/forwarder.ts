@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { RegistryType } from "../registry.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
 import type { EndpointCall, EndpointReply, EndpointTarget } from "./endpoint-client.ts";
@@ -89,7 +89,7 @@ export class Forwarder {
     if (isErrorStatus(reply.status)) throw new ApplicationReplyError(reply);
     // 1xx, 3xx, another 2xx (206, 205, 201 to a configure...): not an answer the protocol has for
     // this call, so neither a success nor the application's error to pass on (aps-facts 4).
-    throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} to ${call.method} ${call.path}, which is not an answer the protocol defines for it (${[...ok, 202].join(", ")} or an error status); nothing was stored.`);
+    throw new ControllerError(502, `The application at ${target.endpoint} answered ${reply.status} to ${call.method} ${call.path}, which is not an answer the protocol defines for it (${[...ok, 202].join(", ")} or an error status); nothing was stored.`);
   }
 
   private origin(origin: ForwardOrigin): { transactionId: string; identityId?: string; applicationId?: string } {
@@ -106,13 +106,13 @@ export class Forwarder {
       ? { method: "POST", path: `/${serviceOf(type)}/${id}/${relation}`, body: stringifyJson({ aps: { id: other } }), ...this.origin(origin) }
       : { method: "DELETE", path: `/${serviceOf(type)}/${id}/${relation}/${other}`, ...this.origin(origin) };
     const outcome = await this.base(target, call, [200, 201, 204, 501], "sync", origin.request);
-    if (outcome.kind === "accepted") throw new ApsError(502, `The application at ${target.endpoint} answered 202 to a link change; links change at once.`);
+    if (outcome.kind === "accepted") throw new ControllerError(502, `The application at ${target.endpoint} answered 202 to a link change; links change at once.`);
   }
 
   /** Suspendable: `PUT <endpoint>/<service>/<id>/disable` or `/enable` (SPEC 4.5). */
   async suspend(target: EndpointTarget, type: RegistryType, id: string, disable: boolean, origin: ForwardOrigin): Promise<void> {
     const outcome = await this.base(target, { method: "PUT", path: `/${serviceOf(type)}/${id}/${disable ? "disable" : "enable"}`, ...this.origin(origin) }, [200, 204], "sync", origin.request);
-    if (outcome.kind === "accepted") throw new ApsError(502, `The application at ${target.endpoint} answered 202 to ${disable ? "disable" : "enable"}; Suspendable operations must finish at once.`);
+    if (outcome.kind === "accepted") throw new ControllerError(502, `The application at ${target.endpoint} answered 202 to ${disable ? "disable" : "enable"}; Suspendable operations must finish at once.`);
   }
 
   /** A custom operation; the reply goes back to the caller as the application sent it. */
@@ -120,7 +120,7 @@ export class Forwarder {
     const reply = await this.call(target, method, `/${serviceOf(type)}${path}${query ? `?${query}` : ""}`, this.headers(target, origin, body?.contentType), body?.bytes, origin.request ? { request: origin.request } : {});
     if (isErrorStatus(reply.status)) throw new ApplicationReplyError(reply);
     // A redirect or an informational status would send the caller into the application's own network.
-    if (reply.status < 200 || reply.status >= 300) throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} to ${method} ${path}; a custom operation answers a 2xx or an error status.`);
+    if (reply.status < 200 || reply.status >= 300) throw new ControllerError(502, `The application at ${target.endpoint} answered ${reply.status} to ${method} ${path}; a custom operation answers a 2xx or an error status.`);
     return reply;
   }
 
@@ -152,7 +152,7 @@ export class Forwarder {
       const value = parseJsonText(reply.body.toString("utf8"));
       return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
     } catch {
-      throw new ApsError(502, `The application at ${target.endpoint} answered ${reply.status} with a body that is not JSON.`);
+      throw new ControllerError(502, `The application at ${target.endpoint} answered ${reply.status} with a body that is not JSON.`);
     }
   }
 }
@@ -168,6 +168,6 @@ function header(reply: EndpointReply, name: string): string | undefined {
 }
 
 function serviceOf(type: RegistryType): string {
-  if (!type.service) throw new ApsError(502, `${type.name} names no APP-META.xml service, so the controller does not know where to send it.`);
+  if (!type.service) throw new ControllerError(502, `${type.name} names no APP-META.xml service, so the controller does not know where to send it.`);
   return type.service;
 }

@@ -8,7 +8,7 @@
  */
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../../common/request-id.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { ControllerMetrics, type EndpointOutcome } from "../observability/metrics.ts";
 import { joinTransaction } from "../observability/request-scope.ts";
 import type { EndpointCall } from "./endpoint-client.ts";
@@ -30,7 +30,7 @@ export function observedEndpointCall(call: EndpointCall, metrics: ControllerMetr
       return reply;
     } catch (error) {
       // endpoint-client.ts turns time-outs into 504s and every other failure to get a reply into 502s.
-      if (error instanceof ApsError && error.status === 504) outcome = "timeout";
+      if (error instanceof ControllerError && error.status === 504) outcome = "timeout";
       throw error;
     } finally {
       const seconds = (performance.now() - started) / 1000;

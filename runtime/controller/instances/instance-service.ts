@@ -9,7 +9,7 @@ import { randomUUID, X509Certificate } from "node:crypto";
 import { asc, eq } from "drizzle-orm";
 import { applicationActor } from "../../common/actor.ts";
 import { requireProviderAdmin, type Caller } from "../auth/caller.ts";
-import { ApsError, invalidBody } from "../errors.ts";
+import { ControllerError, invalidBody } from "../errors.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import { splitEncrypted, type PropertySealer } from "../encryption.ts";
 import type { Forwarder } from "../forward/forwarder.ts";
@@ -77,9 +77,9 @@ export class InstanceService {
     const input = parseInstall(request);
     await this.catalog.refresh();
     const pkg = this.catalog.get(input.package);
-    if (!pkg) throw new ApsError(400, `Package ${input.package} is not known; import it first (POST /aps/2/packages) or list them at /aps/2/packages.`);
+    if (!pkg) throw new ControllerError(400, `Package ${input.package} is not known; import it first (POST /aps/2/packages) or list them at /aps/2/packages.`);
     const root = pkg.typeIds.map((id) => this.catalog.registry.get(id)!).find((t) => t && (t.id === APPLICATION_TYPE || t.ancestors.includes(APPLICATION_TYPE)));
-    if (!root?.service) throw new ApsError(400, `Package ${pkg.name} declares no application root type (a type implementing core/application with an APP-META.xml service).`);
+    if (!root?.service) throw new ControllerError(400, `Package ${pkg.name} declares no application root type (a type implementing core/application with an APP-META.xml service).`);
     const validator = this.catalog.validators.get(root.id);
     const settings = { aps: { type: root.id }, ...(input.settings ?? {}) };
     const errors = validator?.validateCreate(settings, applicationActor) ?? [];
@@ -89,7 +89,7 @@ export class InstanceService {
     const credentials = await issueInstanceCredentials(this.ca, instanceId);
     const fingerprint = new X509Certificate(credentials.cert).fingerprint256;
     if (input.oauth && (await this.db.select({ id: instances.id }).from(instances).where(eq(instances.oauthKey, input.oauth.key)).limit(1)).length) {
-      throw new ApsError(409, `The OAuth key ${JSON.stringify(input.oauth.key)} is already another instance's; each instance needs a key of its own.`);
+      throw new ControllerError(409, `The OAuth key ${JSON.stringify(input.oauth.key)} is already another instance's; each instance needs a key of its own.`);
     }
     const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, ...(input.oauth ? { oauth: input.oauth } : {}) };
     const rootId = randomUUID();
@@ -101,13 +101,13 @@ export class InstanceService {
     let outcome;
     try {
       outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.controllerIdentity } }, ...values }, { transactionId, ...(caller.request ? { request: caller.request } : {}) });
-      if (outcome.kind === "accepted") throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
+      if (outcome.kind === "accepted") throw new ControllerError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
       // As for provisioning: what the endpoint returns must be valid for the root type. An error
       // answered with 200 (aps-node-runtime's `{code, type, message}`, endpoint.js:506-513) fails here.
       const { aps: _aps, ...returnedProps } = outcome.properties;
       for (const name of Object.keys(root.relations)) delete returnedProps[name];
       const invalid = validator?.validateUpdate(returnedProps, { application: true, roles: 0 }) ?? [];
-      if (invalid.length) throw new ApsError(502, `The endpoint ${input.endpoint} answered the installation with properties that are not valid for ${root.name}: ${invalid.map((e) => `${e.path}: ${e.message}`).join("; ")}.`);
+      if (invalid.length) throw new ControllerError(502, `The endpoint ${input.endpoint} answered the installation with properties that are not valid for ${root.name}: ${invalid.map((e) => `${e.path}: ${e.message}`).join("; ")}.`);
     } catch (error) {
       await dropStaged(this.db, rootId).catch(() => undefined);
       throw error;
@@ -135,7 +135,7 @@ export class InstanceService {
   async describe(caller: Caller, id: string): Promise<Record<string, unknown>> {
     requireProviderAdmin(caller, "manage application instances");
     const row = await this.get(id);
-    if (!row) throw new ApsError(404, `Instance ${id} does not exist.`);
+    if (!row) throw new ControllerError(404, `Instance ${id} does not exist.`);
     return this.view(row);
   }
 
@@ -147,7 +147,7 @@ export class InstanceService {
   async uninstall(caller: Caller, id: string, force: boolean): Promise<{ removed: number; endpointErrors: string[] }> {
     requireProviderAdmin(caller, "manage application instances");
     const instance = await this.get(id);
-    if (!instance) throw new ApsError(404, `Instance ${id} does not exist.`);
+    if (!instance) throw new ControllerError(404, `Instance ${id} does not exist.`);
     const target = this.targetOfRow(instance);
     const rows = await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.instanceId, id));
     const strong = await this.db
@@ -169,11 +169,11 @@ export class InstanceService {
         try {
           if (type?.service) {
             const outcome = await this.forwarder.unprovision(target, type, r.id, caller.request ? { request: caller.request } : {});
-            if (outcome.kind === "accepted") throw new ApsError(502, `the endpoint answered 202 for ${r.id}; uninstall needs it done at once`);
+            if (outcome.kind === "accepted") throw new ControllerError(502, `the endpoint answered 202 for ${r.id}; uninstall needs it done at once`);
           }
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
-          if (!force) throw new ApsError(502, `Uninstall stopped at ${type?.name ?? r.typeId} ${r.id}: ${message}. ${removed} resource(s) were removed; repeat with ?force=true to remove the rest without the endpoint.`);
+          if (!force) throw new ControllerError(502, `Uninstall stopped at ${type?.name ?? r.typeId} ${r.id}: ${message}. ${removed} resource(s) were removed; repeat with ?force=true to remove the rest without the endpoint.`);
           endpointErrors.push(`${r.id}: ${message}`);
         }
         const [row] = await this.db.select().from(resources).where(eq(resources.id, r.id));
@@ -200,14 +200,14 @@ export class InstanceService {
   async reissue(caller: Caller, id: string): Promise<Record<string, unknown>> {
     requireProviderAdmin(caller, "manage application instances");
     const instance = await this.get(id);
-    if (!instance?.rootResource) throw new ApsError(404, `Instance ${id} does not exist.`);
+    if (!instance?.rootResource) throw new ControllerError(404, `Instance ${id} does not exist.`);
     const root = await this.db.select({ typeId: resources.typeId }).from(resources).where(eq(resources.id, instance.rootResource));
     const type = root[0] && this.catalog.registry.get(root[0].typeId);
-    if (!type) throw new ApsError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
+    if (!type) throw new ControllerError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
     const credentials = await issueInstanceCredentials(this.ca, id);
     const target = this.targetOfRow(instance);
     const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.self, controller: this.controllerIdentity } } }, caller.request ? { request: caller.request } : {});
-    if (outcome.kind === "accepted") throw new ApsError(502, "The endpoint answered 202; new credentials must be taken at once.");
+    if (outcome.kind === "accepted") throw new ControllerError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
     this.serving.clear();
     return this.view((await this.get(id))!);
@@ -219,11 +219,11 @@ export class InstanceService {
    */
   async targetFor(type: RegistryType): Promise<ServingInstance> {
     const pkg = this.catalog.list().find((p) => p.typeIds.includes(type.id));
-    if (!pkg) throw new ApsError(502, `No package declares ${type.id}.`);
+    if (!pkg) throw new ControllerError(502, `No package declares ${type.id}.`);
     const known = this.serving.get(pkg.id);
     if (known && known.until > Date.now()) return known.value;
     const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
-    if (!row) throw new ApsError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
+    if (!row) throw new ControllerError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
     const [root] = row.rootResource ? await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.id, row.rootResource)) : [];
     const value: ServingInstance = { target: this.targetOfRow(row), packageId: pkg.id, ...(root ? { rootResource: root } : {}) };
     this.serving.set(pkg.id, { value, until: Date.now() + SERVING_TTL_MS });
@@ -280,13 +280,13 @@ export class InstanceService {
 
 
 function parseInstall(body: unknown): InstallRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, 'Send {"package": "<package id>", "endpoint": "https://..."} to install an instance.');
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, 'Send {"package": "<package id>", "endpoint": "https://..."} to install an instance.');
   const b = body as Record<string, unknown>;
-  if (typeof b.package !== "string") throw new ApsError(400, '"package" must name an imported package by id.');
+  if (typeof b.package !== "string") throw new ControllerError(400, '"package" must name an imported package by id.');
   const oauth = parseOAuth(b.auth);
-  if (typeof b.endpoint !== "string" || !(/^https:\/\/[^\s/]+/.test(b.endpoint) || (oauth && isLoopbackHttp(b.endpoint)))) throw new ApsError(400, `"endpoint" must be the https:// URL of the application endpoint${oauth ? " (plain http:// only on this machine: 127.0.0.1, ::1 or localhost)" : ""}.`);
-  if (b.endpointCa !== undefined && (typeof b.endpointCa !== "string" || !b.endpointCa.includes("BEGIN CERTIFICATE"))) throw new ApsError(400, '"endpointCa" must be a PEM certificate.');
-  if (b.settings !== undefined && (typeof b.settings !== "object" || b.settings === null || Array.isArray(b.settings))) throw new ApsError(400, '"settings" must be an object of the root resource\'s properties.');
+  if (typeof b.endpoint !== "string" || !(/^https:\/\/[^\s/]+/.test(b.endpoint) || (oauth && isLoopbackHttp(b.endpoint)))) throw new ControllerError(400, `"endpoint" must be the https:// URL of the application endpoint${oauth ? " (plain http:// only on this machine: 127.0.0.1, ::1 or localhost)" : ""}.`);
+  if (b.endpointCa !== undefined && (typeof b.endpointCa !== "string" || !b.endpointCa.includes("BEGIN CERTIFICATE"))) throw new ControllerError(400, '"endpointCa" must be a PEM certificate.');
+  if (b.settings !== undefined && (typeof b.settings !== "object" || b.settings === null || Array.isArray(b.settings))) throw new ControllerError(400, '"settings" must be an object of the root resource\'s properties.');
   return { package: b.package, endpoint: b.endpoint.replace(/\/$/, ""), ...(typeof b.endpointCa === "string" ? { endpointCa: b.endpointCa } : {}), ...(b.settings ? { settings: b.settings as Record<string, unknown> } : {}), ...(oauth ? { oauth } : {}) };
 }
 
@@ -296,7 +296,7 @@ function parseOAuth(auth: unknown): InstallRequest["oauth"] {
   const oauth = typeof auth === "object" && !Array.isArray(auth) ? (auth as Record<string, unknown>).oauth : undefined;
   const { key, secret } = (typeof oauth === "object" && oauth !== null ? oauth : {}) as Record<string, unknown>;
   const printable = (v: unknown, max: number): v is string => typeof v === "string" && v.length > 0 && v.length <= max && !/[\u0000-\u001f\u007f]/.test(v);
-  if (!printable(key, 200) || !printable(secret, 1000)) throw new ApsError(400, '"auth" must be {"oauth": {"key": "<consumer key, 1-200 characters>", "secret": "<consumer secret, 1-1000 characters>"}}.');
+  if (!printable(key, 200) || !printable(secret, 1000)) throw new ControllerError(400, '"auth" must be {"oauth": {"key": "<consumer key, 1-200 characters>", "secret": "<consumer secret, 1-1000 characters>"}}.');
   return { key, secret };
 }
 

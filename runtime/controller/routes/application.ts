@@ -7,7 +7,7 @@ import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { peerCertificate } from "../auth/peer-certificate.ts";
 import type { ApplicationCaller, ApplicationService } from "../application-service.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { readJsonBody, sendJson } from "../http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 
@@ -19,10 +19,10 @@ export function applicationRoutes(service: ApplicationService, instances: Instan
     const peer = peerCertificate(c);
     // Without a certificate, an OAuth signature of the instance's key (auth/oauth-verifier.ts), as FallBall and the Connect extension call.
     const signedBy = peer ? undefined : await oauth?.(c);
-    if (!peer && !signedBy) throw new ApsError(401, "/aps/2/application is for application instances: present the client certificate the controller issued to yours, or sign with its OAuth key.");
-    if (peer && !peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
+    if (!peer && !signedBy) throw new ControllerError(401, "/aps/2/application is for application instances: present the client certificate the controller issued to yours, or sign with its OAuth key.");
+    if (peer && !peer.authorized) throw new ControllerError(401, "The client certificate was not issued by this controller.");
     const instance = peer ? await instances.byFingerprint(peer.fingerprint) : await instances.byId(signedBy!);
-    if (!instance) throw new ApsError(403, peer ? "No application instance holds this certificate (was it re-issued or the instance removed?)." : "The instance of this OAuth key is not installed yet; /aps/2/application answers once its install is done.");
+    if (!instance) throw new ControllerError(403, peer ? "No application instance holds this certificate (was it re-issued or the instance removed?)." : "The instance of this OAuth key is not installed yet; /aps/2/application answers once its install is done.");
     const actingAs = c.req.header("aps-resource-id");
     c.set("application", { instance, ...(actingAs ? { actingAs } : {}) });
     // Sub-requests that send the transaction back join it; say so in the reply.

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { NotificationStore } from "../events/notification-store.ts";
 import { contentRange, sendJson } from "../http-json.ts";
 
@@ -30,18 +30,18 @@ export function eventOutboxRoutes(store: NotificationStore, nudge: () => void): 
   });
   app.post("/dead/:id/replay", async (c) => {
     const replayed = await store.replay(idOf(c.req.param("id")));
-    if (replayed === 0) throw new ApsError(404, `There is no dead notification ${c.req.param("id")}.`);
+    if (replayed === 0) throw new ControllerError(404, `There is no dead notification ${c.req.param("id")}.`);
     nudge();
     return sendJson(c, { replayed });
   });
   app.delete("/dead/:id", async (c) => {
-    if (!(await store.discard(idOf(c.req.param("id"))))) throw new ApsError(404, `There is no dead notification ${c.req.param("id")}.`);
+    if (!(await store.discard(idOf(c.req.param("id"))))) throw new ControllerError(404, `There is no dead notification ${c.req.param("id")}.`);
     return c.body(null, 204);
   });
   return app;
 }
 
 function idOf(text: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new ApsError(404, `There is no dead notification ${text}.`);
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new ControllerError(404, `There is no dead notification ${text}.`);
   return Number(text);
 }

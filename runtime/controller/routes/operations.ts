@@ -14,7 +14,7 @@
 import { Hono } from "hono";
 import type { Logger } from "pino";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { sendJson } from "../http-json.ts";
 import type { ControllerMetrics } from "../observability/metrics.ts";
 import { readiness } from "../observability/readiness.ts";
@@ -27,7 +27,7 @@ export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Log
     const state = await readiness(db, c.get("log") ?? logger);
     if (state.status === "ready") return sendJson(c, state);
     // The controller's one error shape (errors.ts), with what is not ready beside it.
-    return sendJson(c, { ...new ApsError(503, state.message).toBody(), ...state }, 503);
+    return sendJson(c, { ...new ControllerError(503, state.message).toBody(), ...state }, 503);
   });
   app.get("/metrics", async (c) => c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }));
   return app;

@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { ArchiveTooLarge, unzipBounded } from "../../common/bounded-unzip.ts";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
 import { decodePathText } from "../path-text.ts";
 import { readBodyBytes } from "../request-body.ts";
@@ -31,11 +31,11 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
   });
   app.post("/", async (c) => {
     requireProviderAdmin(c.get("caller"), "import packages");
-    if (!compiler) throw new ApsError(405, "This controller was started without a package compiler, so it cannot import packages.");
+    if (!compiler) throw new ControllerError(405, "This controller was started without a package compiler, so it cannot import packages.");
     const type = c.req.header("content-type") ?? "";
-    if (!/^application\/(zip|octet-stream|x-zip-compressed)\b/i.test(type)) throw new ApsError(415, "Send the package as the body, Content-Type: application/zip (an .app.zip archive).");
+    if (!/^application\/(zip|octet-stream|x-zip-compressed)\b/i.test(type)) throw new ControllerError(415, "Send the package as the body, Content-Type: application/zip (an .app.zip archive).");
     const archive = new Uint8Array(await readBodyBytes(c, MAX_PACKAGE_BYTES));
-    if (archive.length === 0) throw new ApsError(400, "The body is empty; send the .app.zip archive.");
+    if (archive.length === 0) throw new ControllerError(400, "The body is empty; send the .app.zip archive.");
     refuseUnusableArchive(archive);
     const label = (c.req.header("x-package-name") ?? "upload").replace(/[^\w.-]/g, "_");
     let compiled;
@@ -43,13 +43,13 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
       compiled = await compiler(archive, label);
     } catch (error) {
       if (error instanceof PackageRejected) {
-        throw new ApsError(400, `The package was not imported: ${error.diagnostics.length} error(s) in its declarations; first: ${error.diagnostics[0] ?? ""}`, error.diagnostics.map((d) => ({ path: "", code: "type" as const, message: d })));
+        throw new ControllerError(400, `The package was not imported: ${error.diagnostics.length} error(s) in its declarations; first: ${error.diagnostics[0] ?? ""}`, error.diagnostics.map((d) => ({ path: "", code: "type" as const, message: d })));
       }
-      throw new ApsError(400, `The body is not a usable .app.zip: ${(error as Error).message}`);
+      throw new ControllerError(400, `The body is not a usable .app.zip: ${(error as Error).message}`);
     }
     await catalog.refresh();
     const taken = catalog.conflicts(compiled);
-    if (taken.length) throw new ApsError(409, `The package declares types this controller already serves: ${taken.join(", ")}. Import a new version (a new type id version) instead.`);
+    if (taken.length) throw new ControllerError(409, `The package declares types this controller already serves: ${taken.join(", ")}. Import a new version (a new type id version) instead.`);
     const id = randomUUID();
     await db.insert(packages).values({ id, appId: compiled.appId, name: compiled.name, version: compiled.version, release: compiled.release, archive, imported: new Date().toISOString() });
     return sendJson(c, packageView(catalog.add(id, compiled), catalog.registry), 201);
@@ -59,7 +59,7 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
     const pkg = await find(catalog, c.req.param("id"));
     const path = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/packages\/[^/]+\//, ""), "file path");
     const bytes = pkg.files.read(path);
-    if (!bytes) throw new ApsError(404, `Package ${pkg.name} has no file ${path}.`);
+    if (!bytes) throw new ControllerError(404, `Package ${pkg.name} has no file ${path}.`);
     // Package files are the vendor's, not the controller's: never let a browser run them in this origin.
     return new Response(bytes, { headers: { "content-type": contentTypeOf(path), "x-content-type-options": "nosniff", "content-security-policy": "sandbox" } });
   });
@@ -71,8 +71,8 @@ function refuseUnusableArchive(archive: Uint8Array): void {
   try {
     unzipBounded(archive);
   } catch (error) {
-    if (error instanceof ArchiveTooLarge) throw new ApsError(413, `The archive was not imported: ${error.message}.`);
-    throw new ApsError(400, `The body is not a usable .app.zip: ${(error as Error).message}.`);
+    if (error instanceof ArchiveTooLarge) throw new ControllerError(413, `The archive was not imported: ${error.message}.`);
+    throw new ControllerError(400, `The body is not a usable .app.zip: ${(error as Error).message}.`);
   }
 }
 
@@ -82,7 +82,7 @@ async function find(catalog: PackageCatalog, id: string): Promise<PackageRecord>
     await catalog.refresh();
     pkg = catalog.get(id);
   }
-  if (!pkg) throw new ApsError(404, `Package ${id} is not known to this controller; list the known ones at /aps/2/packages.`);
+  if (!pkg) throw new ControllerError(404, `Package ${id} is not known to this controller; list the known ones at /aps/2/packages.`);
   return pkg;
 }
 

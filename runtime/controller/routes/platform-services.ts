@@ -9,7 +9,7 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
 
 const RESOURCE_TYPE_MANAGER = "resource-type-manager";
@@ -21,15 +21,15 @@ export function platformServiceRoutes(): Hono<ControllerEnv> {
   app.get(base, (c) => sendJson(c, { alias: RESOURCE_TYPE_MANAGER, resourceTypes: { href: `/aps/2/services/${RESOURCE_TYPE_MANAGER}/resourceTypes` } }));
   app.get(`${base}/resourceTypes`, (c) => sendJson(c, [], 200, { "Content-Range": contentRange(0, 0, 0) }));
   app.get(`${base}/resourceTypes/:id`, (c) => {
-    throw new ApsError(404, `Resource type ${c.req.param("id")} does not exist: this controller keeps no billing resource types (the platform makes them with OA's addResourceType RPC, which aps-gen does not serve).`);
+    throw new ControllerError(404, `Resource type ${c.req.param("id")} does not exist: this controller keeps no billing resource types (the platform makes them with OA's addResourceType RPC, which aps-gen does not serve).`);
   });
   app.all(`${base}/*`, (c) => {
-    throw new ApsError(405, `${c.req.method} ${new URL(c.req.url).pathname} is not offered: the resource-type manager here answers GET ${base} and GET ${base}/resourceTypes[/<id>] only.`);
+    throw new ControllerError(405, `${c.req.method} ${new URL(c.req.url).pathname} is not offered: the resource-type manager here answers GET ${base} and GET ${base}/resourceTypes[/<id>] only.`);
   });
   app.all("/*", (c) => notOffered(/\/aps\/2\/services\/+([^/]*)/.exec(new URL(c.req.url).pathname)?.[1] ?? "", c.req.method));
   return app;
 }
 
 function notOffered(alias: string, method: string): never {
-  throw new ApsError(404, `${alias ? `The platform service "${alias}" is not offered here` : "Name a platform service: /aps/2/services/<alias>"} (${method}): aps-gen runs the APS controller without the platform's services; it offers ${OFFERED}.`);
+  throw new ControllerError(404, `${alias ? `The platform service "${alias}" is not offered here` : "Name a platform service: /aps/2/services/<alias>"} (${method}): aps-gen runs the APS controller without the platform's services; it offers ${OFFERED}.`);
 }

@@ -1,7 +1,7 @@
 /** `/aps/2/resources` (SPEC 4.2, 4.3, 4.6). */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
 import { withRangeHeader } from "../range-header.ts";
 import { lazyBody } from "../request-body.ts";
@@ -25,7 +25,7 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
   app.put("/", async (c) => {
     const body = await readJsonBody(c);
     const id = (body as { aps?: { id?: unknown } } | null)?.aps?.id;
-    if (typeof id !== "string" || !id) throw new ApsError(400, "PUT /aps/2/resources names its target by aps.id in the body; it has none. Or PUT /aps/2/resources/<id>.");
+    if (typeof id !== "string" || !id) throw new ControllerError(400, "PUT /aps/2/resources names its target by aps.id in the body; it has none. Or PUT /aps/2/resources/<id>.");
     return written(c, await relations.configure(c.get("caller"), id, body), 200);
   });
   app.post("/", async (c) => written(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));

@@ -9,7 +9,7 @@ import { Hono, type Context } from "hono";
 import type { CallerResolver } from "../auth/caller.ts";
 import { requestSource } from "../auth/request-source.ts";
 import { peerCertificate } from "../auth/peer-certificate.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
@@ -51,7 +51,7 @@ export function subscriptionRoutes(service: SubscriptionService, lookup: Subscri
     const body = (await c.req.text()).trim();
     const fromBody = body ? (parseRequestJson(body) as { id?: unknown } | null)?.id : undefined;
     const id = c.req.query("id") ?? fromBody;
-    if (typeof id !== "string" || !id) throw new ApsError(400, "DELETE .../aps/subscriptions names the subscription to remove by ?id=<id> or a body {\"id\": <id>}; or DELETE .../aps/subscriptions/<id>.");
+    if (typeof id !== "string" || !id) throw new ControllerError(400, "DELETE .../aps/subscriptions names the subscription to remove by ?id=<id> or a body {\"id\": <id>}; or DELETE .../aps/subscriptions/<id>.");
     await service.remove(subscriber, id);
     return c.body(null, 204);
   });
@@ -60,7 +60,7 @@ export function subscriptionRoutes(service: SubscriptionService, lookup: Subscri
     return c.body(null, 204);
   });
   app.all("/:id/aps/subscriptions", (c) => {
-    throw new ApsError(405, `${c.req.method} is not a subscription operation; use GET or POST .../aps/subscriptions and DELETE .../aps/subscriptions/<id> (or ?id=<id>).`);
+    throw new ControllerError(405, `${c.req.method} is not a subscription operation; use GET or POST .../aps/subscriptions and DELETE .../aps/subscriptions/<id> (or ?id=<id>).`);
   });
   return app;
 }
@@ -76,16 +76,16 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   const claims = lookup.tickets.read(c.req.header("aps-transaction-id"));
   let instanceId: string | undefined;
   if (peer) {
-    if (!peer.authorized) throw new ApsError(401, "The client certificate was not issued by this controller.");
+    if (!peer.authorized) throw new ControllerError(401, "The client certificate was not issued by this controller.");
     const instance = await lookup.instances.byFingerprint(peer.fingerprint);
     // During an install the instance is not stored yet: its new certificate is in the claims.
     instanceId = instance?.id ?? (claims?.fingerprint === peer.fingerprint ? claims.instanceId : undefined);
   } else {
     // FallBall and the Connect extension subscribe with an OAuth signature (platform-forms §1.2, §1.3).
     instanceId = await lookup.oauth?.(c);
-    if (!instanceId) throw new ApsError(401, "Subscribing needs the instance certificate (or OAuth signature) of the subscriber's application, or an APS-Token.");
+    if (!instanceId) throw new ControllerError(401, "Subscribing needs the instance certificate (or OAuth signature) of the subscriber's application, or an APS-Token.");
   }
-  if (!instanceId) throw new ApsError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
+  if (!instanceId) throw new ControllerError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
   const row = isUuid(id) ? await lookup.store.get(id) : undefined;
   if (!row && claims && claims.resourceId === id && claims.instanceId === instanceId) {
     // The resource this transaction is provisioning: staged until it is stored.
@@ -93,6 +93,6 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
     if (type) return { id, type, staged: true };
   }
   const type = row && lookup.registry().get(row.typeId);
-  if (!row || !type || row.instanceId !== instanceId) throw new ApsError(404, `Resource ${id} is not one of this instance's resources.`);
+  if (!row || !type || row.instanceId !== instanceId) throw new ControllerError(404, `Resource ${id} is not one of this instance's resources.`);
   return { id, type };
 }

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
 import type { TaskRow, TaskStore } from "../tasks/task-store.ts";
 import { isUuid } from "../uuid.ts";
@@ -18,8 +18,8 @@ export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
     requireProviderAdmin(c.get("caller"), "see tasks");
     const id = c.req.param("id");
     const outcome = isUuid(id) ? await tasks.remove(id) : "missing";
-    if (outcome === "missing") throw new ApsError(404, `There is no task ${id}.`);
-    if (outcome === "pending") throw new ApsError(409, "Only a failed or finished task can be removed; a pending one is still running.");
+    if (outcome === "missing") throw new ControllerError(404, `There is no task ${id}.`);
+    if (outcome === "pending") throw new ControllerError(409, "Only a failed or finished task can be removed; a pending one is still running.");
     return c.body(null, 204);
   });
   return app;

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { parseRql, RqlError, type RqlFilter, type RqlQuery } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { contentRange, sendJson } from "../http-json.ts";
 import { decodePathText } from "../path-text.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
@@ -20,7 +20,7 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     try {
       query = parseTypeQuery(q < 0 ? "" : url.slice(q + 1));
     } catch (error) {
-      if (error instanceof RqlError) throw new ApsError(400, `The query is not valid RQL: ${error.message}.`);
+      if (error instanceof RqlError) throw new ControllerError(400, `The query is not valid RQL: ${error.message}.`);
       throw error;
     }
     const types = catalog.registry;
@@ -33,7 +33,7 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     const rest = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, "").replace(/\/$/, ""), "type id");
     if (!catalog.registry.has(rest)) await catalog.refresh();
     const type = catalog.registry.get(rest);
-    if (!type) throw new ApsError(404, `Type ${rest} is not known to this controller; list the known ones at /aps/2/types.`);
+    if (!type) throw new ControllerError(404, `Type ${rest} is not known to this controller; list the known ones at /aps/2/types.`);
     return sendJson(c, typeDocument(type));
   });
   return app;
@@ -58,14 +58,14 @@ function matches(f: RqlFilter, t: RegistryType, types: TypeRegistry): boolean {
       return (value === f.value) === (f.op === "eq");
     }
     default:
-      throw new ApsError(400, `Type lists support implementing, composing, eq and ne on id and name, and and/or/not; not ${f.op}.`);
+      throw new ControllerError(400, `Type lists support implementing, composing, eq and ne on id and name, and and/or/not; not ${f.op}.`);
   }
 }
 
 function field(t: RegistryType, prop: string): string {
   if (prop === "id" || prop === "aps.id") return t.id;
   if (prop === "name") return t.name;
-  throw new ApsError(400, `Types can be filtered by id or name, not by ${prop}.`);
+  throw new ControllerError(400, `Types can be filtered by id or name, not by ${prop}.`);
 }
 
 /**
@@ -87,7 +87,7 @@ function decodeQueryValue(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw new ApsError(400, `The query value ${JSON.stringify(text.slice(0, 200))} has a malformed %-escape.`);
+    throw new ControllerError(400, `The query value ${JSON.stringify(text.slice(0, 200))} has a malformed %-escape.`);
   }
 }
 

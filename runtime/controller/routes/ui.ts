@@ -1,7 +1,7 @@
 /** The UI endpoints of SPEC 4.1: runtime version and the control panel's navigation tree. */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import { nestsDeeperThan } from "../../common/json-nesting.ts";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import { parseRequestJson, sendJson } from "../http-json.ts";
@@ -47,13 +47,13 @@ export function navigationRoutes(db: Db, limits: NavigationLimits = DEFAULT_NAVI
     // Before the body is read: anyone else's tree costs nothing.
     requireProviderAdmin(c.get("caller"), "replace the navigation tree");
     const type = c.req.header("content-type");
-    if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ApsError(415, `The body must be application/json, not ${type}.`);
+    if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ControllerError(415, `The body must be application/json, not ${type}.`);
     const text = (await readBodyBytes(c, limits.maxBytes)).toString("utf8");
-    if (nestsDeeperThan(text, limits.maxDepth)) throw new ApsError(400, `A navigation tree nests at most ${limits.maxDepth} levels deep.`);
+    if (nestsDeeperThan(text, limits.maxDepth)) throw new ControllerError(400, `A navigation tree nests at most ${limits.maxDepth} levels deep.`);
     const body = parseRequestJson(text);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApsError(400, "A navigation tree is a JSON object.");
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, "A navigation tree is a JSON object.");
     const nodes = countValues(body, limits.maxNodes);
-    if (nodes > limits.maxNodes) throw new ApsError(413, `A navigation tree holds at most ${limits.maxNodes} values (objects, arrays, strings, numbers...); this one holds more.`);
+    if (nodes > limits.maxNodes) throw new ControllerError(413, `A navigation tree holds at most ${limits.maxNodes} values (objects, arrays, strings, numbers...); this one holds more.`);
     const tree = { ...(body as Record<string, unknown>), id: NAVIGATION_TREE_ID };
     const created = new Date().toISOString();
     await db

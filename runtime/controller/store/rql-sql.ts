@@ -11,7 +11,7 @@
  * cost does not grow with the list times the size of the body.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { ApsError } from "../errors.ts";
+import { ControllerError } from "../errors.ts";
 import type { LikePart, RqlFilter } from "../../common/rql.ts";
 import type { TypeRegistry } from "../registry.ts";
 import { sameTypeId } from "../type-id-version.ts";
@@ -36,7 +36,7 @@ export type ReadGuard = (prop: string) => SQL;
 /**
  * Translates a filter; `registry` resolves `implementing(...)`, `readable` keeps each comparison
  * on a property to the rows where the caller may read it (so `not`/`ne` reveal nothing either).
- * Throws ApsError(400) for what lists cannot do.
+ * Throws ControllerError(400) for what lists cannot do.
  */
 export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: ReadGuard): SQL {
   const guarded = (prop: string, condition: SQL) => (META[prop] ? condition : sql`(${condition} and ${readable(prop)})`);
@@ -75,7 +75,7 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
       return ids.length ? sql`${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
     }
     case "composing":
-      throw new ApsError(400, "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.");
+      throw new ControllerError(400, "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.");
     case "linkedWith":
       // Not an id: nothing is linked with it (and no cast error). An id: both link indexes serve.
       if (!isUuid(filter.id)) return sql`false`;
@@ -142,7 +142,7 @@ function candidates(value: string): unknown[] {
 const MAX_NUMBER_TEXT = 1000;
 
 /**
- * True when `value` is written as a number; ApsError(400) when it is one that no stored number
+ * True when `value` is written as a number; ControllerError(400) when it is one that no stored number
  * can be (it overflows or underflows a double, or is longer than {@link MAX_NUMBER_TEXT}): bodies
  * hold JSON numbers, and PostgreSQL would fail on such a literal rather than say "no match".
  */
@@ -151,7 +151,7 @@ function isNumberText(value: string): boolean {
   const n = Number(value);
   const underflows = n === 0 && /[1-9]/.test(value.replace(/[eE].*$/, ""));
   if (!Number.isFinite(n) || underflows || value.length > MAX_NUMBER_TEXT) {
-    throw new ApsError(400, `${value.length > 40 ? `${value.slice(0, 40)}...` : value} is out of the range of numbers a query can compare with (about ±1.8e308, at most ${MAX_NUMBER_TEXT} characters).`);
+    throw new ControllerError(400, `${value.length > 40 ? `${value.slice(0, 40)}...` : value} is out of the range of numbers a query can compare with (about ±1.8e308, at most ${MAX_NUMBER_TEXT} characters).`);
   }
   return true;
 }
@@ -161,7 +161,7 @@ function ordering(op: "lt" | "gt" | "le" | "ge", prop: string, value: string): S
   const meta = META[prop];
   if (meta) {
     if (prop === "aps.revision") {
-      if (!/^-?\d{1,9}$/.test(value)) throw new ApsError(400, `aps.revision compares with whole numbers; "${value}" is not one.`);
+      if (!/^-?\d{1,9}$/.test(value)) throw new ControllerError(400, `aps.revision compares with whole numbers; "${value}" is not one.`);
       return sql`coalesce(${meta} ${cmp} ${Number(value)}, false)`;
     }
     return sql`coalesce(${meta}::text ${cmp} ${value}, false)`;

@@ -1,0 +1,35 @@
+/**
+ * The one error body of the APS controller (DESIGN 3, SPEC 7), as the controller writes it and
+ * clients read it: `{"code": <status>, "type": "<Class>", "error": "<Class>", "message": "...",
+ * "details": [...]}`.
+ */
+import type { ValidationError } from "./validation-error.ts";
+
+/** HTTP statuses the controller answers with, by the class name it puts in `type`/`error`. */
+export const ErrorClass = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  409: "Conflict",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+  429: "TooManyRequests",
+  500: "InternalError",
+  502: "BadGateway",
+  503: "ServiceUnavailable",
+  504: "GatewayTimeout",
+} as const;
+
+/** A status the controller may answer with. */
+export type ErrorStatus = keyof typeof ErrorClass;
+
+/** The JSON body of every error. */
+export interface ErrorBody {
+  readonly code: number;
+  readonly type: string;
+  readonly error: string;
+  readonly message: string;
+  readonly details?: readonly ValidationError[];
+}
