@@ -1,6 +1,7 @@
 import type { Operation } from "./model.ts";
+import { CoreTypeIds } from "../../runtime/common/core-types.ts";
 
-const RESOURCE = "http://aps-standard.org/types/core/resource/1.0";
+const RESOURCE = CoreTypeIds.resource;
 
 /**
  * An operation whose one body parameter is a core `Notification` is an event handler

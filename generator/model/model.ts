@@ -1,11 +1,7 @@
 import type { Loc } from "../load/source-file.ts";
 
 /** Well-known type ids of the APS core that the model gives meaning to. */
-export const CoreTypeIds = {
-  resource: "http://aps-standard.org/types/core/resource/1.0",
-  application: "http://aps-standard.org/types/core/application/1.0",
-  suspendable: "http://aps-standard.org/types/core/suspendable/1.0",
-} as const;
+export { CoreTypeIds } from "../../runtime/common/core-types.ts";
 
 /** Primitive names usable as a property type. */
 export type PropertyPrimitive = "string" | "number" | "integer" | "boolean" | "object";

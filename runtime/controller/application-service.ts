@@ -20,6 +20,7 @@ import { splitEncrypted, type PropertySealer } from "./encryption.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
 import type { LinkChange, ResourceStore, StoredResource } from "./store/resource-store.ts";
 import { isUuid } from "./uuid.ts";
+import { ResourceStatus } from "../common/core-types.ts";
 
 const ALL_ROLES = RoleBit.admin | RoleBit.owner | RoleBit.referrer | RoleBit.public;
 const STATUS = /^[A-Za-z][\w-]*:[A-Za-z][\w-]*$/;
@@ -56,7 +57,7 @@ export class ApplicationService {
     const errors = this.catalog.validators.get(type.id)?.validateCreate(input, applicationActor) ?? [];
     if (errors.length) throw invalidBody(errors);
     const aps = (input.aps ?? {}) as { status?: unknown; id?: unknown };
-    const status = aps.status === undefined ? "aps:ready" : aps.status;
+    const status = aps.status === undefined ? ResourceStatus.ready : aps.status;
     if (typeof status !== "string" || !STATUS.test(status)) throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
     const id = typeof aps.id === "string" && isUuid(aps.id) ? aps.id : randomUUID();
     if (await this.store.get(id)) throw new ControllerError(409, `A resource ${id} exists already.`);
@@ -68,7 +69,7 @@ export class ApplicationService {
     const now = new Date().toISOString();
     const row = { id, typeId: type.id, status, revision: 1, created: now, modified: now, ownerAccount: owner.id, ownerPath: owner.path, packageId: caller.instance.packageId, instanceId: caller.instance.id, body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null };
     // A resource registered in another status (aps:proto, say) becomes available when it turns ready.
-    await this.store.insert(row, [], { events: status === "aps:ready" ? [raise(this.catalog.registry, CoreEvent.available, row)] : [] });
+    await this.store.insert(row, [], { events: status === ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : [] });
     return this.view((await this.store.get(id))!, type);
   }
 
@@ -98,7 +99,7 @@ export class ApplicationService {
     const current = storedValues(row, this.sealer);
     applyChanges(current, input);
     const { body: stored, secrets } = splitEncrypted(type.properties, current);
-    const events = status === "aps:ready" && row.status !== "aps:ready" ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, storedValues(row, this.sealer), current);
+    const events = status === ResourceStatus.ready && row.status !== ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, storedValues(row, this.sealer), current);
     const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) }, undefined, events);
     if (!updated) throw new ControllerError(409, "The resource changed meanwhile; read it again and repeat.");
     if (!relinks.length) return this.view(updated, type);

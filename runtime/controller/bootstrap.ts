@@ -10,9 +10,10 @@ import { and, eq, sql } from "drizzle-orm";
 import type { TokenService } from "./auth/tokens.ts";
 import type { Db } from "./store/open-database.ts";
 import { resources } from "./store/schema.ts";
+import { CoreTypeIds, ResourceStatus } from "../common/core-types.ts";
 
-export const ACCOUNT_TYPE_ID = "http://aps-standard.org/types/core/account/1.0";
-export const USER_TYPE_ID = "http://aps-standard.org/types/core/user/1.0";
+export const ACCOUNT_TYPE_ID = CoreTypeIds.account;
+export const USER_TYPE_ID = CoreTypeIds.user;
 
 /** The provider's identity. */
 export interface ProviderIdentity {
@@ -38,7 +39,7 @@ export async function ensureProvider(db: Db, tokens: TokenService, dataDir: stri
     adminUserId = randomUUID();
     const now = new Date().toISOString();
     const path = `/${accountId}/`;
-    const base = { status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: accountId, ownerPath: path };
+    const base = { status: ResourceStatus.ready, revision: 1, created: now, modified: now, ownerAccount: accountId, ownerPath: path };
     await db.transaction(async (tx) => {
       await tx.insert(resources).values({ ...base, id: accountId!, typeId: ACCOUNT_TYPE_ID, body: { companyName: "Provider", addressPostal: {} } });
       await tx.insert(resources).values({ ...base, id: adminUserId!, typeId: USER_TYPE_ID, body: { login: "admin", displayName: "Provider administrator" } });

@@ -37,8 +37,9 @@ import { isUuid } from "./uuid.ts";
 import type { IntentStore } from "./intents/intent-store.ts";
 import type { ResourceClaims } from "./store/resource-claims.ts";
 import { isLinkTargetGone } from "./store/link-target-error.ts";
+import { CoreTypeIds, ResourceStatus } from "../common/core-types.ts";
 
-const ACCOUNT_TYPE = "http://aps-standard.org/types/core/account/1.0";
+const ACCOUNT_TYPE = CoreTypeIds.account;
 /** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
 export const DEFAULT_PAGE = 1000;
 
@@ -158,7 +159,7 @@ export class ResourceService {
     const row = {
       id,
       typeId,
-      status: outcome?.kind === "accepted" ? "aps:provisioning" : "aps:ready",
+      status: outcome?.kind === "accepted" ? ResourceStatus.provisioning : ResourceStatus.ready,
       revision: 1,
       created: now,
       modified: now,
@@ -229,7 +230,7 @@ export class ResourceService {
       const row = await this.store.get(id);
       if (!row) throw new ControllerError(404, `Resource ${id} does not exist.`);
       requireRevision(row);
-      if (row.status === "aps:unprovisioning") throw new ControllerError(409, "The resource is being unprovisioned; it cannot be configured.");
+      if (row.status === ResourceStatus.unprovisioning) throw new ControllerError(409, "The resource is being unprovisioned; it cannot be configured.");
       await this.requireNoPendingTask(id);
       const changes = applyChanges(storedValues(row, this.sealer), input);
       const { target } = await app.targetFor(type);
@@ -241,7 +242,7 @@ export class ResourceService {
         // suspend) may have come in meanwhile; the change is applied on top of it.
         const now = await this.store.getLocked(id, tx);
         if (!now) throw new ControllerError(404, `Resource ${id} was removed while it was configured.`);
-        const u = await this.storeConfigured(tx, now, type, input, returned, accepted ? "aps:configuring" : undefined);
+        const u = await this.storeConfigured(tx, now, type, input, returned, accepted ? ResourceStatus.configuring : undefined);
         if (accepted) await app.tasks.schedule(tx, { resourceId: id, operation: "configure", instanceId: target.instanceId, call: accepted.call, info: accepted.info, retrySeconds: accepted.retrySeconds });
         await claim.dropIn(tx);
         return u;
@@ -302,7 +303,7 @@ export class ResourceService {
       const outcome = await app.forwarder.unprovision(target, type, id, this.origin(caller));
       if (outcome.kind === "accepted") {
         await this.store.transaction(async (tx) => {
-          await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: "aps:unprovisioning" }, tx);
+          await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: ResourceStatus.unprovisioning }, tx);
           await app.tasks.schedule(tx, { resourceId: id, operation: "unprovision", instanceId: target.instanceId, call: outcome.call, info: outcome.info, retrySeconds: outcome.retrySeconds });
         });
         return { accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } };
@@ -374,7 +375,7 @@ export class ResourceService {
       if (task.operation === "unprovision") await this.store.delete(row.id, tx, [raise(this.registry, CoreEvent.removed, row)]);
       else {
         const events = task.operation === "provision" ? [raise(this.registry, CoreEvent.available, row)] : changeEvents(this.registry, row, storedValues(row, this.sealer), merged);
-        await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString(), status: "aps:ready" }, tx, events);
+        await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString(), status: ResourceStatus.ready }, tx, events);
       }
       await app.tasks.finish(tx, task.id);
     });
@@ -464,14 +465,14 @@ export class ResourceService {
     const operation = disable ? "disable" : "enable";
     const { row, type, roles, links } = await this.visible(caller, id, operation);
     if (!type.isSuspendable) throw new ControllerError(404, `${type.name} does not implement core/suspendable, so it has no ${operation} operation.`);
-    const from = disable ? "aps:ready" : "aps:disabled";
+    const from = disable ? ResourceStatus.ready : ResourceStatus.disabled;
     if (row.status !== from) throw new ControllerError(409, `The resource is ${row.status}; ${operation} needs it ${from}.`);
     if (type.servedBy === "application") {
       const app = this.applicationsFor(type);
       const { target } = await app.targetFor(type);
       await app.forwarder.suspend(target, type, id, disable, this.origin(caller));
     }
-    const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? "aps:disabled" : "aps:ready" }, undefined, [raise(this.registry, CoreEvent.changed, row)]);
+    const updated = await this.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: disable ? ResourceStatus.disabled : ResourceStatus.ready }, undefined, [raise(this.registry, CoreEvent.changed, row)]);
     if (!updated) throw new ControllerError(409, `The resource changed while ${operation} ran; read it again and repeat.`);
     return this.view(caller, updated, type, roles, links, true);
   }
@@ -488,7 +489,7 @@ export class ResourceService {
     const roles = await rolesOn(account, caller, this.store, this.registry.get(account.typeId));
     if ((roles & RoleBit.admin) === 0) throw new ControllerError(403, "Only an administrator of the customer (an account above it) may suspend or resume it.");
     const suspendable = [...this.registry.values()].filter((t) => t.isSuspendable).map((t) => t.id);
-    const from = disable ? "aps:ready" : "aps:disabled";
+    const from = disable ? ResourceStatus.ready : ResourceStatus.disabled;
     const page = await this.store.list(
       sql`${resources.ownerPath} like ${`${account.ownerPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} and ${suspendable.length ? sql`${resources.typeId} in (${sql.join(suspendable.map((id) => sql`${id}`), sql`, `)})` : sql`false`}`,
       [],
@@ -622,7 +623,7 @@ export class ResourceService {
         if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ControllerError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
         if (!implementsType(this.registry, target.typeId, rel.typeId)) throw new ControllerError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
         // Refused now rather than after the application created it (the database refuses it in any case).
-        if (target.status === "aps:unprovisioning") throw new ControllerError(409, `"${name}" links to ${targetId}, which is being unprovisioned.`);
+        if (target.status === ResourceStatus.unprovisioning) throw new ControllerError(409, `"${name}" links to ${targetId}, which is being unprovisioned.`);
         out.push({ relation: name, targetId, singular: !rel.collection });
       }
     }

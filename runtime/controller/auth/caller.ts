@@ -9,10 +9,11 @@ import type { RevocationListener } from "./account-revocations.ts";
 import { FailedVerificationLimiter } from "./failed-verification-limiter.ts";
 import { isUuid } from "../uuid.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
+import { ResourceStatus } from "../../common/core-types.ts";
 
 const MAX_CACHED_TOKENS = 10_000;
 /** Status of a suspended resource (SPEC 3); an account in it speaks for no one. */
-const DISABLED = "aps:disabled";
+const DISABLED = ResourceStatus.disabled;
 
 /**
  * The caller of one request. An application instance calls as itself (`kind: "application"`:

@@ -24,8 +24,9 @@ import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { dropStaged, moveStaged } from "../events/staged-subscriptions.ts";
 import { issueInstanceCredentials, type KeyPairPem } from "../tls/certificate-authority.ts";
 import { isUuid } from "../uuid.ts";
+import { CoreTypeIds, ResourceStatus } from "../../common/core-types.ts";
 
-const APPLICATION_TYPE = "http://aps-standard.org/types/core/application/1.0";
+const APPLICATION_TYPE = CoreTypeIds.application;
 
 /** An instance row. */
 export type InstanceRow = typeof instances.$inferSelect;
@@ -116,7 +117,7 @@ export class InstanceService {
     const now = new Date().toISOString();
     const { body, secrets } = splitEncrypted(root.properties, { ...values, ...returned });
     // Instance, root resource and its subscriptions together, or none of them.
-    const rootRow = { id: rootId, typeId: root.id, status: "aps:ready", revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null };
+    const rootRow = { id: rootId, typeId: root.id, status: ResourceStatus.ready, revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null };
     await this.db.transaction(async (tx) => {
       await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now, ...(input.oauth ? { oauthKey: input.oauth.key, oauthSecret: this.sealer.sealText(instanceId, input.oauth.secret) } : {}) });
       await tx.insert(resources).values(rootRow);

@@ -8,6 +8,7 @@ import { lazyBody } from "../request-body.ts";
 import { tidyPath } from "../request-path.ts";
 import type { RelationService } from "../relation-service.ts";
 import type { ResourceService, WriteResult } from "../resource-service.ts";
+import { ResourceStatus } from "../../common/core-types.ts";
 
 /** The resource collection routes over a service. */
 export function resourceRoutes(service: ResourceService, relations: RelationService): Hono<ControllerEnv> {
@@ -34,7 +35,7 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
   app.put("/:id", async (c) => written(c, await relations.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c)), 200));
   app.delete("/:id", async (c) => {
     const { accepted } = await service.unprovision(c.get("caller"), c.req.param("id"));
-    return accepted ? sendJson(c, { status: "aps:unprovisioning" }, 202, { "APS-Info": accepted.info }) : c.body(null, 204);
+    return accepted ? sendJson(c, { status: ResourceStatus.unprovisioning }, 202, { "APS-Info": accepted.info }) : c.body(null, 204);
   });
   // Custom operations: /aps/2/resources/<id>/<operation path>.
   app.on(["GET", "POST", "PUT", "DELETE"], "/:id/*", async (c) => {
