@@ -2,13 +2,15 @@
 // runtime/controller/operation-router.ts against the hand-written regular expressions it replaced
 // (copied below as they were), on the cloudmail tenant type. In-process, no HTTP: this is the
 // routing step alone. Run: npx tsx bench/operation-router.bench.ts
-import { registryTypes } from "../generated/controller/registry.gen.ts";
+import { buildRegistry } from "../generator/emit/controller/registry-data.ts";
+import { compile } from "../generator/pipeline.ts";
 import { ControllerError } from "../runtime/controller/errors.ts";
 import { operationRoutes } from "../runtime/controller/operation-router.ts";
 import type { RegistryType } from "../runtime/controller/registry.ts";
 
+const registryTypes = buildRegistry(compile(["types/examples/cloudmail"], { cwd: new URL("..", import.meta.url).pathname }).model);
 const tenant = registryTypes.find((t) => t.id === "http://cloudmail.example.com/types/tenant/1.0") as RegistryType;
-if (!tenant) throw new Error("the cloudmail tenant type is not in generated/controller/registry.gen.ts");
+if (!tenant) throw new Error("the cloudmail tenant type is not in types/examples/cloudmail");
 
 /** The matcher before item 11 (resource-service.ts), kept here for the comparison only. */
 function matchPath(template: string, rest: string): Record<string, string> | undefined {

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { hasBanner } from "./emit/render.ts";
 
@@ -98,15 +98,27 @@ export function diskHost(outDir: string): OutputHost {
     apply(files) {
       const report = diff(files, diskState(outDir));
       if (report.conflicts.length > 0) return report;
+      const made = new Set<string>();
       for (const f of report.toWrite) {
         const abs = join(outDir, ...f.path.split("/"));
-        mkdirSync(dirname(abs), { recursive: true });
+        const dir = dirname(abs);
+        if (!made.has(dir)) mkdirSync(dir, { recursive: true });
+        made.add(dir);
         writeFileSync(abs, f.content);
       }
-      for (const p of report.toDelete) rmSync(join(outDir, ...p.split("/")));
+      for (const p of report.toDelete) {
+        const abs = join(outDir, ...p.split("/"));
+        rmSync(abs);
+        removeEmptiedFolders(dirname(abs), outDir);
+      }
       return report;
     },
   };
+}
+
+/** Removes `dir` and the folders above it, up to `outDir`, while a deletion has left them empty. */
+function removeEmptiedFolders(dir: string, outDir: string): void {
+  for (let d = dir; d.startsWith(`${outDir}${sep}`) && readdirSync(d).length === 0; d = dirname(d)) rmdirSync(d);
 }
 
 /** Compares with what is on disk and writes nothing: `build --check` and `build --dry-run`. */

@@ -1,6 +1,6 @@
 /**
  * The type registry's contract: what the generator compiles from the declarations (in memory,
- * or as generated/controller/registry.gen.ts) and the controller reads. Types only; the
+ * when serve starts or a package is imported) and the controller reads. Types only; the
  * controller's lookups live in runtime/controller/registry.ts.
  */
 

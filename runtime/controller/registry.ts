@@ -1,7 +1,7 @@
 /**
  * The compiled type registry: what the controller needs to know about each type, computed once
- * by the generator (`generated/controller/registry.gen.ts`, or in memory for packages loaded
- * at run time), never derived from declarations per request.
+ * by the generator when serve starts or a package is imported, never derived from declarations
+ * per request.
  */
 
 import { RoleBit } from "../common/actor.ts";
