@@ -2,7 +2,8 @@ import { startController, type RunningController } from "../runtime/controller/s
 import { buildRegistry } from "../generator/emit/controller/registry-data.ts";
 import { buildOpenApi } from "../generator/emit/openapi/emit-openapi.ts";
 import { loadValidators } from "../generator/load-validators.ts";
-import { compileArchive, startPackages } from "../generator/package-compiler.ts";
+import { startPackages } from "../generator/package-compiler.ts";
+import { compileArchiveInWorker } from "../generator/worker-compiler.ts";
 import type { ApsModel } from "../generator/model/model.ts";
 
 /** Options of `aps-gen serve`. */
@@ -31,7 +32,8 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     types: buildRegistry(model),
     validators,
     packages: startPackages(model, cwd),
-    compiler: compileArchive,
+    // Packages imported while running compile in a worker thread: serving goes on meanwhile.
+    compiler: compileArchiveInWorker,
     openApi: buildOpenApi(model),
     host: options.host,
     port: options.port,

@@ -2,44 +2,100 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PackageRejected, type CompiledPackage, type PackageRecord } from "../runtime/controller/packages/catalog.ts";
+import { unzipBounded } from "../runtime/common/bounded-unzip.ts";
+import { PackageRejected, type CompiledPackage, type CompileStep, type PackageRecord } from "../runtime/controller/packages/catalog.ts";
 import { archiveFiles, folderFiles } from "../runtime/controller/packages/package-files.ts";
+import type { RegistryType } from "../runtime/controller/registry.ts";
 import { formatDiagnostic } from "./diagnostics/diagnostic.ts";
 import { buildRegistry } from "./emit/controller/registry-data.ts";
-import { loadValidators } from "./load-validators.ts";
+import { compileValidatorModules, importValidatorModules, type ValidatorModules } from "./load-validators.ts";
 import type { ApsModel, ModelPackage } from "./model/model.ts";
 import { compile } from "./pipeline.ts";
 
 /**
  * Checks and compiles a package archive posted to a running controller, with the same code as
  * `aps-gen check` and `build`: the core types are loaded with it, its own types are returned.
- * Diagnostics name files inside the archive (`<label>.app.zip/schemas/x.schema:12:7`).
+ * Diagnostics name files inside the archive (`<label>.app.zip/schemas/x.schema:12:7`). This runs
+ * it all on the calling thread; a controller uses compileArchiveInWorker (worker-compiler.ts).
  */
-export async function compileArchive(archive: Uint8Array, label: string): Promise<CompiledPackage> {
+export async function compileArchive(archive: Uint8Array, label: string, progress?: (step: CompileStep) => void): Promise<CompiledPackage> {
+  return loadCompiledArchive(archive, await compileArchiveData(archive, label, progress), progress);
+}
+
+/** A compiled archive before its validators are loaded: plain data, which a worker thread can hand over. */
+export interface CompiledArchive {
+  readonly appId: string;
+  readonly name: string;
+  readonly metaName?: string;
+  readonly version: string;
+  readonly release: string;
+  /** The package's own types, not the core types it was compiled with. */
+  readonly types: readonly RegistryType[];
+  /** Its types' validators as JavaScript modules, to import where they are used. */
+  readonly validators: ValidatorModules;
+}
+
+/**
+ * The part of compiling an archive that needs no live objects (most of the time it takes):
+ * unzip, check, registry and validator modules. Throws `ArchiveTooLarge` or `PackageRejected`.
+ */
+export async function compileArchiveData(archive: Uint8Array, label: string, progress?: (step: CompileStep) => void): Promise<CompiledArchive> {
+  const lap = stopwatch(progress);
+  // Before anything reads it: a bomb is refused as too large, not as an unreadable archive.
+  const entries = Object.keys(unzipBounded(archive)).filter((n) => !n.endsWith("/")).length;
+  lap("unzip", { files: entries, bytes: archive.length });
   const dir = mkdtempSync(join(tmpdir(), "aps-gen-import-"));
   try {
     const file = `${label}.app.zip`;
     writeFileSync(join(dir, file), archive);
     const { model, diagnostics } = compile([file], { cwd: dir });
     const errors = diagnostics.filter((d) => d.severity === "error");
-    if (errors.length) throw new PackageRejected(errors.map(formatDiagnostic));
     const pkg = model.packages.find((p) => !p.bundled);
+    lap("compile", { types: pkg?.typeIds.length ?? 0, errors: errors.length, warnings: diagnostics.length - errors.length });
+    if (errors.length) throw new PackageRejected(errors.map(formatDiagnostic));
     if (!pkg || pkg.typeIds.length === 0) throw new PackageRejected([`${file}: the archive declares no types (is APP-META.xml at its root?)`]);
     const own = new Set(pkg.typeIds);
-    const validators = await loadValidators(model);
+    const types = buildRegistry(model).filter((t) => own.has(t.id));
+    lap("registry", { types: types.length });
+    const validators = await compileValidatorModules(model, new Set([pkg.name]));
+    lap("validators", { modules: validators.files.length, bytes: validators.bytes });
     return {
       appId: pkg.appId ?? pkg.name,
       name: pkg.name,
       ...(pkg.metaName !== undefined ? { metaName: pkg.metaName } : {}),
       version: pkg.version ?? "",
       release: pkg.release ?? "",
-      types: buildRegistry(model).filter((t) => own.has(t.id)),
-      validators: new Map([...validators].filter(([id]) => own.has(id))),
-      files: archiveFiles(archive),
+      types,
+      validators,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Imports the validators of a compiled archive (on the thread that will use them) and removes their files. */
+export async function loadCompiledArchive(archive: Uint8Array, data: CompiledArchive, progress?: (step: CompileStep) => void): Promise<CompiledPackage> {
+  const lap = stopwatch(progress);
+  const own = new Set(data.types.map((t) => t.id));
+  let validators;
+  try {
+    validators = await importValidatorModules(data.validators.files, own);
+  } finally {
+    rmSync(data.validators.dir, { recursive: true, force: true });
+  }
+  lap("load", { validators: validators.size });
+  const { validators: _modules, ...rest } = data;
+  return { ...rest, validators, files: archiveFiles(archive) };
+}
+
+/** Reports each step with the time since the previous one (or since it was made). */
+export function stopwatch(progress: ((step: CompileStep) => void) | undefined): (phase: string, counts?: Record<string, number>) => void {
+  let last = performance.now();
+  return (phase, counts) => {
+    const now = performance.now();
+    progress?.({ phase, ms: Math.round(now - last), ...(counts ? { counts } : {}) });
+    last = now;
+  };
 }
 
 /** The packages a controller starts with (`--types`), with stable ids derived from their names. */

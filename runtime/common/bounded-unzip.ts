@@ -73,8 +73,12 @@ export function unzipBounded(archive: Uint8Array, limits: UnzipLimits = PACKAGE_
   return files;
 }
 
-/** Refuses, before inflating anything, an archive whose central directory declares too much; gives each name's declared inflated size. */
-function checkDeclaredSizes(archive: Uint8Array, limits: UnzipLimits): Map<string, number> {
+/**
+ * Refuses, before inflating anything, an archive whose central directory declares too much; gives
+ * each name's declared inflated size. Cheap (only the directory is read), so it can run where the
+ * full check of {@link unzipBounded} would take too long, as a first answer to an obvious bomb.
+ */
+export function checkDeclaredSizes(archive: Uint8Array, limits: UnzipLimits = PACKAGE_UNZIP_LIMITS): Map<string, number> {
   const names = new Map<string, number>();
   let total = 0;
   let entries = 0;

@@ -162,7 +162,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   });
   app.route("/aps/2/resources", resourceRoutes(resources, new RelationService(() => parts.catalog.registry, store, resources)));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
-  app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler));
+  app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler, parts.logger));
   app.route("/aps/2/navigation", navigationRoutes(parts.db, { ...DEFAULT_NAVIGATION_LIMITS, ...identity.navigation }));
   app.route("/aps/2/customers", customerRoutes(resources));
   app.route("/aps/2/static", staticOperationRoutes(resources));

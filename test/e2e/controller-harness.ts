@@ -6,7 +6,8 @@ import postgres from "postgres";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
 import { buildOpenApi } from "../../generator/emit/openapi/emit-openapi.ts";
 import { loadValidators } from "../../generator/load-validators.ts";
-import { compileArchive, startPackages } from "../../generator/package-compiler.ts";
+import { startPackages } from "../../generator/package-compiler.ts";
+import { compileArchiveInWorker } from "../../generator/worker-compiler.ts";
 import { compile } from "../../generator/pipeline.ts";
 import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliverer.ts";
 import type { IdentityOptions } from "../../runtime/controller/app.ts";
@@ -52,7 +53,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
   const database = kind === "postgres" ? await scratchDatabase("aps_e2e") : undefined;
   const databaseUrl = database?.url;
   const start = () =>
-    startController({ types, validators, packages, compiler: compileArchive, openApi: buildOpenApi(model), ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+    startController({ types, validators, packages, compiler: compileArchiveInWorker, openApi: buildOpenApi(model), ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
   const self: ControllerUnderTest = {
     controller: await start(),
     call: undefined as never,

@@ -9,13 +9,23 @@ import { repoRoot } from "../helpers/paths.ts";
 export interface ServeProcess {
   readonly child: ChildProcess;
   readonly url: Promise<string>;
+  /** Its log lines (pino JSON, stdout) so far, when started with a `logLevel`. */
+  readonly logs: string[];
 }
 
-export function serveProcess(dataDir: string, databaseUrl: string | undefined, extraArgs: readonly string[] = []): ServeProcess {
+/** `logLevel` keeps the log lines at that level and above (in `logs`); without it, warnings and errors go unread. */
+export function serveProcess(dataDir: string, databaseUrl: string | undefined, extraArgs: readonly string[] = [], options: { logLevel?: string } = {}): ServeProcess {
   const child = spawn(process.execPath, ["bin/aps-gen.js", "serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", dataDir, ...extraArgs], {
     cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: "warn" },
-    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: options.logLevel ?? "warn" },
+    stdio: ["ignore", options.logLevel ? "pipe" : "ignore", "pipe"],
+  });
+  const logs: string[] = [];
+  let partial = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    const lines = (partial + String(d)).split("\n");
+    partial = lines.pop()!;
+    logs.push(...lines.filter(Boolean));
   });
   let err = "";
   const url = new Promise<string>((resolve, reject) => {
@@ -27,7 +37,7 @@ export function serveProcess(dataDir: string, databaseUrl: string | undefined, e
     child.on("exit", (code, signal) => reject(new Error(`serve ended (${code ?? signal}): ${err}`)));
   });
   url.catch(() => {});
-  return { child, url };
+  return { child, url, logs };
 }
 
 /** Kills the process outright (no graceful stop) and waits until it is gone. */

@@ -41,8 +41,19 @@ export interface CompiledPackage {
   readonly files: PackageFiles;
 }
 
-/** Checks and compiles an archive; throws `PackageRejected` listing diagnostics when it has errors. */
-export type PackageCompiler = (archive: Uint8Array, label: string) => Promise<CompiledPackage>;
+/** One finished step of compiling a package: its name, how long it took and what it counted. */
+export interface CompileStep {
+  readonly phase: string;
+  readonly ms: number;
+  readonly counts?: Readonly<Record<string, number>>;
+}
+
+/**
+ * Checks and compiles an archive; throws `PackageRejected` listing diagnostics when it has errors
+ * and `ArchiveTooLarge` (common/bounded-unzip.ts) when it inflates past the bounds. `progress` is
+ * told each step as it ends: a large package takes seconds, and the log shows where they go.
+ */
+export type PackageCompiler = (archive: Uint8Array, label: string, progress?: (step: CompileStep) => void) => Promise<CompiledPackage>;
 
 /** A package archive whose declarations have errors. */
 export class PackageRejected extends Error {

@@ -1,0 +1,42 @@
+/**
+ * Worker-thread entry of compileArchiveInWorker (worker-compiler.ts): compiles one archive
+ * (compileArchiveData), tells its steps as they end and hands the result over as plain data.
+ * The types go in batches: the receiving thread decodes each message in one go, and 2000 types
+ * at once would hold it for tens of milliseconds.
+ */
+import { setPriority } from "node:os";
+import { parentPort, workerData } from "node:worker_threads";
+import { ArchiveTooLarge } from "../runtime/common/bounded-unzip.ts";
+import { PackageRejected } from "../runtime/controller/packages/catalog.ts";
+import { compileArchiveData } from "./package-compiler.ts";
+import type { CompileJob, CompileMessage } from "./worker-compiler.ts";
+
+const TYPES_PER_MESSAGE = 100;
+
+/**
+ * The compile is background work: on Linux, where the nice value belongs to each thread, this
+ * thread (and esbuild, which it starts) yields the CPU to the thread serving requests when both
+ * want it. Elsewhere the value would apply to the whole process, so it is left alone.
+ */
+const BACKGROUND_NICE = 10;
+
+const port = parentPort!;
+const send = (m: CompileMessage) => port.postMessage(m);
+const { archive, label } = workerData as CompileJob;
+if (process.platform === "linux") {
+  try {
+    setPriority(BACKGROUND_NICE);
+  } catch {
+    // Not allowed here (a container without the capability to change it): run at normal priority.
+  }
+}
+send({ kind: "started" });
+try {
+  const { types, ...rest } = await compileArchiveData(archive, label, (step) => send({ kind: "step", step }));
+  for (let at = 0; at < types.length; at += TYPES_PER_MESSAGE) send({ kind: "types", types: types.slice(at, at + TYPES_PER_MESSAGE) });
+  send({ kind: "done", data: rest });
+} catch (error) {
+  if (error instanceof PackageRejected) send({ kind: "rejected", diagnostics: error.diagnostics });
+  else if (error instanceof ArchiveTooLarge) send({ kind: "too-large", message: error.message });
+  else send({ kind: "failed", message: (error as Error).message ?? String(error) });
+}

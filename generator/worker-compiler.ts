@@ -1,0 +1,72 @@
+/**
+ * The package compiler a running controller uses: the archive is unzipped, checked and compiled
+ * in a worker thread (package-compile-worker.ts), so the controller keeps serving meanwhile (a
+ * 2000-type package takes 10 s and more to compile, all of it CPU); only the import of the
+ * finished validator modules, one short module at a time, happens on the controller's thread.
+ */
+import { Worker } from "node:worker_threads";
+import { ArchiveTooLarge } from "../runtime/common/bounded-unzip.ts";
+import { PackageRejected, type CompiledPackage, type CompileStep } from "../runtime/controller/packages/catalog.ts";
+import type { RegistryType } from "../runtime/controller/registry.ts";
+import { loadCompiledArchive, type CompiledArchive } from "./package-compiler.ts";
+
+/** What the worker was given. */
+export interface CompileJob {
+  readonly archive: Uint8Array;
+  readonly label: string;
+}
+
+/** What the worker tells, in order: steps, then the types in batches, then the rest, or why it failed. */
+export type CompileMessage =
+  | { readonly kind: "started" }
+  | { readonly kind: "step"; readonly step: CompileStep }
+  | { readonly kind: "types"; readonly types: readonly RegistryType[] }
+  | { readonly kind: "done"; readonly data: Omit<CompiledArchive, "types"> }
+  | { readonly kind: "rejected"; readonly diagnostics: readonly string[] }
+  | { readonly kind: "too-large" | "failed"; readonly message: string };
+
+/** Whether this module runs from the TypeScript sources (a checkout, the tests) or the compiled package. */
+const FROM_SOURCES = import.meta.url.endsWith(".ts");
+const ENTRY = new URL(`./package-compile-worker${FROM_SOURCES ? ".ts" : ".js"}`, import.meta.url);
+
+/** A `PackageCompiler` (runtime/controller/packages/catalog.ts) that compiles in a worker thread. */
+export async function compileArchiveInWorker(archive: Uint8Array, label: string, progress?: (step: CompileStep) => void): Promise<CompiledPackage> {
+  const data = await compileInWorker({ archive, label }, progress);
+  return loadCompiledArchive(archive, data, progress);
+}
+
+function compileInWorker(job: CompileJob, progress: ((step: CompileStep) => void) | undefined): Promise<CompiledArchive> {
+  const started = performance.now();
+  const worker = startWorker(job);
+  return new Promise<CompiledArchive>((resolve, reject) => {
+    const types: RegistryType[] = [];
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      outcome();
+    };
+    worker.on("message", (m: CompileMessage) => {
+      // Starting a thread and loading the generator into it is a step of its own.
+      if (m.kind === "started") progress?.({ phase: "worker", ms: Math.round(performance.now() - started) });
+      else if (m.kind === "step") progress?.(m.step);
+      else if (m.kind === "types") types.push(...m.types);
+      else if (m.kind === "done") settle(() => resolve({ ...m.data, types }));
+      else if (m.kind === "rejected") settle(() => reject(new PackageRejected(m.diagnostics)));
+      else if (m.kind === "too-large") settle(() => reject(new ArchiveTooLarge(m.message)));
+      else settle(() => reject(new Error(m.message)));
+    });
+    worker.on("error", (error) => settle(() => reject(error)));
+    worker.on("exit", (code) => settle(() => reject(new Error(`the package compiler's worker thread stopped (exit code ${code}) before it was done`))));
+  });
+}
+
+function startWorker(job: CompileJob): Worker {
+  if (!FROM_SOURCES) return new Worker(ENTRY, { workerData: job });
+  // Node runs no TypeScript by itself: from the sources the thread first registers tsx, as
+  // bin/aps-gen.js does for the CLI (hooks registered on one thread do not reach another).
+  // The thread inherits this process's options, so --conditions=aps-gen-source holds there too.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
+  return new Worker(boot, { eval: true, workerData: job });
+}
