@@ -1,13 +1,16 @@
 /**
  * Issue 18: the package as a user installs it. `npm pack` builds dist/; the tarball is installed
  * into an empty project elsewhere; there, with plain Node and no TypeScript loader, the CLI runs
- * (--help, --version, check, build, init, serve), `aps-gen/client` imports, and a consumer
+ * (--help, --version, check, build, init, serve and a package import), `aps-gen/client` imports, and a consumer
  * compiles with tsc in strict mode, emitting, against the declarations aps-gen ships.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filesOf } from "../helpers/files-of.ts";
+import { httpsClient } from "../helpers/https-client.ts";
 import { packedInstall, packedTarball } from "../helpers/packed-package.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
@@ -87,13 +90,14 @@ describe("the packed package, installed elsewhere", () => {
     expect(pkg.scripts.dev).toMatch(/--watch/);
   }, 60_000);
 
-  it("serves: starts, answers over HTTPS, stops on SIGTERM", async () => {
+  it("serves: starts, answers over HTTPS, imports a package (compiled in its worker thread), stops on SIGTERM", async () => {
     const data = join(consumer, "serve-data");
     work.push(data);
     const child = spawn(process.execPath, [join(consumer, "node_modules/aps-gen/bin/aps-gen.js"), "serve", "--types", "cloudmail", "--port", "0", "--data", data], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.stdout.resume();
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on("data", () => {
         // The address and the CA line are two writes that may arrive in separate chunks.
@@ -106,6 +110,14 @@ describe("the packed package, installed elsewhere", () => {
     const { request } = await import("node:https");
     const status = await new Promise<number>((resolve, reject) => request(`${url}/aps/2/ui/runtime/version.html`, { ca }, (res) => resolve(res.statusCode ?? 0)).on("error", reject).end());
     expect(status).toBe(200);
+    // The compiler's worker thread runs from dist/ here: plain JavaScript, no TypeScript loader.
+    const call = httpsClient(url, ca);
+    const archive = zipSync(filesOf(join(repoRoot, "types/examples/vpscloud")));
+    const imported = await call("POST", "/aps/2/packages", { token: readFileSync(join(data, "admin.token"), "utf8").trim(), rawBody: archive, headers: { "content-type": "application/zip" } });
+    expect(imported.status, imported.text).toBe(201);
+    expect(imported.json.types).toContain("http://vpscloud.example.net/types/vps/1.1");
+    expect(out).toMatch(/"phase":"worker"/);
+    expect(out).toMatch(/"msg":"package import ended"/);
     child.kill("SIGTERM");
     expect(await new Promise((resolve) => child.on("exit", resolve))).toBe(0);
   }, 120_000);
