@@ -16,6 +16,7 @@ import { synthesize } from "../../bench/build.bench.ts";
 import { filesOf } from "../helpers/files-of.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { percentile, startLatencyProbe } from "../helpers/latency-probe.ts";
+import { until } from "../helpers/until.ts";
 import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
 
 const TYPES = 2000;
@@ -59,6 +60,8 @@ describe("a 2000-type package import under load", () => {
     expect(imported.status, imported.text.slice(0, 500)).toBe(201);
     expect(imported.json.types).toHaveLength(TYPES);
 
+    // The log lines come through a pipe, maybe after the answer.
+    await until("the import's last log line", () => serve!.logs.some((l) => l.includes('"msg":"package import ended"')));
     const progress = serve.logs.map((l) => JSON.parse(l) as Record<string, any>).filter((l) => typeof l.msg === "string" && l.msg.startsWith("package import"));
     const quiet = samples.filter((s) => s.at < started).map((s) => s.ms);
     const during = samples.filter((s) => s.at >= started && s.at < ended);
