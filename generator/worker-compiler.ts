@@ -62,11 +62,14 @@ function compileInWorker(job: CompileJob, progress: ((step: CompileStep) => void
 }
 
 function startWorker(job: CompileJob): Worker {
-  if (!FROM_SOURCES) return new Worker(ENTRY, { workerData: job });
+  // The thread takes this process's Node options, but not how its main script was given
+  // (`node --input-type=module -e ...`): with that one it would refuse to start.
+  const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
+  if (!FROM_SOURCES) return new Worker(ENTRY, { workerData: job, execArgv });
   // Node runs no TypeScript by itself: from the sources the thread first registers tsx, as
   // bin/aps-gen.js does for the CLI (hooks registered on one thread do not reach another).
   // The thread inherits this process's options, so --conditions=aps-gen-source holds there too.
   const tsx = import.meta.resolve("tsx/esm/api");
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: job });
+  return new Worker(boot, { eval: true, workerData: job, execArgv });
 }
