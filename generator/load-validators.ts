@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TypeValidator } from "../runtime/common/type-validator.ts";
 import { emitValidators } from "./emit/validators/emit-validators.ts";
 import { buildNameTable } from "./emit/types/name-table.ts";
@@ -11,14 +11,11 @@ const RUNTIME_COMMON = new URL("../runtime/common/", import.meta.url);
 /** The runtime's modules end as this one does: `.ts` from the sources, `.js` in the compiled package. */
 const RUNTIME_EXTENSION = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
-/** Validator modules compiled to JavaScript in a folder, ready to import. */
-export interface ValidatorModules {
-  /** The folder; remove it once the modules are imported. */
-  readonly dir: string;
-  /** One module per type (absolute paths); shared code is in chunks they import. */
-  readonly files: readonly string[];
-  /** Bytes of JavaScript written, chunks included. */
-  readonly bytes: number;
+/** The validators of one type as a CommonJS script: plain JavaScript, text only. */
+export interface ValidatorScript {
+  /** Where it came from (`validators/<package>/<type>.gen.js`), for stack traces. */
+  readonly name: string;
+  readonly code: string;
 }
 
 /**
@@ -28,36 +25,29 @@ export interface ValidatorModules {
  * (`aps-gen validate` on any package, `serve`, a package imported while running).
  */
 export async function loadValidators(model: ApsModel): Promise<ReadonlyMap<string, TypeValidator>> {
-  const modules = await compileValidatorModules(model);
-  try {
-    return await importValidatorModules(modules.files);
-  } finally {
-    // Loaded modules stay in memory; the files are no longer needed.
-    rmSync(modules.dir, { recursive: true, force: true });
-  }
+  return instantiateValidatorScripts(await compileValidatorScripts(model));
 }
 
 /**
- * Writes the validators of a model's types (of the packages named in `only`, or all) as plain
- * JavaScript modules into a fresh folder (`packages`: names as in `ModelPackage.name`). esbuild drops the types (no TypeScript loader is needed
- * at run time) and puts code several types share into chunks.
+ * The validators of a model's types (of the packages named in `packages`, as in
+ * `ModelPackage.name`, or all) as one script per type. esbuild drops the types (no TypeScript
+ * loader is needed at run time) and bundles what a type's module imports from other types.
  *
- * One module per type, not one bundle: a 2000-type package gives ~45 MB of JavaScript, which a
- * single `import` parses and runs in one go, holding the event loop for a second or more, and
- * which a module transformer (vitest's) cannot even take as one string. Imported one after the
- * other, each module is a short step between which the process keeps serving. This needs no
- * live objects, so it can run in a worker thread (package-compile-worker.ts).
+ * One script per type, as text, not one module: a 2000-type package gives ~33 MB of JavaScript,
+ * which a single `import` parses and runs in one go, holding the event loop for a second or
+ * more (and which vitest's module transform cannot even take as one string). Text needs no live
+ * objects, so this runs in a worker thread (package-compile-worker.ts); the thread that uses the
+ * validators then compiles the scripts a few at a time (instantiateValidatorScripts), serving
+ * requests in between, with no module loader (nor a TypeScript loader's hooks) in the way.
  */
-export async function compileValidatorModules(model: ApsModel, packages?: ReadonlySet<string>): Promise<ValidatorModules> {
+export async function compileValidatorScripts(model: ApsModel, packages?: ReadonlySet<string>): Promise<ValidatorScript[]> {
   const files = emitValidators(model, buildNameTable(model), { runtime: (name) => new URL(`${name}${RUNTIME_EXTENSION}`, RUNTIME_COMMON).href });
   const dir = mkdtempSync(join(tmpdir(), "aps-gen-validators-"));
   try {
-    const src = join(dir, "src");
-    const out = join(dir, "out");
     const typeModules: string[] = [];
     const wanted = packages && [...packages].map((name) => `validators/${name}/`);
     for (const f of files) {
-      const path = join(src, f.path);
+      const path = join(dir, f.path);
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, f.content);
       // Each package's types are in validators/<package>/, beside its index (which only re-exports them).
@@ -68,47 +58,52 @@ export async function compileValidatorModules(model: ApsModel, packages?: Readon
     const result = await build({
       entryPoints: typeModules,
       bundle: true,
-      splitting: true,
-      format: "esm",
+      format: "cjs",
       platform: "node",
       target: "node20",
-      outdir: out,
-      outbase: src,
-      chunkNames: "chunks/[hash]",
-      // ES modules whatever package.json is (or is not) above the folder.
-      outExtension: { ".js": ".mjs" },
+      outdir: join(dir, "out"),
+      outbase: dir,
       external: ["file:*"],
-      metafile: true,
+      write: false,
       logLevel: "silent",
       legalComments: "none",
       minifyWhitespace: true,
     });
-    const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
-    const modules = typeModules.map((path) => join(out, relative(src, path)).replace(/\.ts$/, ".mjs"));
-    // Where esbuild put each entry (outbase keeps the layout); a missing one is a bug here, not later.
-    for (const m of modules) statSync(m);
-    // The TypeScript sources are not needed any more; only `out` is imported.
-    rmSync(src, { recursive: true, force: true });
-    return { dir, files: modules, bytes };
-  } catch (error) {
+    return result.outputFiles.map((o) => ({ name: relative(join(dir, "out"), o.path).split("\\").join("/"), code: o.text }));
+  } finally {
     rmSync(dir, { recursive: true, force: true });
-    throw error;
   }
 }
 
+/** How long instantiating may hold the event loop before it lets other work run (ms). */
+const SLICE_MS = 5;
+
 /**
- * Imports validator modules one after the other and gives the `TypeValidator` each exports, by
- * type id (of `only`, when given). `each` is told after each module.
+ * Runs validator scripts and gives the `TypeValidator` each exports, by type id (of `only`, when
+ * given). The `runtime/common` modules they require are imported first (normally already loaded:
+ * the controller uses them too). Between slices of a few milliseconds the event loop runs.
  */
-export async function importValidatorModules(files: readonly string[], only?: ReadonlySet<string>, each?: (done: number) => void): Promise<Map<string, TypeValidator>> {
+export async function instantiateValidatorScripts(scripts: readonly ValidatorScript[], only?: ReadonlySet<string>): Promise<Map<string, TypeValidator>> {
+  const runtime = new Map<string, unknown>();
+  for (const s of scripts) for (const m of s.code.matchAll(/require\("(file:[^"]+)"\)/g)) runtime.set(m[1]!, undefined);
+  for (const specifier of runtime.keys()) runtime.set(specifier, await import(specifier));
+  const requireRuntime = (specifier: string) => {
+    if (!runtime.has(specifier)) throw new Error(`a validator requires ${specifier}, which is not part of aps-gen's runtime`);
+    return runtime.get(specifier);
+  };
   const validators = new Map<string, TypeValidator>();
-  let done = 0;
-  for (const file of files) {
-    const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    for (const value of Object.values(mod)) {
+  let slice = performance.now();
+  for (const s of scripts) {
+    const module = { exports: {} as Record<string, unknown> };
+    // Generated from checked declarations by this generator, as `aps-gen build` writes it: code this installation trusts like its own.
+    new Function("module", "exports", "require", `${s.code}\n//# sourceURL=aps-gen:${s.name}`)(module, module.exports, requireRuntime);
+    for (const value of Object.values(module.exports)) {
       if (isTypeValidator(value) && (!only || only.has(value.typeId))) validators.set(value.typeId, value);
     }
-    each?.(++done);
+    if (performance.now() - slice > SLICE_MS) {
+      await yieldToEventLoop();
+      slice = performance.now();
+    }
   }
   return validators;
 }

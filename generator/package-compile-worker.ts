@@ -1,28 +1,24 @@
 /**
  * Worker-thread entry of compileArchiveInWorker (worker-compiler.ts): compiles one archive
  * (compileArchiveData), tells its steps as they end and hands the result over as plain data.
- * The types go in batches: the receiving thread decodes each message in one go, and 2000 types
- * at once would hold it for tens of milliseconds.
+ * Types and validator scripts go in batches: the receiving thread decodes each message in one
+ * go, and 2000 types (or 33 MB of scripts) at once would hold it for tens of milliseconds.
  */
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { ArchiveTooLarge } from "../runtime/common/bounded-unzip.ts";
 import { PackageRejected } from "../runtime/controller/packages/catalog.ts";
 import { compileArchiveData } from "./package-compiler.ts";
-import type { CompileJob, CompileMessage } from "./worker-compiler.ts";
+import { BACKGROUND_NICE, type CompileJob, type CompileMessage } from "./worker-compiler.ts";
 
 const TYPES_PER_MESSAGE = 100;
-
-/**
- * The compile is background work: on Linux, where the nice value belongs to each thread, this
- * thread (and esbuild, which it starts) yields the CPU to the thread serving requests when both
- * want it. Elsewhere the value would apply to the whole process, so it is left alone.
- */
-const BACKGROUND_NICE = 10;
+/** ~0.8 MB of validator code per message. */
+const VALIDATORS_PER_MESSAGE = 50;
 
 const port = parentPort!;
 const send = (m: CompileMessage) => port.postMessage(m);
 const { archive, label } = workerData as CompileJob;
+// See BACKGROUND_NICE (a second time from the sources, where the boot code did it already).
 if (process.platform === "linux") {
   try {
     setPriority(BACKGROUND_NICE);
@@ -32,8 +28,9 @@ if (process.platform === "linux") {
 }
 send({ kind: "started" });
 try {
-  const { types, ...rest } = await compileArchiveData(archive, label, (step) => send({ kind: "step", step }));
+  const { types, validators, ...rest } = await compileArchiveData(archive, label, (step) => send({ kind: "step", step }));
   for (let at = 0; at < types.length; at += TYPES_PER_MESSAGE) send({ kind: "types", types: types.slice(at, at + TYPES_PER_MESSAGE) });
+  for (let at = 0; at < validators.length; at += VALIDATORS_PER_MESSAGE) send({ kind: "validators", validators: validators.slice(at, at + VALIDATORS_PER_MESSAGE) });
   send({ kind: "done", data: rest });
 } catch (error) {
   if (error instanceof PackageRejected) send({ kind: "rejected", diagnostics: error.diagnostics });

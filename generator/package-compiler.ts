@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { unzipBounded } from "../runtime/common/bounded-unzip.ts";
@@ -9,7 +8,7 @@ import { archiveFiles, folderFiles } from "../runtime/controller/packages/packag
 import type { RegistryType } from "../runtime/controller/registry.ts";
 import { formatDiagnostic } from "./diagnostics/diagnostic.ts";
 import { buildRegistry } from "./emit/controller/registry-data.ts";
-import { compileValidatorModules, importValidatorModules, type ValidatorModules } from "./load-validators.ts";
+import { compileValidatorScripts, instantiateValidatorScripts, type ValidatorScript } from "./load-validators.ts";
 import type { ApsModel, ModelPackage } from "./model/model.ts";
 import { compile } from "./pipeline.ts";
 
@@ -32,8 +31,8 @@ export interface CompiledArchive {
   readonly release: string;
   /** The package's own types, not the core types it was compiled with. */
   readonly types: readonly RegistryType[];
-  /** Its types' validators as JavaScript modules, to import where they are used. */
-  readonly validators: ValidatorModules;
+  /** Its types' validators as scripts, to run where they are used. */
+  readonly validators: readonly ValidatorScript[];
 }
 
 /**
@@ -58,8 +57,8 @@ export async function compileArchiveData(archive: Uint8Array, label: string, pro
     const own = new Set(pkg.typeIds);
     const types = buildRegistry(model).filter((t) => own.has(t.id));
     lap("registry", { types: types.length });
-    const validators = await compileValidatorModules(model, new Set([pkg.name]));
-    lap("validators", { modules: validators.files.length, bytes: validators.bytes });
+    const validators = await compileValidatorScripts(model, new Set([pkg.name]));
+    lap("validators", { modules: validators.length, bytes: validators.reduce((sum, v) => sum + v.code.length, 0) });
     return {
       appId: pkg.appId ?? pkg.name,
       name: pkg.name,
@@ -74,19 +73,12 @@ export async function compileArchiveData(archive: Uint8Array, label: string, pro
   }
 }
 
-/** Imports the validators of a compiled archive (on the thread that will use them) and removes their files. */
+/** Runs the validators of a compiled archive on the thread that will use them. */
 export async function loadCompiledArchive(archive: Uint8Array, data: CompiledArchive, progress?: (step: CompileStep) => void): Promise<CompiledPackage> {
   const lap = stopwatch(progress);
-  const own = new Set(data.types.map((t) => t.id));
-  let validators;
-  try {
-    validators = await importValidatorModules(data.validators.files, own);
-  } finally {
-    // In the background (libuv's thread pool): removing 2000 files at once would hold this thread.
-    void rm(data.validators.dir, { recursive: true, force: true }).catch(() => {});
-  }
+  const validators = await instantiateValidatorScripts(data.validators, new Set(data.types.map((t) => t.id)));
   lap("load", { validators: validators.size });
-  const { validators: _modules, ...rest } = data;
+  const { validators: _scripts, ...rest } = data;
   return { ...rest, validators, files: archiveFiles(archive) };
 }
 

@@ -2,12 +2,13 @@
  * The package compiler a running controller uses: the archive is unzipped, checked and compiled
  * in a worker thread (package-compile-worker.ts), so the controller keeps serving meanwhile (a
  * 2000-type package takes 10 s and more to compile, all of it CPU); only the import of the
- * finished validator modules, one short module at a time, happens on the controller's thread.
+ * finished validator scripts, a few milliseconds at a time, happens on the controller's thread.
  */
 import { Worker } from "node:worker_threads";
 import { ArchiveTooLarge } from "../runtime/common/bounded-unzip.ts";
 import { PackageRejected, type CompiledPackage, type CompileStep } from "../runtime/controller/packages/catalog.ts";
 import type { RegistryType } from "../runtime/controller/registry.ts";
+import type { ValidatorScript } from "./load-validators.ts";
 import { loadCompiledArchive, type CompiledArchive } from "./package-compiler.ts";
 
 /** What the worker was given. */
@@ -16,14 +17,22 @@ export interface CompileJob {
   readonly label: string;
 }
 
-/** What the worker tells, in order: steps, then the types in batches, then the rest, or why it failed. */
+/** What the worker tells, in order: steps, then types and validators in batches, then the rest, or why it failed. */
 export type CompileMessage =
   | { readonly kind: "started" }
   | { readonly kind: "step"; readonly step: CompileStep }
   | { readonly kind: "types"; readonly types: readonly RegistryType[] }
-  | { readonly kind: "done"; readonly data: Omit<CompiledArchive, "types"> }
+  | { readonly kind: "validators"; readonly validators: readonly ValidatorScript[] }
+  | { readonly kind: "done"; readonly data: Omit<CompiledArchive, "types" | "validators"> }
   | { readonly kind: "rejected"; readonly diagnostics: readonly string[] }
   | { readonly kind: "too-large" | "failed"; readonly message: string };
+
+/**
+ * The compile is background work: on Linux, where the nice value belongs to each thread, the
+ * worker thread (and esbuild, which it starts) yields the CPU to the thread serving requests
+ * when both want it. Elsewhere the value would apply to the whole process, so it is left alone.
+ */
+export const BACKGROUND_NICE = 10;
 
 /** Whether this module runs from the TypeScript sources (a checkout, the tests) or the compiled package. */
 const FROM_SOURCES = import.meta.url.endsWith(".ts");
@@ -40,6 +49,7 @@ function compileInWorker(job: CompileJob, progress: ((step: CompileStep) => void
   const worker = startWorker(job);
   return new Promise<CompiledArchive>((resolve, reject) => {
     const types: RegistryType[] = [];
+    const validators: ValidatorScript[] = [];
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
@@ -51,7 +61,8 @@ function compileInWorker(job: CompileJob, progress: ((step: CompileStep) => void
       if (m.kind === "started") progress?.({ phase: "worker", ms: Math.round(performance.now() - started) });
       else if (m.kind === "step") progress?.(m.step);
       else if (m.kind === "types") types.push(...m.types);
-      else if (m.kind === "done") settle(() => resolve({ ...m.data, types }));
+      else if (m.kind === "validators") validators.push(...m.validators);
+      else if (m.kind === "done") settle(() => resolve({ ...m.data, types, validators }));
       else if (m.kind === "rejected") settle(() => reject(new PackageRejected(m.diagnostics)));
       else if (m.kind === "too-large") settle(() => reject(new ArchiveTooLarge(m.message)));
       else settle(() => reject(new Error(m.message)));
@@ -70,6 +81,8 @@ function startWorker(job: CompileJob): Worker {
   // bin/aps-gen.js does for the CLI (hooks registered on one thread do not reach another).
   // The thread inherits this process's options, so --conditions=aps-gen-source holds there too.
   const tsx = import.meta.resolve("tsx/esm/api");
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
+  // Loading the generator through tsx is work too: the thread goes to the background first.
+  const nice = process.platform === "linux" ? `try { require("node:os").setPriority(${BACKGROUND_NICE}); } catch {}\n` : "";
+  const boot = `${nice}import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
   return new Worker(boot, { eval: true, workerData: job, execArgv });
 }
