@@ -70,7 +70,11 @@ describe("a 2000-type package import under load", () => {
     console.log(
       [
         `import of ${TYPES} types: ${ended - started} ms; ${during.length} GETs during it: p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (the second before: p99 ${percentile(quiet, 99).toFixed(1)} ms)`,
-        ...progress.map((l) => `  ${l.msg}${l.phase ? ` ${l.phase}` : ""}: ${l.ms ?? ""} ms`),
+        // Each log line with the GETs due since the previous one: where the time and any stall went.
+        ...progress.map((l, i) => {
+          const window = samples.filter((s) => s.at >= (progress[i - 1]?.time ?? started) && s.at < l.time).map((s) => s.ms);
+          return `  ${l.msg}${l.phase ? ` ${l.phase}` : ""}: ${l.ms ?? 0} ms; ${window.length} GETs, p99 ${percentile(window, 99).toFixed(1)} ms`;
+        }),
       ].join("\n"),
     );
     expect(during.every((s) => s.status === 200)).toBe(true);
