@@ -1,11 +1,11 @@
 /**
- * Worker-thread entry of compileArchiveInWorker (worker-compiler.ts): compiles one archive
- * (compileArchiveData), tells its steps as they end and hands the result over as plain data.
+ * Worker-thread entry of compileArchiveInWorker (worker-compiler.ts): compiles the archives it
+ * is sent (compileArchiveData), tells the steps as they end and hands each result over as plain data.
  * Types and validator scripts go in batches: the receiving thread decodes each message in one
  * go, and 2000 types (or 33 MB of scripts) at once would hold it for tens of milliseconds.
  */
 import { setPriority } from "node:os";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { ArchiveTooLarge } from "../runtime/common/bounded-unzip.ts";
 import { PackageRejected } from "../runtime/controller/packages/catalog.ts";
 import { compileArchiveData } from "./package-compiler.ts";
@@ -17,7 +17,6 @@ const VALIDATORS_PER_MESSAGE = 50;
 
 const port = parentPort!;
 const send = (m: CompileMessage) => port.postMessage(m);
-const { archive, label } = workerData as CompileJob;
 // See BACKGROUND_NICE (a second time from the sources, where the boot code did it already).
 if (process.platform === "linux") {
   try {
@@ -26,14 +25,17 @@ if (process.platform === "linux") {
     // Not allowed here (a container without the capability to change it): run at normal priority.
   }
 }
-send({ kind: "started" });
-try {
-  const { types, validators, ...rest } = await compileArchiveData(archive, label, (step) => send({ kind: "step", step }));
-  for (let at = 0; at < types.length; at += TYPES_PER_MESSAGE) send({ kind: "types", types: types.slice(at, at + TYPES_PER_MESSAGE) });
-  for (let at = 0; at < validators.length; at += VALIDATORS_PER_MESSAGE) send({ kind: "validators", validators: validators.slice(at, at + VALIDATORS_PER_MESSAGE) });
-  send({ kind: "done", data: rest });
-} catch (error) {
-  if (error instanceof PackageRejected) send({ kind: "rejected", diagnostics: error.diagnostics });
-  else if (error instanceof ArchiveTooLarge) send({ kind: "too-large", message: error.message });
-  else send({ kind: "failed", message: (error as Error).message ?? String(error) });
-}
+// One job at a time: the controller sends the next once this one is answered.
+port.on("message", async ({ archive, label }: CompileJob) => {
+  send({ kind: "started" });
+  try {
+    const { types, validators, ...rest } = await compileArchiveData(archive, label, (step) => send({ kind: "step", step }));
+    for (let at = 0; at < types.length; at += TYPES_PER_MESSAGE) send({ kind: "types", types: types.slice(at, at + TYPES_PER_MESSAGE) });
+    for (let at = 0; at < validators.length; at += VALIDATORS_PER_MESSAGE) send({ kind: "validators", validators: validators.slice(at, at + VALIDATORS_PER_MESSAGE) });
+    send({ kind: "done", data: rest });
+  } catch (error) {
+    if (error instanceof PackageRejected) send({ kind: "rejected", diagnostics: error.diagnostics });
+    else if (error instanceof ArchiveTooLarge) send({ kind: "too-large", message: error.message });
+    else send({ kind: "failed", message: (error as Error).message ?? String(error) });
+  }
+});

@@ -11,7 +11,7 @@ import type { RegistryType } from "../runtime/controller/registry.ts";
 import type { ValidatorScript } from "./load-validators.ts";
 import { loadCompiledArchive, type CompiledArchive } from "./package-compiler.ts";
 
-/** What the worker was given. */
+/** One archive for the worker to compile. */
 export interface CompileJob {
   readonly archive: Uint8Array;
   readonly label: string;
@@ -44,39 +44,69 @@ export async function compileArchiveInWorker(archive: Uint8Array, label: string,
   return loadCompiledArchive(archive, data, progress);
 }
 
+/**
+ * One worker thread per process, started at the first import and kept (unreferenced, so it holds
+ * no process open): starting one loads the whole generator, and a thread that ends has its heap
+ * torn down while this thread waits to join it (half a second after a 2000-type compile). Jobs
+ * take turns.
+ */
+let shared: { worker: Worker; turn: Promise<unknown> } | undefined;
+
 function compileInWorker(job: CompileJob, progress: ((step: CompileStep) => void) | undefined): Promise<CompiledArchive> {
+  if (!shared) {
+    const worker = startWorker();
+    worker.unref();
+    const mine = { worker, turn: Promise.resolve() as Promise<unknown> };
+    // A thread that failed is replaced at the next import.
+    const forget = () => {
+      if (shared === mine) shared = undefined;
+    };
+    worker.once("error", forget);
+    worker.once("exit", forget);
+    shared = mine;
+  }
+  const current = shared;
+  const run = current.turn.then(() => runJob(current.worker, job, progress));
+  current.turn = run.catch(() => {});
+  return run;
+}
+
+function runJob(worker: Worker, job: CompileJob, progress: ((step: CompileStep) => void) | undefined): Promise<CompiledArchive> {
   const started = performance.now();
-  const worker = startWorker(job);
   return new Promise<CompiledArchive>((resolve, reject) => {
     const types: RegistryType[] = [];
     const validators: ValidatorScript[] = [];
-    let settled = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
+    const done = (outcome: () => void) => {
+      worker.off("message", onMessage);
+      worker.off("error", onError);
+      worker.off("exit", onExit);
       outcome();
     };
-    worker.on("message", (m: CompileMessage) => {
-      // Starting a thread and loading the generator into it is a step of its own.
+    const onMessage = (m: CompileMessage) => {
+      // Until the thread takes the job (the first time: starting it and loading the generator).
       if (m.kind === "started") progress?.({ phase: "worker", ms: Math.round(performance.now() - started) });
       else if (m.kind === "step") progress?.(m.step);
       else if (m.kind === "types") types.push(...m.types);
       else if (m.kind === "validators") validators.push(...m.validators);
-      else if (m.kind === "done") settle(() => resolve({ ...m.data, types, validators }));
-      else if (m.kind === "rejected") settle(() => reject(new PackageRejected(m.diagnostics)));
-      else if (m.kind === "too-large") settle(() => reject(new ArchiveTooLarge(m.message)));
-      else settle(() => reject(new Error(m.message)));
-    });
-    worker.on("error", (error) => settle(() => reject(error)));
-    worker.on("exit", (code) => settle(() => reject(new Error(`the package compiler's worker thread stopped (exit code ${code}) before it was done`))));
+      else if (m.kind === "done") done(() => resolve({ ...m.data, types, validators }));
+      else if (m.kind === "rejected") done(() => reject(new PackageRejected(m.diagnostics)));
+      else if (m.kind === "too-large") done(() => reject(new ArchiveTooLarge(m.message)));
+      else done(() => reject(new Error(m.message)));
+    };
+    const onError = (error: Error) => done(() => reject(error));
+    const onExit = (code: number) => done(() => reject(new Error(`the package compiler's worker thread stopped (exit code ${code}) before it was done`)));
+    worker.on("message", onMessage);
+    worker.on("error", onError);
+    worker.on("exit", onExit);
+    worker.postMessage(job);
   });
 }
 
-function startWorker(job: CompileJob): Worker {
+function startWorker(): Worker {
   // The thread takes this process's Node options, but not how its main script was given
   // (`node --input-type=module -e ...`): with that one it would refuse to start.
   const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
-  if (!FROM_SOURCES) return new Worker(ENTRY, { workerData: job, execArgv });
+  if (!FROM_SOURCES) return new Worker(ENTRY, { execArgv });
   // Node runs no TypeScript by itself: from the sources the thread first registers tsx, as
   // bin/aps-gen.js does for the CLI (hooks registered on one thread do not reach another).
   // The thread inherits this process's options, so --conditions=aps-gen-source holds there too.
@@ -84,5 +114,5 @@ function startWorker(job: CompileJob): Worker {
   // Loading the generator through tsx is work too: the thread goes to the background first.
   const nice = process.platform === "linux" ? `try { require("node:os").setPriority(${BACKGROUND_NICE}); } catch {}\n` : "";
   const boot = `${nice}import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: job, execArgv });
+  return new Worker(boot, { eval: true, execArgv });
 }
