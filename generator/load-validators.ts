@@ -80,13 +80,12 @@ const SLICE_MS = 5;
 
 /**
  * Runs validator scripts and gives the `TypeValidator` each exports, by type id (of `only`, when
- * given). The `runtime/common` modules they require are imported first (normally already loaded:
- * the controller uses them too). Between slices of a few milliseconds the event loop runs.
+ * given). The `runtime/common` modules they require are imported as they come up (normally
+ * already loaded: the controller uses them too). Between slices of a few milliseconds the event
+ * loop runs.
  */
 export async function instantiateValidatorScripts(scripts: readonly ValidatorScript[], only?: ReadonlySet<string>): Promise<Map<string, TypeValidator>> {
   const runtime = new Map<string, unknown>();
-  for (const s of scripts) for (const m of s.code.matchAll(/require\("(file:[^"]+)"\)/g)) runtime.set(m[1]!, undefined);
-  for (const specifier of runtime.keys()) runtime.set(specifier, await import(specifier));
   const requireRuntime = (specifier: string) => {
     if (!runtime.has(specifier)) throw new Error(`a validator requires ${specifier}, which is not part of aps-gen's runtime`);
     return runtime.get(specifier);
@@ -94,6 +93,8 @@ export async function instantiateValidatorScripts(scripts: readonly ValidatorScr
   const validators = new Map<string, TypeValidator>();
   let slice = performance.now();
   for (const s of scripts) {
+    // Script by script (33 MB of them at once would be one long scan).
+    for (const m of s.code.matchAll(/require\("(file:[^"]+)"\)/g)) if (!runtime.has(m[1]!)) runtime.set(m[1]!, await import(m[1]!));
     const module = { exports: {} as Record<string, unknown> };
     // Generated from checked declarations by this generator, as `aps-gen build` writes it: code this installation trusts like its own.
     new Function("module", "exports", "require", `${s.code}\n//# sourceURL=aps-gen:${s.name}`)(module, module.exports, requireRuntime);

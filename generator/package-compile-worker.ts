@@ -26,16 +26,31 @@ if (process.platform === "linux") {
   }
 }
 // One job at a time: the controller sends the next once this one is answered.
-port.on("message", async ({ archive, label }: CompileJob) => {
+// Batches go one at a time, each once the previous one was taken ("next"): messages that queue up
+// are all decoded in one turn of the receiving thread's event loop, which would hold it again.
+const waiting: (() => void)[] = [];
+const taken = () => new Promise<void>((resolve) => waiting.push(resolve));
+port.on("message", (m: CompileJob | "next") => {
+  if (m === "next") waiting.shift()?.();
+  else void compileOne(m);
+});
+
+async function compileOne({ archive, label }: CompileJob): Promise<void> {
   send({ kind: "started" });
   try {
     const { types, validators, ...rest } = await compileArchiveData(archive, label, (step) => send({ kind: "step", step }));
-    for (let at = 0; at < types.length; at += TYPES_PER_MESSAGE) send({ kind: "types", types: types.slice(at, at + TYPES_PER_MESSAGE) });
-    for (let at = 0; at < validators.length; at += VALIDATORS_PER_MESSAGE) send({ kind: "validators", validators: validators.slice(at, at + VALIDATORS_PER_MESSAGE) });
+    for (let at = 0; at < types.length; at += TYPES_PER_MESSAGE) {
+      send({ kind: "types", types: types.slice(at, at + TYPES_PER_MESSAGE) });
+      await taken();
+    }
+    for (let at = 0; at < validators.length; at += VALIDATORS_PER_MESSAGE) {
+      send({ kind: "validators", validators: validators.slice(at, at + VALIDATORS_PER_MESSAGE) });
+      await taken();
+    }
     send({ kind: "done", data: rest });
   } catch (error) {
     if (error instanceof PackageRejected) send({ kind: "rejected", diagnostics: error.diagnostics });
     else if (error instanceof ArchiveTooLarge) send({ kind: "too-large", message: error.message });
     else send({ kind: "failed", message: (error as Error).message ?? String(error) });
   }
-});
+}

@@ -86,8 +86,12 @@ function runJob(worker: Worker, job: CompileJob, progress: ((step: CompileStep) 
       // Until the thread takes the job (the first time: starting it and loading the generator).
       if (m.kind === "started") progress?.({ phase: "worker", ms: Math.round(performance.now() - started) });
       else if (m.kind === "step") progress?.(m.step);
-      else if (m.kind === "types") types.push(...m.types);
-      else if (m.kind === "validators") validators.push(...m.validators);
+      else if (m.kind === "types" || m.kind === "validators") {
+        if (m.kind === "types") types.push(...m.types);
+        else validators.push(...m.validators);
+        // The next batch once this one is in (see package-compile-worker.ts).
+        worker.postMessage("next");
+      }
       else if (m.kind === "done") done(() => resolve({ ...m.data, types, validators }));
       else if (m.kind === "rejected") done(() => reject(new PackageRejected(m.diagnostics)));
       else if (m.kind === "too-large") done(() => reject(new ArchiveTooLarge(m.message)));
