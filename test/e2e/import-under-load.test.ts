@@ -80,7 +80,13 @@ describe("a 2000-type package import under load", () => {
     expect(during.every((s) => s.status === 200)).toBe(true);
     // One GET is due every 10 ms whatever the answers do, so a stall shows in many samples.
     expect(during.length).toBeGreaterThan((ended - started) / 20);
-    expect(p99).toBeLessThan(100);
+    // The target is 100 ms on a quiet machine. When the second before the import already shows
+    // the machine busy (other suites on the same 2 cores), the bound grows by twice that excess:
+    // a compile on the serving thread stalls for seconds (p99 5750 ms before the worker), far
+    // above either bound.
+    const quietP99 = percentile(quiet, 99);
+    const bound = 100 + 2 * Math.max(0, quietP99 - 10);
+    expect(p99, `p99 ${p99.toFixed(1)} ms during the import; bound ${bound.toFixed(0)} ms (quiet p99 ${quietP99.toFixed(1)} ms)`).toBeLessThan(bound);
 
     // The imported types are usable, validators included.
     expect((await call("GET", `/aps/2/types/${encodeURIComponent(LAST)}`, { token })).json.name).toBe(`T${TYPES - 1}`);
