@@ -1,9 +1,9 @@
 import { startController, type RunningController } from "../runtime/controller/serve.ts";
 import { buildRegistry } from "../generator/emit/controller/registry-data.ts";
 import { buildOpenApi } from "../generator/emit/openapi/emit-openapi.ts";
-import { loadValidators } from "../generator/load-validators.ts";
-import { startPackages } from "../generator/package-compiler.ts";
-import { compileArchiveInWorker } from "../generator/worker-compiler.ts";
+import { loadValidators } from "./load-validators.ts";
+import { startPackages } from "./package-import/package-compiler.ts";
+import { compileArchiveInWorker } from "./package-import/worker-compiler.ts";
 import type { ApsModel } from "../generator/model/model.ts";
 
 /** Options of `aps-gen serve`. */

@@ -4,7 +4,7 @@ import { actorNamed, ACTOR_NAMES } from "../runtime/common/actor.ts";
 import { parseJsonText } from "../runtime/common/json-text.ts";
 import { formatValidationError } from "../runtime/common/validation-error.ts";
 import type { ApsModel, ResolvedType } from "../generator/model/model.ts";
-import { loadValidators } from "../generator/load-validators.ts";
+import { loadValidators } from "./load-validators.ts";
 
 /** Options of `aps-gen validate`. */
 export interface ValidateOptions {

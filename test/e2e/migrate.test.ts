@@ -10,7 +10,7 @@ import pino from "pino";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
-import { loadValidators } from "../../generator/load-validators.ts";
+import { loadValidators } from "../../cli/load-validators.ts";
 import { compile } from "../../generator/pipeline.ts";
 import type { TypeValidator } from "../../runtime/common/type-validator.ts";
 import type { RegistryType } from "../../runtime/controller/registry.ts";

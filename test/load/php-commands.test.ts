@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../cli/main.ts";
-import { compileArchive } from "../../generator/package-compiler.ts";
+import { compileArchive } from "../../cli/package-import/package-compiler.ts";
 import { actorNamed } from "../../runtime/common/actor.ts";
 import { PackageRejected } from "../../runtime/controller/packages/catalog.ts";
 import { repoRoot } from "../helpers/paths.ts";

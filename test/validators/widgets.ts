@@ -1,5 +1,5 @@
 import { compile } from "../../generator/pipeline.ts";
-import { loadValidators } from "../../generator/load-validators.ts";
+import { loadValidators } from "../../cli/load-validators.ts";
 import { userActor, applicationActor, type Actor } from "../../runtime/common/actor.ts";
 import { parseJsonText } from "../../runtime/common/json-text.ts";
 import type { TypeValidator } from "../../runtime/common/type-validator.ts";

@@ -2,15 +2,15 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { unzipBounded } from "../runtime/common/bounded-unzip.ts";
-import { PackageRejected, type CompiledPackage, type CompileStep, type PackageRecord } from "../runtime/controller/packages/catalog.ts";
-import { archiveFiles, folderFiles } from "../runtime/controller/packages/package-files.ts";
-import type { RegistryType } from "../runtime/controller/registry.ts";
-import { formatDiagnostic } from "./diagnostics/diagnostic.ts";
-import { buildRegistry } from "./emit/controller/registry-data.ts";
-import { compileValidatorScripts, instantiateValidatorScripts, type ValidatorScript } from "./load-validators.ts";
-import type { ApsModel, ModelPackage } from "./model/model.ts";
-import { compile } from "./pipeline.ts";
+import { unzipBounded } from "../../runtime/common/bounded-unzip.ts";
+import { PackageRejected, type CompiledPackage, type CompileStep, type PackageRecord } from "../../runtime/controller/packages/catalog.ts";
+import { archiveFiles, folderFiles } from "../../runtime/controller/packages/package-files.ts";
+import type { RegistryType } from "../../runtime/controller/registry.ts";
+import { formatDiagnostic } from "../../generator/diagnostics/diagnostic.ts";
+import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
+import { compileValidatorScripts, instantiateValidatorScripts, type ValidatorScript } from "../load-validators.ts";
+import type { ApsModel, ModelPackage } from "../../generator/model/model.ts";
+import { compile } from "../../generator/pipeline.ts";
 
 /**
  * Checks and compiles a package archive posted to a running controller, with the same code as

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TypeValidator } from "../runtime/common/type-validator.ts";
-import { emitValidators } from "./emit/validators/emit-validators.ts";
-import { buildNameTable } from "./emit/types/name-table.ts";
-import type { ApsModel } from "./model/model.ts";
+import { emitValidators } from "../generator/emit/validators/emit-validators.ts";
+import { buildNameTable } from "../generator/emit/types/name-table.ts";
+import type { ApsModel } from "../generator/model/model.ts";
 
 const RUNTIME_COMMON = new URL("../runtime/common/", import.meta.url);
 /** The runtime's modules end as this one does: `.ts` from the sources, `.js` in the compiled package. */

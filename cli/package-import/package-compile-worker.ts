@@ -6,8 +6,8 @@
  */
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
-import { ArchiveTooLarge } from "../runtime/common/bounded-unzip.ts";
-import { PackageRejected } from "../runtime/controller/packages/catalog.ts";
+import { ArchiveTooLarge } from "../../runtime/common/bounded-unzip.ts";
+import { PackageRejected } from "../../runtime/controller/packages/catalog.ts";
 import { compileArchiveData } from "./package-compiler.ts";
 import { BACKGROUND_NICE, type CompileJob, type CompileMessage } from "./worker-compiler.ts";
 

@@ -5,10 +5,10 @@
  * finished validator scripts, a few milliseconds at a time, happens on the controller's thread.
  */
 import { Worker } from "node:worker_threads";
-import { ArchiveTooLarge } from "../runtime/common/bounded-unzip.ts";
-import { PackageRejected, type CompiledPackage, type CompileStep } from "../runtime/controller/packages/catalog.ts";
-import type { RegistryType } from "../runtime/controller/registry.ts";
-import type { ValidatorScript } from "./load-validators.ts";
+import { ArchiveTooLarge } from "../../runtime/common/bounded-unzip.ts";
+import { PackageRejected, type CompiledPackage, type CompileStep } from "../../runtime/controller/packages/catalog.ts";
+import type { RegistryType } from "../../runtime/controller/registry.ts";
+import type { ValidatorScript } from "../load-validators.ts";
 import { loadCompiledArchive, type CompiledArchive } from "./package-compiler.ts";
 
 /** One archive for the worker to compile. */
