@@ -30,6 +30,10 @@ describe("aps-gen migrate", () => {
     const refused = await run("serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", data, "--no-migrate");
     expect(refused.code).toBe(2);
     expect(refused.err.at(-1)).toMatch(/^aps-gen serve: .*migration/);
+    process.env.APS_GEN_MIGRATE = "false";
+    const refusedByEnvironment = await run("serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", data).finally(() => delete process.env.APS_GEN_MIGRATE);
+    expect(refusedByEnvironment.code).toBe(2);
+    expect(refusedByEnvironment.err.at(-1)).toBe(refused.err.at(-1));
     const first = await run("migrate", "--data", data);
     expect(first.code, first.err.join("\n")).toBe(0);
     const [, applied, total] = /^✓ embedded database in .*: applied (\d+) of (\d+) migrations$/.exec(first.out.at(-1) ?? "") ?? [];
