@@ -23,14 +23,7 @@ export async function compileArchive(archive: Uint8Array, label: string, progres
 }
 
 /** A compiled archive before its validators are loaded: plain data, which a worker thread can hand over. */
-export interface CompiledArchive {
-  readonly appId: string;
-  readonly name: string;
-  readonly metaName?: string;
-  readonly version: string;
-  readonly release: string;
-  /** The package's own types, not the core types it was compiled with. */
-  readonly types: readonly RegistryType[];
+export interface CompiledArchive extends Omit<CompiledPackage, "validators" | "files"> {
   /** Its types' validators as scripts, to run where they are used. */
   readonly validators: readonly ValidatorScript[];
 }

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../cli/main.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli, withoutDatabaseUrl } from "../helpers/cli-run.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 /**
@@ -12,23 +12,9 @@ import { repoRoot } from "../helpers/paths.ts";
  * trace or a key minted where none was asked for.
  */
 const root = mkdtempSync(join(tmpdir(), "aps-env-failures-"));
-// serve takes $DATABASE_URL when --database-url is not given (CI sets it); these cases are about
-// the embedded database and its data folder, so the variable is put aside while they run.
-const savedDatabaseUrl = process.env.DATABASE_URL;
-beforeAll(() => {
-  delete process.env.DATABASE_URL;
-});
-afterAll(() => {
-  if (savedDatabaseUrl !== undefined) process.env.DATABASE_URL = savedDatabaseUrl;
-  rmSync(root, { recursive: true, force: true });
-});
-
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, repoRoot);
-  return { code, out, err };
-}
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+withoutDatabaseUrl();
+const run = (...argv: string[]) => runCli(argv);
 
 const TYPES = ["--types", "types/examples/cloudmail"];
 

@@ -1,28 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../cli/main.ts";
-import { repoRoot } from "../helpers/paths.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli, withoutDatabaseUrl } from "../helpers/cli-run.ts";
 
 /** Issue 18: `aps-gen migrate` and `serve --no-migrate` (migrations as a deployment step of their own). */
 const root = mkdtempSync(join(tmpdir(), "aps-migrate-cli-"));
-// These cases are about the embedded database of a data folder: $DATABASE_URL (CI sets it) is put aside.
-const savedDatabaseUrl = process.env.DATABASE_URL;
-beforeAll(() => {
-  delete process.env.DATABASE_URL;
-});
-afterAll(() => {
-  if (savedDatabaseUrl !== undefined) process.env.DATABASE_URL = savedDatabaseUrl;
-  rmSync(root, { recursive: true, force: true });
-});
-
-async function run(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, repoRoot);
-  return { code, out, err };
-}
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+withoutDatabaseUrl();
+const run = (...argv: string[]) => runCli(argv);
 
 describe("aps-gen migrate", () => {
   it("serve --no-migrate refuses a fresh data folder; migrate applies every migration, then none", async () => {
