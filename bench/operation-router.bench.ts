@@ -4,7 +4,7 @@
 // routing step alone. Run: npx tsx bench/operation-router.bench.ts
 import { buildRegistry } from "../generator/emit/controller/registry-data.ts";
 import { compile } from "../generator/pipeline.ts";
-import { ControllerError } from "../runtime/controller/errors.ts";
+import { ControllerError } from "../runtime/controller/support/errors.ts";
 import { operationRoutes } from "../runtime/controller/operation-router.ts";
 import type { RegistryType } from "../runtime/controller/registry.ts";
 

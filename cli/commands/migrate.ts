@@ -19,7 +19,7 @@ export const migrateCommand: Command<MigrateArgs> = (context) => ({
   handler: (args) =>
     context.run(async () => {
       const { migrateDatabase } = await import("../../runtime/controller/migrate.ts");
-      const { ControllerStartError } = await import("../../runtime/controller/start-errors.ts");
+      const { ControllerStartError } = await import("../../runtime/controller/support/start-errors.ts");
       const url = args["database-url"] ?? process.env.DATABASE_URL;
       try {
         const r = await migrateDatabase({ dataDir: resolve(context.cwd, args.data), ...(url ? { databaseUrl: url } : {}) });

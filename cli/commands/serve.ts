@@ -37,7 +37,7 @@ async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<n
   const firstStart = !databaseUrl && !existsSync(join(resolve(cwd, options.data), "pgdata", "PG_VERSION"));
   io.err(`starting the controller: ${plural(result.model.types.size, "type")} · ${databaseUrl ? "PostgreSQL" : firstStart ? `embedded database, created now in ${options.data} (first start: a few seconds)` : `embedded database in ${options.data}`}`);
   const { serveModel } = await import("../serve-model.ts");
-  const { ControllerStartError } = await import("../../runtime/controller/start-errors.ts");
+  const { ControllerStartError } = await import("../../runtime/controller/support/start-errors.ts");
   let controller: Awaited<ReturnType<typeof serveModel>>;
   try {
     controller = await serveModel(result.model, { ...options, data: resolve(cwd, options.data) }, cwd);

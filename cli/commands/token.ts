@@ -29,7 +29,7 @@ export const tokenCommand: Command<TokenArgs> = (context) => ({
         context.io.err(`aps-gen token: ${String(args.data)} is not a controller's data folder (it has no keys/token.key); give --data the folder "aps-gen serve" uses`);
         return 2;
       }
-      const { loadKeys } = await import("../../runtime/controller/data-directory.ts");
+      const { loadKeys } = await import("../../runtime/controller/support/data-directory.ts");
       const { TokenService } = await import("../../runtime/controller/auth/tokens.ts");
       const keys = loadKeys(dataDir);
       const token = await new TokenService(keys.token).mint({ ...(args.account ? { accountId: String(args.account) } : {}), ...(args.user ? { userId: String(args.user) } : {}) }, args.expires ? String(args.expires) : undefined);

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { applicationActor, RoleBit } from "../common/actor.ts";
-import { ControllerError, invalidBody } from "./errors.ts";
+import { ControllerError, invalidBody } from "./support/errors.ts";
 import { CoreEvent } from "./events/core-events.ts";
 import { changeEvents, raise } from "./events/raise.ts";
 import type { PackageCatalog } from "./packages/catalog.ts";
@@ -16,10 +16,10 @@ import { applyChanges, storedValues } from "./property-values.ts";
 import { splitAsReadBody } from "./as-read-body.ts";
 import { resourceView } from "./resource-view.ts";
 import { typeHref } from "./type-document.ts";
-import { splitEncrypted, type PropertySealer } from "./encryption.ts";
+import { splitEncrypted, type PropertySealer } from "./support/encryption.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
 import type { LinkChange, ResourceStore, StoredResource } from "./store/resource-store.ts";
-import { isUuid } from "./uuid.ts";
+import { isUuid } from "./support/uuid.ts";
 import { ResourceStatus } from "../common/core-types.ts";
 
 const ALL_ROLES = RoleBit.admin | RoleBit.owner | RoleBit.referrer | RoleBit.public;

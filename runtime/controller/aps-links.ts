@@ -8,7 +8,7 @@
  * member the body names itself wins. An entry without a `name` and `id`, or naming no relation of
  * the type, is a 400.
  */
-import { ControllerError } from "./errors.ts";
+import { ControllerError } from "./support/errors.ts";
 import type { RegistryType } from "./registry.ts";
 
 /** `body` with the links of `aps.links` as relation members; the body itself when it has none. */

@@ -12,7 +12,7 @@
  * required link, are refused here with what to do instead.
  */
 import { apsEqual } from "../common/aps-equality.ts";
-import { ControllerError } from "./errors.ts";
+import { ControllerError } from "./support/errors.ts";
 import type { RegistryType } from "./registry.ts";
 import type { StoredLink, StoredResource } from "./store/resource-store.ts";
 

@@ -6,10 +6,10 @@
  */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { lockDataFolder } from "./data-folder-lock.ts";
-import { holdPrivateUmask } from "./private-files.ts";
-import { redactedUrl } from "./redacted-url.ts";
-import { ControllerStartError } from "./start-errors.ts";
+import { lockDataFolder } from "./support/data-folder-lock.ts";
+import { holdPrivateUmask } from "./support/private-files.ts";
+import { redactedUrl } from "./support/redacted-url.ts";
+import { ControllerStartError } from "./support/start-errors.ts";
 import { migrationState, type MigrationState } from "./store/migration-state.ts";
 import { openDatabase } from "./store/open-database.ts";
 

@@ -1,5 +1,5 @@
 /** A resource's property values as a whole: the jsonb body with the sealed (encrypted) ones opened, and changes applied to them. */
-import type { PropertySealer } from "./encryption.ts";
+import type { PropertySealer } from "./support/encryption.ts";
 import type { StoredResource } from "./store/resource-store.ts";
 
 /** Every property value of a stored resource, encrypted ones opened. */

@@ -6,10 +6,10 @@
  */
 import type { Caller } from "./auth/caller.ts";
 import { rolesOn } from "./auth/roles.ts";
-import { ControllerError } from "./errors.ts";
+import { ControllerError } from "./support/errors.ts";
 import { CoreEvent } from "./events/core-events.ts";
 import { raise } from "./events/raise.ts";
-import { contentRange } from "./http-json.ts";
+import { contentRange } from "./support/http-json.ts";
 import { implementsType, operationAccess, type TypeRegistry } from "./registry.ts";
 import type { ResourceService, WriteResult } from "./resource-service.ts";
 import { splitAsReadBody } from "./as-read-body.ts";
@@ -17,7 +17,7 @@ import { backwardCollection, relationMembers } from "./backward-relations.ts";
 import type { LinkChange, ResourceStore } from "./store/resource-store.ts";
 import { isLinkTargetGone } from "./store/link-target-error.ts";
 import { visibleRows } from "./store/role-sql.ts";
-import { isUuid } from "./uuid.ts";
+import { isUuid } from "./support/uuid.ts";
 
 export class RelationService {
   constructor(

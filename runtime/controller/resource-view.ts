@@ -2,7 +2,7 @@
  * A stored resource as a caller sees it (SPEC 2.1, 2.3, 2.7, aps-facts 2): the `aps` section,
  * the properties the caller may read (encrypted ones only for applications), and links.
  */
-import type { PropertySealer } from "./encryption.ts";
+import type { PropertySealer } from "./support/encryption.ts";
 import type { RegistryType } from "./registry.ts";
 import type { StoredLink, StoredResource } from "./store/resource-store.ts";
 

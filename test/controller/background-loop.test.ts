@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BackgroundLoop } from "../../runtime/controller/background-loop.ts";
+import { BackgroundLoop } from "../../runtime/controller/support/background-loop.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

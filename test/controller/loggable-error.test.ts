@@ -1,6 +1,6 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import { describe, expect, it } from "vitest";
-import { loggableError } from "../../runtime/controller/loggable-error.ts";
+import { loggableError } from "../../runtime/controller/support/loggable-error.ts";
 
 /** Issue 15 item 3: what the log keeps of an error never holds a statement's parameters or quoted input. */
 describe("loggableError", () => {

@@ -15,7 +15,7 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OAuthNonces } from "../../runtime/controller/auth/oauth-nonces.ts";
 import { OAuthVerifier, type OAuthInstances } from "../../runtime/controller/auth/oauth-verifier.ts";
-import { ControllerError } from "../../runtime/controller/errors.ts";
+import { ControllerError } from "../../runtime/controller/support/errors.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 

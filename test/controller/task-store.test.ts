@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rowsOf, type Database } from "../../runtime/controller/store/open-database.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 import { TaskStore } from "../../runtime/controller/tasks/task-store.ts";
-import { PropertySealer } from "../../runtime/controller/encryption.ts";
+import { PropertySealer } from "../../runtime/controller/support/encryption.ts";
 
 const sealer = new PropertySealer(new Uint8Array(32).fill(7));
 

@@ -13,7 +13,7 @@ import { controllerClient } from "../../runtime/connector/controller-client.ts";
 import { ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
-import { loadKeys } from "../../runtime/controller/data-directory.ts";
+import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
 

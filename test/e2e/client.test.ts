@@ -54,7 +54,7 @@ import { fileCredentialStore, splitCertAndKey } from "../../runtime/connector/cr
 import { accepted, ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
-import { loadKeys } from "../../runtime/controller/data-directory.ts";
+import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { until } from "../helpers/until.ts";
 import { databases } from "./controller-harness.ts";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
-import { loadKeys } from "../../runtime/controller/data-directory.ts";
+import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { isErrorShape } from "../fuzz/in-process-controller.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
 import { startFakeApplication, successOf, type FakeApplication } from "./fake-application.ts";

@@ -12,7 +12,7 @@ import { compile } from "../../generator/pipeline.ts";
 import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliverer.ts";
 import type { IdentityOptions } from "../../runtime/controller/app.ts";
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
-import type { ServerTimeouts } from "../../runtime/controller/https-limits.ts";
+import type { ServerTimeouts } from "../../runtime/controller/support/https-limits.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { scratchDatabase } from "../helpers/scratch-database.ts";

@@ -15,7 +15,7 @@ import { compile } from "../../generator/pipeline.ts";
 import type { TypeValidator } from "../../runtime/common/type-validator.ts";
 import type { RegistryType } from "../../runtime/controller/registry.ts";
 import { migrateDatabase, startController } from "../../runtime/controller/serve.ts";
-import { ControllerStartError } from "../../runtime/controller/start-errors.ts";
+import { ControllerStartError } from "../../runtime/controller/support/start-errors.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
-import { loadKeys } from "../../runtime/controller/data-directory.ts";
+import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
 
 const NOTE = "http://notes.example/types/note/1.0";

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../../runtime/controller/request-body.ts";
+import { MAX_BODY_BYTES } from "../../runtime/controller/support/request-body.ts";
 import { databases } from "../e2e/controller-harness.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { isErrorShape, startInProcessController, type InProcessController } from "./in-process-controller.ts";

@@ -2,7 +2,7 @@
  * Issue 15: property-based fuzzing of the controller, in process (`app.request`, no sockets), on
  * PGlite and, when DATABASE_URL is set, on PostgreSQL. RQL strings, paths, headers and bodies,
  * valid and broken: the controller never answers 5xx, and every 4xx is the one error shape of
- * runtime/controller/errors.ts. Fixed seeds, so a failure reproduces; fast-check prints the
+ * runtime/controller/support/errors.ts. Fixed seeds, so a failure reproduces; fast-check prints the
  * shrunk counterexample (FUZZ_LOG=1 prints every request and its answer).
  *
  * Types that an application serves are left out on purpose: this controller runs without

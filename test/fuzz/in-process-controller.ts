@@ -14,8 +14,8 @@ import { compile } from "../../generator/pipeline.ts";
 import { createControllerApp, type ControllerApp } from "../../runtime/controller/app.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { ensureProvider } from "../../runtime/controller/bootstrap.ts";
-import { loadKeys } from "../../runtime/controller/data-directory.ts";
-import { PropertySealer } from "../../runtime/controller/encryption.ts";
+import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
+import { PropertySealer } from "../../runtime/controller/support/encryption.ts";
 import { PackageCatalog } from "../../runtime/controller/packages/catalog.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
 import { repoRoot } from "../helpers/paths.ts";
@@ -70,7 +70,7 @@ export async function startInProcessController(kind: "pglite" | "postgres", inpu
   };
 }
 
-/** True when `body` is the controller's one error shape for `status` (runtime/controller/errors.ts). */
+/** True when `body` is the controller's one error shape for `status` (runtime/controller/support/errors.ts). */
 export function isErrorShape(status: number, body: unknown): boolean {
   if (body === null || typeof body !== "object") return false;
   const b = body as Record<string, unknown>;

@@ -53,7 +53,7 @@ export function sharedResponseComponents(): { headers: Record<string, unknown>; 
   };
 }
 
-/** The schema of every controller error body (runtime/controller/errors.ts). */
+/** The schema of every controller error body (runtime/controller/support/errors.ts). */
 export function errorSchema(): Schema {
   return {
     type: "object",

@@ -7,11 +7,11 @@
  */
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
-import { isUuid } from "../uuid.ts";
+import { isUuid } from "../support/uuid.ts";
 import type { Caller } from "./caller.ts";
 import { peerCertificate } from "./peer-certificate.ts";
 

@@ -2,12 +2,12 @@
  * Who is calling: a user or account (APS-Token), the vendor's anonymous token, or an
  * application instance (its client certificate or OAuth key; auth/application-caller.ts).
  */
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { StoredResource } from "../store/schema-rows.ts";
 import type { TokenService } from "./tokens.ts";
 import type { RevocationListener } from "./account-revocations.ts";
 import { FailedVerificationLimiter } from "./failed-verification-limiter.ts";
-import { isUuid } from "../uuid.ts";
+import { isUuid } from "../support/uuid.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
 import { ResourceStatus } from "../../common/core-types.ts";
 

@@ -11,7 +11,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import type { TLSSocket } from "node:tls";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { OAuthNonces } from "./oauth-nonces.ts";
 import { baseStringUri, formDecode, parseAuthorization, rawQueryOf, signatureOf, SIGNATURE_METHOD } from "./oauth-signature.ts";
 

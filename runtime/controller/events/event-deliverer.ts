@@ -10,10 +10,10 @@
  * serial order per subscriber: a process that dies mid-delivery leaves it to the lease.
  */
 import type { Logger } from "pino";
-import { BackgroundLoop } from "../background-loop.ts";
-import { ControllerError } from "../errors.ts";
+import { BackgroundLoop } from "../support/background-loop.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
-import { loggableError } from "../loggable-error.ts";
+import { loggableError } from "../support/loggable-error.ts";
 import type { TypeRegistry } from "../registry.ts";
 import { handlerPaths, isNoRoute } from "./handler-path.ts";
 import type { ClaimedNotification, NotificationStore } from "./notification-store.ts";

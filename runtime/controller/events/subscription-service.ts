@@ -6,14 +6,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import { subscriptions } from "../store/schema.ts";
 import { CoreEvent, LINK_EVENTS, PLATFORM_SUBSCRIPTION_TYPE } from "./core-events.ts";
 import { StagedSubscriptions } from "./staged-subscriptions.ts";
-import { isUuid } from "../uuid.ts";
+import { isUuid } from "../support/uuid.ts";
 
 /** The subscriber of a request: stored, or being provisioned right now. */
 export interface Subscriber {

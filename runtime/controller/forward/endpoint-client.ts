@@ -8,7 +8,7 @@
  */
 import { Client, Pool, type Dispatcher } from "undici";
 import { authorizationHeader } from "../auth/oauth-signature.ts";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
 
 /** What the controller needs to reach one instance. */

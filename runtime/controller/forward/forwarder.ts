@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { RegistryType } from "../registry.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
 import type { EndpointCall, EndpointReply, EndpointTarget } from "./endpoint-client.ts";

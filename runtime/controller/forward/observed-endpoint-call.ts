@@ -8,7 +8,7 @@
  */
 import type { Logger } from "pino";
 import { REQUEST_ID_HEADER } from "../../common/request-id.ts";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import { ControllerMetrics, type EndpointOutcome } from "../observability/metrics.ts";
 import { joinTransaction } from "../observability/request-scope.ts";
 import type { EndpointCall } from "./endpoint-client.ts";

@@ -11,7 +11,7 @@
  * module turns that body into what InstanceService.install takes, and an instance into the reply;
  * the install itself is InstanceService's, shared with `/aps/2/instances`.
  */
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { PackageCatalog, PackageRecord } from "../packages/catalog.ts";
 
 /** Members of `aps` a client may send; `endpointCa` is aps-gen's (an endpoint whose HTTPS certificate no public CA issued). */

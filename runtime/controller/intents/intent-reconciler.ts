@@ -10,7 +10,7 @@
  * is lost, and the application's reply that would prove what it created died with the process.
  */
 import type { Logger } from "pino";
-import { BackgroundLoop } from "../background-loop.ts";
+import { BackgroundLoop } from "../support/background-loop.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import { ApplicationReplyError, type Forwarder } from "../forward/forwarder.ts";
 import type { TypeRegistry } from "../registry.ts";

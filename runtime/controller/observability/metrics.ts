@@ -11,7 +11,7 @@
 import { sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { loggableError } from "../loggable-error.ts";
+import { loggableError } from "../support/loggable-error.ts";
 import { rowsOf, type Db } from "../store/open-database.ts";
 import { withinMs } from "./time-bound.ts";
 

@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Logger } from "pino";
-import { loggableError } from "../loggable-error.ts";
+import { loggableError } from "../support/loggable-error.ts";
 import { migrationState } from "../store/migration-state.ts";
 import type { Db } from "../store/open-database.ts";
 import { TimedOut, withinMs } from "./time-bound.ts";

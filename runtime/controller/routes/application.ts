@@ -7,8 +7,8 @@ import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { peerCertificate } from "../auth/peer-certificate.ts";
 import type { ApplicationCaller, ApplicationService } from "../application-service.ts";
-import { ControllerError } from "../errors.ts";
-import { readJsonBody, sendJson } from "../http-json.ts";
+import { ControllerError } from "../support/errors.ts";
+import { readJsonBody, sendJson } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 
 type Env = { Bindings: HttpBindings; Variables: { application: ApplicationCaller } };

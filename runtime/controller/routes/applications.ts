@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
-import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
+import { contentRange, readJsonBody, sendJson } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import { installRequestOf, platformInstanceView } from "../instances/platform-install.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";

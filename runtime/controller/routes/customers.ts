@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { sendJson } from "../http-json.ts";
+import { sendJson } from "../support/http-json.ts";
 import type { ResourceService } from "../resource-service.ts";
 
 export function customerRoutes(service: ResourceService): Hono<ControllerEnv> {

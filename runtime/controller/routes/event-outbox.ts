@@ -7,9 +7,9 @@
 import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { NotificationStore } from "../events/notification-store.ts";
-import { contentRange, sendJson } from "../http-json.ts";
+import { contentRange, sendJson } from "../support/http-json.ts";
 
 export function eventOutboxRoutes(store: NotificationStore, nudge: () => void): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { contentRange, readJsonBody, sendJson } from "../http-json.ts";
+import { contentRange, readJsonBody, sendJson } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 
 export function instanceRoutes(service: InstanceService): Hono<ControllerEnv> {

@@ -14,8 +14,8 @@
 import { Hono } from "hono";
 import type { Logger } from "pino";
 import type { ControllerEnv } from "../context.ts";
-import { ControllerError } from "../errors.ts";
-import { sendJson } from "../http-json.ts";
+import { ControllerError } from "../support/errors.ts";
+import { sendJson } from "../support/http-json.ts";
 import type { ControllerMetrics } from "../observability/metrics.ts";
 import { readiness } from "../observability/readiness.ts";
 import type { Db } from "../store/open-database.ts";

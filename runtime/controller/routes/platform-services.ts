@@ -9,8 +9,8 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { ControllerError } from "../errors.ts";
-import { contentRange, sendJson } from "../http-json.ts";
+import { ControllerError } from "../support/errors.ts";
+import { contentRange, sendJson } from "../support/http-json.ts";
 
 const RESOURCE_TYPE_MANAGER = "resource-type-manager";
 const OFFERED = `${RESOURCE_TYPE_MANAGER} (read only, with no resource types)`;

@@ -1,11 +1,11 @@
 /** `/aps/2/resources` (SPEC 4.2, 4.3, 4.6). */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { ControllerError } from "../errors.ts";
-import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
-import { withRangeHeader } from "../range-header.ts";
-import { lazyBody } from "../request-body.ts";
-import { tidyPath } from "../request-path.ts";
+import { ControllerError } from "../support/errors.ts";
+import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../support/http-json.ts";
+import { withRangeHeader } from "../support/range-header.ts";
+import { lazyBody } from "../support/request-body.ts";
+import { tidyPath } from "../support/request-path.ts";
 import type { RelationService } from "../relation-service.ts";
 import type { ResourceService, WriteResult } from "../resource-service.ts";
 import { ResourceStatus } from "../../common/core-types.ts";

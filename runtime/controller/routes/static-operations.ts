@@ -5,8 +5,8 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { decodePathText } from "../path-text.ts";
-import { lazyBody } from "../request-body.ts";
+import { decodePathText } from "../support/path-text.ts";
+import { lazyBody } from "../support/request-body.ts";
 import type { ResourceService } from "../resource-service.ts";
 
 export function staticOperationRoutes(service: ResourceService): Hono<ControllerEnv> {

@@ -9,15 +9,15 @@ import { Hono, type Context } from "hono";
 import type { CallerResolver } from "../auth/caller.ts";
 import { requestSource } from "../auth/request-source.ts";
 import { peerCertificate } from "../auth/peer-certificate.ts";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
-import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../http-json.ts";
+import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ResourceService } from "../resource-service.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
-import { isUuid } from "../uuid.ts";
+import { isUuid } from "../support/uuid.ts";
 
 type Env = { Bindings: HttpBindings };
 

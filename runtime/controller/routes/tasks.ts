@@ -2,10 +2,10 @@
 import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
-import { ControllerError } from "../errors.ts";
-import { contentRange, sendJson } from "../http-json.ts";
+import { ControllerError } from "../support/errors.ts";
+import { contentRange, sendJson } from "../support/http-json.ts";
 import type { TaskRow, TaskStore } from "../tasks/task-store.ts";
-import { isUuid } from "../uuid.ts";
+import { isUuid } from "../support/uuid.ts";
 
 export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();

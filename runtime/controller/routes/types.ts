@@ -2,9 +2,9 @@
 import { Hono } from "hono";
 import { parseRql, RqlError, type RqlFilter, type RqlQuery } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
-import { ControllerError } from "../errors.ts";
-import { contentRange, sendJson } from "../http-json.ts";
-import { decodePathText } from "../path-text.ts";
+import { ControllerError } from "../support/errors.ts";
+import { contentRange, sendJson } from "../support/http-json.ts";
+import { decodePathText } from "../support/path-text.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType, TypeRegistry } from "../registry.ts";
 import { typeDocument } from "../type-document.ts";

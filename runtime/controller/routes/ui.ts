@@ -1,11 +1,11 @@
 /** The UI endpoints of SPEC 4.1: runtime version and the control panel's navigation tree. */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import { nestsDeeperThan } from "../../common/json-nesting.ts";
 import { requireProviderAdmin } from "../auth/caller.ts";
-import { parseRequestJson, sendJson } from "../http-json.ts";
-import { readBodyBytes } from "../request-body.ts";
+import { parseRequestJson, sendJson } from "../support/http-json.ts";
+import { readBodyBytes } from "../support/request-body.ts";
 import type { Db } from "../store/open-database.ts";
 import { navigation } from "../store/schema.ts";
 

@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { sendJson } from "../http-json.ts";
+import { sendJson } from "../support/http-json.ts";
 
 /**
  * The one version served: the APS 2 API under `/aps/2` (SPEC 4). The platform names its versions

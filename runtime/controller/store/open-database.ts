@@ -9,7 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import { makePrivate } from "../private-files.ts";
+import { makePrivate } from "../support/private-files.ts";
 
 /** The Drizzle database both drivers give, as the store uses it. */
 export type Db = PgDatabase<PgQueryResultHKT>;

@@ -11,11 +11,11 @@
  * cost does not grow with the list times the size of the body.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { ControllerError } from "../errors.ts";
+import { ControllerError } from "../support/errors.ts";
 import type { LikePart, RqlFilter } from "../../common/rql.ts";
 import type { TypeRegistry } from "../registry.ts";
 import { sameTypeId } from "../type-id-version.ts";
-import { isUuid } from "../uuid.ts";
+import { isUuid } from "../support/uuid.ts";
 import { resources } from "./schema.ts";
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;

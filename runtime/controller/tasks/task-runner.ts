@@ -4,8 +4,8 @@
  * processes on one PostgreSQL share the work and none runs a task twice at the same time.
  */
 import type { Logger } from "pino";
-import { BackgroundLoop } from "../background-loop.ts";
-import { loggableError } from "../loggable-error.ts";
+import { BackgroundLoop } from "../support/background-loop.ts";
+import { loggableError } from "../support/loggable-error.ts";
 import type { TaskRow, TaskStore } from "./task-store.ts";
 
 export class TaskRunner {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { PropertySealer } from "../encryption.ts";
+import type { PropertySealer } from "../support/encryption.ts";
 import type { RepeatableCall } from "../forward/forwarder.ts";
 import { rowsOf, type Db } from "../store/open-database.ts";
 import { tasks } from "../store/schema.ts";

@@ -1,7 +1,7 @@
 /** JSON in and out of the controller, exact for 64-bit integers both ways. */
 import type { Context } from "hono";
-import { parseJsonText, stringifyJson } from "../common/json-text.ts";
-import { MAX_JSON_NESTING, nestsDeeperThan } from "../common/json-nesting.ts";
+import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
+import { MAX_JSON_NESTING, nestsDeeperThan } from "../../common/json-nesting.ts";
 import { ControllerError } from "./errors.ts";
 import { readBodyBytes } from "./request-body.ts";
 

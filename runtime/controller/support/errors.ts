@@ -2,8 +2,8 @@
  * Errors the controller answers with, in the one error body (runtime/common/error-body.ts).
  * Handlers throw {@link ControllerError}; the app turns it (and anything unexpected) into that body.
  */
-import { ErrorClass, type ErrorBody, type ErrorStatus } from "../common/error-body.ts";
-import type { ValidationError } from "../common/validation-error.ts";
+import { ErrorClass, type ErrorBody, type ErrorStatus } from "../../common/error-body.ts";
+import type { ValidationError } from "../../common/validation-error.ts";
 
 export { ErrorClass, type ErrorBody, type ErrorStatus };
 

@@ -4,7 +4,7 @@
  * does not open. Layout: 12-byte IV | 16-byte tag | ciphertext.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { parseJsonText, stringifyJson } from "../common/json-text.ts";
+import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
