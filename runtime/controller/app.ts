@@ -45,6 +45,7 @@ import { typeRoutes } from "./routes/types.ts";
 import { DEFAULT_NAVIGATION_LIMITS, navigationRoutes, uiRuntimeRoutes, type NavigationLimits } from "./routes/ui.ts";
 import type { Db } from "./store/open-database.ts";
 import { ResourceStore } from "./store/resource-store.ts";
+import { ResourceRows } from "./store/resource-rows.ts";
 import { isStatementTimeout } from "./store/statement-timeout.ts";
 import { isOwnerAccountGone } from "./store/owner-account-error.ts";
 import { loggableError } from "./support/loggable-error.ts";
@@ -114,10 +115,11 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   revocations = new AccountRevocationFeed(parts.db, callers, { ...DEFAULT_REVOCATION_FEED, ...identity.revocations }, parts.logger);
   revocations.start();
   const applications = parts.applications;
+  const rows = new ResourceRows(parts.sealer);
   const resources = new ResourceService(
     parts.catalog,
     store,
-    parts.sealer,
+    rows,
     applications
       ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider }
       : undefined,
@@ -143,7 +145,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   const oauth = applications ? new OAuthVerifier(applications.instances, new OAuthNonces(parts.db)) : undefined;
   // Certificate callers, before the token check that every other /aps/2 call passes.
   if (applications) {
-    const service = new ApplicationService(parts.catalog, store, parts.sealer, applications.provider);
+    const service = new ApplicationService(parts.catalog, store, rows, applications.provider);
     app.route("/aps/2/application", applicationRoutes(service, applications.instances, (c) => oauth!.verify(c)) as unknown as Hono<ControllerEnv>);
     const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
     app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, tickets: applications.tickets, oauth: (c) => oauth!.verify(c) }) as unknown as Hono<ControllerEnv>);

@@ -12,13 +12,12 @@ import { changeEvents, raise } from "./events/raise.ts";
 import type { PackageCatalog } from "./packages/catalog.ts";
 import { implementsType, type RegistryRelation, type RegistryType } from "./registry.ts";
 import { isLinkTargetGone } from "./store/link-target-error.ts";
-import { applyChanges, storedValues } from "./property-values.ts";
 import { splitAsReadBody } from "./as-read-body.ts";
 import { resourceView } from "./resource-view.ts";
 import { typeHref } from "./type-document.ts";
-import { splitEncrypted, type PropertySealer } from "./support/encryption.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
 import type { LinkChange, ResourceStore, StoredResource } from "./store/resource-store.ts";
+import { applyChanges, type ResourceRows } from "./store/resource-rows.ts";
 import { isUuid } from "./support/uuid.ts";
 import { ResourceStatus } from "../common/core-types.ts";
 
@@ -36,7 +35,7 @@ export class ApplicationService {
   constructor(
     private readonly catalog: PackageCatalog,
     private readonly store: ResourceStore,
-    private readonly sealer: PropertySealer,
+    private readonly rows: ResourceRows,
     private readonly provider: { id: string; path: string },
   ) {}
 
@@ -64,10 +63,8 @@ export class ApplicationService {
     const owner = await this.ownerFor(caller);
     // As sent: `default` is a hint for clients (SPEC 2.2), not filled in.
     const values: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations) && v !== null) values[k] = v;
-    const { body: stored, secrets } = splitEncrypted(type.properties, values);
-    const now = new Date().toISOString();
-    const row = { id, typeId: type.id, status, revision: 1, created: now, modified: now, ownerAccount: owner.id, ownerPath: owner.path, packageId: caller.instance.packageId, instanceId: caller.instance.id, body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null };
+    for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
+    const row = this.rows.newRow({ id, typeId: type.id, status, ownerAccount: owner.id, ownerPath: owner.path, packageId: caller.instance.packageId, instanceId: caller.instance.id }, type.properties, values);
     // A resource registered in another status (aps:proto, say) becomes available when it turns ready.
     await this.store.insert(row, [], { events: status === ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : [] });
     return this.view((await this.store.get(id))!, type);
@@ -96,11 +93,11 @@ export class ApplicationService {
     if (errors.length) throw invalidBody(errors);
     const input = properties as Record<string, unknown>;
     if (status !== undefined && (typeof status !== "string" || !STATUS.test(status))) throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
-    const current = storedValues(row, this.sealer);
+    const before = this.rows.values(row);
+    const current = { ...before };
     applyChanges(current, input);
-    const { body: stored, secrets } = splitEncrypted(type.properties, current);
-    const events = status === ResourceStatus.ready && row.status !== ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, storedValues(row, this.sealer), current);
-    const updated = await this.store.update(id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null, modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) }, undefined, events);
+    const events = status === ResourceStatus.ready && row.status !== ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, before, current);
+    const updated = await this.store.update(id, row.revision, { ...this.rows.columns(type.properties, id, current), modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) }, undefined, events);
     if (!updated) throw new ControllerError(409, "The resource changed meanwhile; read it again and repeat.");
     if (!relinks.length) return this.view(updated, type);
     for (const r of relinks) {
@@ -182,6 +179,6 @@ export class ApplicationService {
   }
 
   private view(row: StoredResource, type: RegistryType): Record<string, unknown> {
-    return resourceView(row, type, { roles: ALL_ROLES, application: true }, { sealer: this.sealer, full: true });
+    return resourceView(row, type, { roles: ALL_ROLES, application: true }, { rows: this.rows, full: true });
   }
 }

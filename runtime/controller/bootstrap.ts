@@ -10,6 +10,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { TokenService } from "./auth/tokens.ts";
 import type { Db } from "./store/open-database.ts";
 import { resources } from "./store/schema.ts";
+import { ResourceRows } from "./store/resource-rows.ts";
 import { CoreTypeIds, ResourceStatus } from "../common/core-types.ts";
 
 export const ACCOUNT_TYPE_ID = CoreTypeIds.account;
@@ -38,11 +39,12 @@ export async function ensureProvider(db: Db, tokens: TokenService, dataDir: stri
     accountId = randomUUID();
     adminUserId = randomUUID();
     const now = new Date().toISOString();
-    const path = `/${accountId}/`;
-    const base = { status: ResourceStatus.ready, revision: 1, created: now, modified: now, ownerAccount: accountId, ownerPath: path };
+    const base = { status: ResourceStatus.ready, ownerAccount: accountId, ownerPath: `/${accountId}/` };
+    // Built as every writer builds rows (store/resource-rows.ts); neither core type has encrypted properties, so no key is needed.
+    const rows = new ResourceRows();
     await db.transaction(async (tx) => {
-      await tx.insert(resources).values({ ...base, id: accountId!, typeId: ACCOUNT_TYPE_ID, body: { companyName: "Provider", addressPostal: {} } });
-      await tx.insert(resources).values({ ...base, id: adminUserId!, typeId: USER_TYPE_ID, body: { login: "admin", displayName: "Provider administrator" } });
+      await tx.insert(resources).values(rows.newRow({ ...base, id: accountId!, typeId: ACCOUNT_TYPE_ID }, {}, { companyName: "Provider", addressPostal: {} }, now));
+      await tx.insert(resources).values(rows.newRow({ ...base, id: adminUserId!, typeId: USER_TYPE_ID }, {}, { login: "admin", displayName: "Provider administrator" }, now));
     });
     created = true;
   } else {

@@ -10,7 +10,6 @@ import { parseRql, RqlError } from "../common/rql.ts";
 import type { TypeValidator } from "../common/type-validator.ts";
 import type { Caller } from "./auth/caller.ts";
 import { rolesOn, SERVING_APPLICATION, SERVING_ROLES } from "./auth/roles.ts";
-import { splitEncrypted, type PropertySealer } from "./support/encryption.ts";
 import type { EndpointReply, EndpointTarget } from "./forward/endpoint-client.ts";
 import { ApplicationReplyError } from "./forward/forwarder.ts";
 import type { Forwarder, ForwardOrigin, ForwardOutcome } from "./forward/forwarder.ts";
@@ -25,10 +24,10 @@ import { parseRequestJson } from "./support/http-json.ts";
 import type { LazyBody } from "./support/request-body.ts";
 import { implementsType, operationAccess, type RegistryType, type TypeRegistry } from "./registry.ts";
 import { operationRoutes } from "./operation-router.ts";
-import { applyChanges, storedValues } from "./property-values.ts";
 import { withApsLinks } from "./aps-links.ts";
 import { resourceView, type Reader } from "./resource-view.ts";
 import type { ResourceStore, StoredLink, StoredResource } from "./store/resource-store.ts";
+import { applyChanges, type ResourceRows } from "./store/resource-rows.ts";
 import { readableProperty, visibleRows } from "./store/role-sql.ts";
 import { resources } from "./store/schema.ts";
 import { accountHoldings, lockAccount } from "./store/account-holdings.ts";
@@ -86,7 +85,7 @@ export class ResourceService {
   constructor(
     private readonly catalog: TypeCatalog,
     private readonly store: ResourceStore,
-    private readonly sealer: PropertySealer,
+    private readonly rows: ResourceRows,
     private readonly applications?: Applications,
   ) {}
 
@@ -153,23 +152,20 @@ export class ResourceService {
         throw error;
       }
     }
-    const { body: stored, secrets } = splitEncrypted(type.properties, values);
-    const now = new Date().toISOString();
     const isAccount = implementsType(this.registry, typeId, ACCOUNT_TYPE);
-    const row = {
-      id,
-      typeId,
-      status: outcome?.kind === "accepted" ? ResourceStatus.provisioning : ResourceStatus.ready,
-      revision: 1,
-      created: now,
-      modified: now,
-      ownerAccount: isAccount ? id : owner.id,
-      ownerPath: isAccount ? `${owner.path}${id}/` : owner.path,
-      packageId,
-      instanceId: served?.target.instanceId ?? null,
-      body: stored,
-      secrets: Object.keys(secrets).length ? this.sealer.seal(id, secrets) : null,
-    };
+    const row = this.rows.newRow(
+      {
+        id,
+        typeId,
+        status: outcome?.kind === "accepted" ? ResourceStatus.provisioning : ResourceStatus.ready,
+        ownerAccount: isAccount ? id : owner.id,
+        ownerPath: isAccount ? `${owner.path}${id}/` : owner.path,
+        packageId,
+        instanceId: served?.target.instanceId ?? null,
+      },
+      type.properties,
+      values,
+    );
     const accepted = outcome?.kind === "accepted" ? outcome : undefined;
     const alsoDo = accepted
       ? async (tx: Db) => {
@@ -232,7 +228,7 @@ export class ResourceService {
       requireRevision(row);
       if (row.status === ResourceStatus.unprovisioning) throw new ControllerError(409, "The resource is being unprovisioned; it cannot be configured.");
       await this.requireNoPendingTask(id);
-      const changes = applyChanges(storedValues(row, this.sealer), input);
+      const changes = applyChanges(this.rows.values(row), input);
       const { target } = await app.targetFor(type);
       const outcome = await app.forwarder.configure(target, type, id, changes, this.origin(caller));
       const returned = this.acceptedFromApplication(type, outcome.properties);
@@ -257,14 +253,13 @@ export class ResourceService {
 
   /** Writes `input` (and what the application returned) onto `row`, locked in `tx`, with its events. */
   private async storeConfigured(tx: Db, row: StoredResource, type: RegistryType, input: Record<string, unknown>, returned: Record<string, unknown>, status?: string): Promise<StoredResource> {
-    const current = storedValues(row, this.sealer);
-    const before = { ...current };
+    const before = this.rows.values(row);
+    const current = { ...before };
     applyChanges(current, input);
     Object.assign(current, returned);
-    const { body: stored, secrets } = splitEncrypted(type.properties, current);
     // An accepted configure is "changed" when its task ends.
     const events = status ? [] : changeEvents(this.registry, row, before, current);
-    const updated = await this.store.update(row.id, row.revision, { body: stored, secrets: Object.keys(secrets).length ? this.sealer.seal(row.id, secrets) : null, modified: new Date().toISOString(), ...(status ? { status } : {}) }, tx, events);
+    const updated = await this.store.update(row.id, row.revision, { ...this.rows.columns(type.properties, row.id, current), modified: new Date().toISOString(), ...(status ? { status } : {}) }, tx, events);
     // The row is locked: its revision cannot have moved.
     if (!updated) throw new Error(`resource ${row.id} changed under its row lock`);
     return updated;
@@ -357,25 +352,24 @@ export class ResourceService {
       await app.tasks.fail(task.id, reason);
       return "failed";
     }
-    let merged = storedValues(row, this.sealer);
+    let merged = this.rows.values(row);
     try {
       merged = { ...merged, ...this.acceptedFromApplication(type, outcome.properties) };
     } catch (error) {
       await app.tasks.fail(task.id, (error as Error).message);
       return "failed";
     }
-    const { body, secrets } = splitEncrypted(type.properties, merged);
-    const sealed = Object.keys(secrets).length ? this.sealer.seal(row.id, secrets) : null;
+    const columns = this.rows.columns(type.properties, row.id, merged);
     if (outcome.kind === "accepted") {
-      await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString() });
+      await this.store.update(row.id, row.revision, { ...columns, modified: new Date().toISOString() });
       await app.tasks.reschedule(task.id, outcome.info, outcome.retrySeconds);
       return "rescheduled";
     }
     await this.store.transaction(async (tx) => {
       if (task.operation === "unprovision") await this.store.delete(row.id, tx, [raise(this.registry, CoreEvent.removed, row)]);
       else {
-        const events = task.operation === "provision" ? [raise(this.registry, CoreEvent.available, row)] : changeEvents(this.registry, row, storedValues(row, this.sealer), merged);
-        await this.store.update(row.id, row.revision, { body, secrets: sealed, modified: new Date().toISOString(), status: ResourceStatus.ready }, tx, events);
+        const events = task.operation === "provision" ? [raise(this.registry, CoreEvent.available, row)] : changeEvents(this.registry, row, this.rows.values(row), merged);
+        await this.store.update(row.id, row.revision, { ...columns, modified: new Date().toISOString(), status: ResourceStatus.ready }, tx, events);
       }
       await app.tasks.finish(tx, task.id);
     });
@@ -545,7 +539,7 @@ export class ResourceService {
       const roles = await rolesOn(row, caller, this.store, type);
       // Lists show links only when select names them (aps-facts 1).
       const links = select && type && Object.keys(type.relations).some((r) => select.has(r)) ? await this.store.linksFrom(row.id) : undefined;
-      items.push(resourceView(row, type, readerOf(caller, roles), { sealer: this.sealer, ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
+      items.push(resourceView(row, type, readerOf(caller, roles), { rows: this.rows, ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
     }
     return { items, start, total: page.total };
   }
@@ -631,7 +625,7 @@ export class ResourceService {
   }
 
   private view(caller: Caller, row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], full: boolean): Record<string, unknown> {
-    return resourceView(row, type, readerOf(caller, roles), { links, sealer: this.sealer, full });
+    return resourceView(row, type, readerOf(caller, roles), { links, rows: this.rows, full });
   }
 
   /** The account a new resource belongs to: the caller's, or the provider's for an application acting as itself. */

@@ -2,9 +2,9 @@
  * A stored resource as a caller sees it (SPEC 2.1, 2.3, 2.7, aps-facts 2): the `aps` section,
  * the properties the caller may read (encrypted ones only for applications), and links.
  */
-import type { PropertySealer } from "./support/encryption.ts";
 import type { RegistryType } from "./registry.ts";
 import type { StoredLink, StoredResource } from "./store/resource-store.ts";
+import type { ResourceRows } from "./store/resource-rows.ts";
 
 /** What the view needs to know about the reader. */
 export interface Reader {
@@ -21,7 +21,7 @@ export function resourceView(
   row: StoredResource,
   type: RegistryType | undefined,
   reader: Reader,
-  options: { links?: readonly StoredLink[]; sealer?: PropertySealer; select?: ReadonlySet<string>; full: boolean },
+  options: { links?: readonly StoredLink[]; rows?: ResourceRows; select?: ReadonlySet<string>; full: boolean },
 ): Record<string, unknown> {
   const aps: Record<string, unknown> = { id: row.id, type: row.typeId, status: row.status, revision: row.revision, modified: isoTime(row.modified) };
   if (options.full) {
@@ -36,8 +36,8 @@ export function resourceView(
     if (p && (p.access & reader.roles) === 0 && !reader.application) continue;
     out[name] = value;
   }
-  if ((reader.application || reader.encrypted) && row.secrets && options.sealer && type) {
-    for (const [name, value] of Object.entries(options.sealer.open(row.id, row.secrets))) {
+  if ((reader.application || reader.encrypted) && row.secrets && options.rows && type) {
+    for (const [name, value] of Object.entries(options.rows.secrets(row))) {
       const access = type.properties[name]?.access ?? 0;
       if (!reader.application && (access & reader.roles) === 0) continue;
       if (!options.select || options.select.has(name)) out[name] = value;

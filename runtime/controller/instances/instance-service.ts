@@ -11,12 +11,13 @@ import { applicationActor } from "../../common/actor.ts";
 import { requireProviderAdmin, type Caller } from "../auth/caller.ts";
 import { ControllerError, invalidBody } from "../support/errors.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
-import { splitEncrypted, type PropertySealer } from "../support/encryption.ts";
+import type { PropertySealer } from "../support/encryption.ts";
 import type { Forwarder } from "../forward/forwarder.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
 import { instances, links, resources } from "../store/schema.ts";
+import { ResourceRows } from "../store/resource-rows.ts";
 import { CoreEvent } from "../events/core-events.ts";
 import { recordEvents } from "../events/outbox.ts";
 import { raise } from "../events/raise.ts";
@@ -55,6 +56,8 @@ export interface InstallRequest {
 
 export class InstanceService {
   private readonly serving = new Map<string, { value: ServingInstance; until: number }>();
+  /** The root resource's row, as every other writer builds one (store/resource-rows.ts). */
+  private readonly rows: ResourceRows;
 
   constructor(
     private readonly db: Db,
@@ -71,7 +74,9 @@ export class InstanceService {
      * platform-forms Q3), so it must be the one presented, not the CA. Defaults to the CA alone.
      */
     private readonly controllerIdentity: string = ca.cert,
-  ) {}
+  ) {
+    this.rows = new ResourceRows(sealer);
+  }
 
   async install(caller: Caller, request: unknown): Promise<Record<string, unknown>> {
     requireProviderAdmin(caller, "manage application instances");
@@ -115,9 +120,8 @@ export class InstanceService {
     }
     const { aps: _ignored, ...returned } = outcome.properties;
     const now = new Date().toISOString();
-    const { body, secrets } = splitEncrypted(root.properties, { ...values, ...returned });
     // Instance, root resource and its subscriptions together, or none of them.
-    const rootRow = { id: rootId, typeId: root.id, status: ResourceStatus.ready, revision: 1, created: now, modified: now, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId, body, secrets: Object.keys(secrets).length ? this.sealer.seal(rootId, secrets) : null };
+    const rootRow = this.rows.newRow({ id: rootId, typeId: root.id, status: ResourceStatus.ready, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId }, root.properties, { ...values, ...returned }, now);
     await this.db.transaction(async (tx) => {
       await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now, ...(input.oauth ? { oauthKey: input.oauth.key, oauthSecret: this.sealer.sealText(instanceId, input.oauth.secret) } : {}) });
       await tx.insert(resources).values(rootRow);

@@ -42,15 +42,3 @@ export class PropertySealer {
   }
 }
 
-/**
- * The values a resource row stores: encrypted properties go to the sealed column, everything
- * else to the jsonb body. Every writer (provisioning, configure, the application path, instances)
- * stores through here, so this is the one place of the null rule: a property whose value is
- * `null` has no value (SPEC 2.2) and is stored absent, never as a JSON null.
- */
-export function splitEncrypted(properties: Readonly<Record<string, { readonly encrypted: boolean }>>, values: Readonly<Record<string, unknown>>): { body: Record<string, unknown>; secrets: Record<string, unknown> } {
-  const body: Record<string, unknown> = {};
-  const secrets: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(values)) if (v !== null && v !== undefined) (properties[k]?.encrypted ? secrets : body)[k] = v;
-  return { body, secrets };
-}
