@@ -5,7 +5,7 @@
 import { buildRegistry } from "../generator/emit/controller/registry-data.ts";
 import { compile } from "../generator/pipeline.ts";
 import { ControllerError } from "../runtime/controller/support/errors.ts";
-import { operationRoutes } from "../runtime/controller/operation-router.ts";
+import { operationRoutes } from "../runtime/controller/operations/operation-router.ts";
 import type { RegistryType } from "../runtime/controller/registry.ts";
 
 const registryTypes = buildRegistry(compile(["types/examples/cloudmail"], { cwd: new URL("..", import.meta.url).pathname }).model);

@@ -37,7 +37,7 @@ import type { ResourceClaims } from "./store/resource-claims.ts";
 import { sendJson } from "./support/http-json.ts";
 import { stringifyJson } from "../common/json-text.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
-import { RelationService } from "./relation-service.ts";
+import { RelationService } from "./relations/relation-service.ts";
 import { ResourceService } from "./resource-service.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { packageRoutes } from "./routes/packages.ts";

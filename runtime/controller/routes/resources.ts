@@ -6,7 +6,7 @@ import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../suppo
 import { withRangeHeader } from "../support/range-header.ts";
 import { lazyBody } from "../support/request-body.ts";
 import { tidyPath } from "../support/request-path.ts";
-import type { RelationService } from "../relation-service.ts";
+import type { RelationService } from "../relations/relation-service.ts";
 import type { ResourceService, WriteResult } from "../resource-service.ts";
 import { ResourceStatus } from "../../common/core-types.ts";
 

@@ -14,8 +14,8 @@
  * link is anonymous on that side: it shows in `GET .../aps/links`, not in a collection.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { implementsType, type RegistryType, type TypeRegistry } from "./registry.ts";
-import { resources } from "./store/schema.ts";
+import { implementsType, type RegistryType, type TypeRegistry } from "../registry.ts";
+import { resources } from "../store/schema.ts";
 
 const cache = new WeakMap<TypeRegistry, Map<string, string | null>>();
 

@@ -10,10 +10,10 @@ import type { Result } from "hono/router";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { SmartRouter } from "hono/router/smart-router";
 import { TrieRouter } from "hono/router/trie-router";
-import { ControllerError } from "./support/errors.ts";
-import type { RegistryOperation, RegistryType } from "./registry.ts";
-import { tidyPath } from "./support/request-path.ts";
-import { fillPath, routePattern } from "../common/path-template.ts";
+import { ControllerError } from "../support/errors.ts";
+import type { RegistryOperation, RegistryType } from "../registry.ts";
+import { tidyPath } from "../support/request-path.ts";
+import { fillPath, routePattern } from "../../common/path-template.ts";
 
 /** The operation a path names. */
 export interface OperationMatch {

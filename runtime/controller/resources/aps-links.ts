@@ -8,8 +8,8 @@
  * member the body names itself wins. An entry without a `name` and `id`, or naming no relation of
  * the type, is a 400.
  */
-import { ControllerError } from "./support/errors.ts";
-import type { RegistryType } from "./registry.ts";
+import { ControllerError } from "../support/errors.ts";
+import type { RegistryType } from "../registry.ts";
 
 /** `body` with the links of `aps.links` as relation members; the body itself when it has none. */
 export function withApsLinks(type: RegistryType, body: Record<string, unknown>): Record<string, unknown> {

@@ -4,20 +4,20 @@
  * `GET .../{relation}` lists the linked resources, `GET .../aps/links` every link. Changing links
  * needs configure access on the resource; the application serving it is told first.
  */
-import type { Caller } from "./auth/caller.ts";
-import { rolesOn } from "./auth/roles.ts";
-import { ControllerError } from "./support/errors.ts";
-import { CoreEvent } from "./events/core-events.ts";
-import { raise } from "./events/raise.ts";
-import { contentRange } from "./support/http-json.ts";
-import { implementsType, operationAccess, type TypeRegistry } from "./registry.ts";
-import type { ResourceService, WriteResult } from "./resource-service.ts";
+import type { Caller } from "../auth/caller.ts";
+import { rolesOn } from "../auth/roles.ts";
+import { ControllerError } from "../support/errors.ts";
+import { CoreEvent } from "../events/core-events.ts";
+import { raise } from "../events/raise.ts";
+import { contentRange } from "../support/http-json.ts";
+import { implementsType, operationAccess, type TypeRegistry } from "../registry.ts";
+import type { ResourceService, WriteResult } from "../resource-service.ts";
 import { splitAsReadBody } from "./as-read-body.ts";
 import { backwardCollection, relationMembers } from "./backward-relations.ts";
-import type { LinkChange, ResourceStore } from "./store/resource-store.ts";
-import { isLinkTargetGone } from "./store/link-target-error.ts";
-import { visibleRows } from "./store/role-sql.ts";
-import { isUuid } from "./support/uuid.ts";
+import type { LinkChange, ResourceStore } from "../store/resource-store.ts";
+import { isLinkTargetGone } from "../store/link-target-error.ts";
+import { visibleRows } from "../store/role-sql.ts";
+import { isUuid } from "../support/uuid.ts";
 
 export class RelationService {
   constructor(

@@ -11,10 +11,10 @@
  * to change (a relink, or `null` to unlink). A changed `aps.type` or `aps.id`, and removing a
  * required link, are refused here with what to do instead.
  */
-import { apsEqual } from "../common/aps-equality.ts";
-import { ControllerError } from "./support/errors.ts";
-import type { RegistryType } from "./registry.ts";
-import type { StoredLink, StoredResource } from "./store/resource-store.ts";
+import { apsEqual } from "../../common/aps-equality.ts";
+import { ControllerError } from "../support/errors.ts";
+import type { RegistryType } from "../registry.ts";
+import type { StoredLink, StoredResource } from "../store/resource-store.ts";
 
 /** A singular link to change: to `targetId`, or removed (`null`). */
 export interface LinkChangeRequest {

@@ -2,9 +2,11 @@
  * A stored resource as a caller sees it (SPEC 2.1, 2.3, 2.7, aps-facts 2): the `aps` section,
  * the properties the caller may read (encrypted ones only for applications), and links.
  */
-import type { RegistryType } from "./registry.ts";
-import type { StoredLink, StoredResource } from "./store/resource-store.ts";
-import type { ResourceRows } from "./store/resource-rows.ts";
+import type { Caller } from "../auth/caller.ts";
+import { SERVING_APPLICATION } from "../auth/roles.ts";
+import type { RegistryType } from "../registry.ts";
+import type { StoredLink, StoredResource } from "../store/resource-store.ts";
+import type { ResourceRows } from "../store/resource-rows.ts";
 
 /** What the view needs to know about the reader. */
 export interface Reader {
@@ -14,6 +16,15 @@ export interface Reader {
   readonly application: boolean;
   /** A caller with application credentials: it reads the encrypted properties its roles may access (SPEC 2.3.4). */
   readonly encrypted?: boolean;
+}
+
+/**
+ * How a caller reads a resource it holds `roles` on: the serving application reads everything
+ * (SPEC 2.3 rule 6); a caller with application credentials also reads encrypted properties its
+ * roles give it access to (SPEC 2.3.4, rule 7); token callers never read them.
+ */
+export function readerOf(caller: Caller, roles: number): Reader {
+  return { roles, application: (roles & SERVING_APPLICATION) !== 0, ...(caller.instanceId ? { encrypted: true } : {}) };
 }
 
 /** The JSON of a resource for one reader; `select` limits the properties (RQL `select`). */

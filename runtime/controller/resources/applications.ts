@@ -1,0 +1,50 @@
+/**
+ * How the resource features reach the application that serves a type: its endpoint, the
+ * forwarder, and the stores that keep a call's consequences (tasks, tickets, claims, intents).
+ * A controller started without them answers 502 for application types.
+ */
+import type { Caller } from "../auth/caller.ts";
+import type { EndpointTarget } from "../forward/endpoint-client.ts";
+import type { Forwarder, ForwardOrigin } from "../forward/forwarder.ts";
+import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import type { ServingInstance } from "../instances/instance-service.ts";
+import type { IntentStore } from "../intents/intent-store.ts";
+import type { RegistryType } from "../registry.ts";
+import type { ResourceClaims } from "../store/resource-claims.ts";
+import { ControllerError } from "../support/errors.ts";
+import type { TaskStore } from "../tasks/task-store.ts";
+
+export interface Applications {
+  targetFor(type: RegistryType): Promise<ServingInstance>;
+  /** The endpoint of an instance by id (for tasks). */
+  targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
+  readonly forwarder: Forwarder;
+  readonly tasks: TaskStore;
+  /** Transaction ids that say what a provisioning call is about, for subscriptions made during it. */
+  readonly tickets: TransactionTickets;
+  /** One configure of a resource at a time while the application is called. */
+  readonly claims: ResourceClaims;
+  /** Provisionings sent and not yet stored, to undo after a crash or a failure. */
+  readonly intents: IntentStore;
+  /** The provider's account: where an application acting as itself provisions. */
+  readonly provider?: { readonly id: string; readonly path: string };
+}
+
+/** The applications, or 502 when the controller runs without them. */
+export function applicationsFor(applications: Applications | undefined, type: RegistryType): Applications {
+  if (!applications) throw new ControllerError(502, `${type.name} is served by an application, and this controller was started without access to applications.`);
+  return applications;
+}
+
+/**
+ * `APS-Identity-ID` is the token's user; anonymous tokens and applications (impersonating or
+ * not) send none (SPEC 4.7 rule 1). `APS-Application-ID` names the calling instance (rule 2).
+ */
+export function forwardOrigin(caller: Caller): ForwardOrigin {
+  return { ...(caller.userId ? { identityId: caller.userId } : {}), ...(caller.instanceId ? { applicationId: caller.instanceId } : {}), ...(caller.request ? { request: caller.request } : {}) };
+}
+
+/** 409 while an asynchronous operation on the resource has not ended. */
+export async function requireNoPendingTask(applications: Applications | undefined, id: string): Promise<void> {
+  if (await applications?.tasks.pendingFor(id)) throw new ControllerError(409, "An asynchronous operation on this resource is still running; wait until it ends.");
+}

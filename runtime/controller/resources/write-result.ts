@@ -1,0 +1,7 @@
+/** What a write (provision, configure) answers. */
+
+/** A write the application accepted for later (202): the caller gets 202 and the resource in progress. */
+export interface WriteResult {
+  readonly resource: Record<string, unknown>;
+  readonly accepted?: { readonly info: string; readonly retrySeconds: number };
+}
