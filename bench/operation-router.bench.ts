@@ -1,5 +1,5 @@
 // Finding a custom operation (issue 16 item 11): the compiled per-type Hono router of
-// runtime/controller/operation-router.ts against the hand-written regular expressions it replaced
+// runtime/controller/operations/operation-router.ts against the hand-written regular expressions it replaced
 // (copied below as they were), on the cloudmail tenant type. In-process, no HTTP: this is the
 // routing step alone. Run: npx tsx bench/operation-router.bench.ts
 import { buildRegistry } from "../generator/emit/controller/registry-data.ts";

@@ -16,7 +16,7 @@ export function applicationRootOf(pkg: ModelPackage, model: ApsModel): ResolvedT
 /**
  * Whether the controller links `relation` itself when a provision body leaves it out: a singular
  * relation of a type served by an application, whose target the application root implements, is
- * linked to the serving instance's root resource (runtime/controller/resource-service.ts,
+ * linked to the serving instance's root resource (runtime/controller/resources/provisioning.ts,
  * provision). `root` is the application root of the type's package.
  */
 export function linkedToRoot(relation: Relation, root: ResolvedType | undefined): boolean {

@@ -38,7 +38,13 @@ import { sendJson } from "./support/http-json.ts";
 import { stringifyJson } from "../common/json-text.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
 import { RelationService } from "./relations/relation-service.ts";
-import { ResourceService } from "./resource-service.ts";
+import { ResourceService } from "./resources/resource-service.ts";
+import type { ResourceContext } from "./resources/resource-context.ts";
+import { ResourceAccess } from "./access/resource-access.ts";
+import { CustomOperations } from "./operations/custom-operations.ts";
+import { Suspension } from "./suspension/suspension.ts";
+import { attemptTask, type TaskAttemptResult } from "./tasks/task-attempt.ts";
+import type { TaskRow } from "./tasks/task-store.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { packageRoutes } from "./routes/packages.ts";
 import { typeRoutes } from "./routes/types.ts";
@@ -97,10 +103,11 @@ export interface IdentityOptions {
   readonly navigation?: Partial<NavigationLimits>;
 }
 
-/** The app and the service the task runner drives. */
+/** The app, and what the task runner runs. */
 export interface ControllerApp {
   readonly app: Hono<ControllerEnv>;
-  readonly resources: ResourceService;
+  /** One attempt of an asynchronous task (tasks/task-attempt.ts). */
+  runTask(task: TaskRow): Promise<TaskAttemptResult>;
   readonly metrics: ControllerMetrics;
   /** Stops following the account revocation feed; call before closing the database. */
   stop(): Promise<void>;
@@ -116,14 +123,20 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   revocations.start();
   const applications = parts.applications;
   const rows = new ResourceRows(parts.sealer);
-  const resources = new ResourceService(
-    parts.catalog,
+  // What every resource feature shares (resources/resource-context.ts); each feature is a module of its own.
+  const access = new ResourceAccess(parts.catalog, store);
+  const context: ResourceContext = {
+    catalog: parts.catalog,
     store,
     rows,
-    applications
-      ? { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider }
-      : undefined,
-  );
+    access,
+    ...(applications
+      ? { applications: { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
+      : {}),
+  };
+  const resources = new ResourceService(context);
+  const operations = new CustomOperations(context);
+  const suspension = new Suspension(context);
   // Routes `/x/` as `/x` (SPEC 4.2 and dojo stores write `/aps/2/resources/`, docs/platform-forms.md §1.7)
   // and `//aps/...` as `/aps/...` (apsconnect-cli, §1.1): request-path.ts.
   const app = new Hono<ControllerEnv>({ getPath: controllerPath });
@@ -148,7 +161,7 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     const service = new ApplicationService(parts.catalog, store, rows, applications.provider);
     app.route("/aps/2/application", applicationRoutes(service, applications.instances, (c) => oauth!.verify(c)) as unknown as Hono<ControllerEnv>);
     const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
-    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, resources, callers, instances: applications.instances, tickets: applications.tickets, oauth: (c) => oauth!.verify(c) }) as unknown as Hono<ControllerEnv>);
+    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, access, callers, instances: applications.instances, tickets: applications.tickets, oauth: (c) => oauth!.verify(c) }) as unknown as Hono<ControllerEnv>);
   }
   // Every other /aps/2 call: an application instance by its credentials, else a token (auth/application-caller.ts).
   const applicationCallers = applications ? new ApplicationCallers(applications.instances, store, applications.tickets, [(c) => oauth!.verify(c)]) : undefined;
@@ -162,12 +175,12 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     const tx = application && c.req.header("aps-transaction-id");
     if (tx) c.res.headers.set("APS-Transaction-ID", tx);
   });
-  app.route("/aps/2/resources", resourceRoutes(resources, new RelationService(() => parts.catalog.registry, store, resources)));
+  app.route("/aps/2/resources", resourceRoutes({ resources, relations: new RelationService(context, resources), operations, suspension }));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler, parts.logger));
   app.route("/aps/2/navigation", navigationRoutes(parts.db, { ...DEFAULT_NAVIGATION_LIMITS, ...identity.navigation }));
-  app.route("/aps/2/customers", customerRoutes(resources));
-  app.route("/aps/2/static", staticOperationRoutes(resources));
+  app.route("/aps/2/customers", customerRoutes(suspension));
+  app.route("/aps/2/static", staticOperationRoutes(operations));
   app.route("/aps/2/services", platformServiceRoutes());
   if (applications) {
     app.route("/aps/2/instances", instanceRoutes(applications.instances));
@@ -199,5 +212,5 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     (c.get("log") ?? parts.logger).error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
     return sendJson(c, new ControllerError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });
-  return { app, resources, metrics, stop: () => revocations.stop() };
+  return { app, runTask: (task) => attemptTask(context, task), metrics, stop: () => revocations.stop() };
 }

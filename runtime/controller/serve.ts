@@ -149,7 +149,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     logger,
     { ...defaultDeliveryPolicy, ...options.eventDelivery },
   );
-  const { app, resources, stop: stopApp } = createControllerApp({
+  const { app, runTask, stop: stopApp } = createControllerApp({
     catalog,
     ...(options.compiler ? { compiler: options.compiler } : {}),
     db: database.db,
@@ -161,7 +161,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     ...(options.identity ? { identity: options.identity } : {}),
     applications: { instances, forwarder, tasks: taskStore, claims, intents, provider: { id: provider.accountId, path: `/${provider.accountId}/` }, tickets, events: { store: notifications, nudge: () => deliverer.nudge() } },
   });
-  const runner = new TaskRunner(taskStore, (task) => resources.runTask(task), logger);
+  const runner = new TaskRunner(taskStore, runTask, logger);
   const reconciler = new IntentReconciler({ intents, forwarder, registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id) }, logger);
 
   const serverTimeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.serverTimeouts };

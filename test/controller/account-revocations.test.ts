@@ -88,7 +88,7 @@ describe.each(databases)("account revocations and owner accounts on %s", (kind) 
     try {
       let inserted: Promise<unknown> | undefined;
       await a.begin(async (tx) => {
-        // What the delete of an account does (resource-service.ts): lock, check, delete.
+        // What the delete of an account does (resources/unprovisioning.ts): lock, check, delete.
         await tx`select 1 from resources where id = ${account(20)} for update`;
         inserted = b`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body) values (${account(21)}, 'x', 'aps:ready', 1, now(), now(), ${account(20)}, ${`/${account(20)}/`}, '{}')`.then(
           () => "stored",

@@ -6,7 +6,7 @@
  * shrunk counterexample (FUZZ_LOG=1 prints every request and its answer).
  *
  * Types that an application serves are left out on purpose: this controller runs without
- * applications, where they answer 502 by design (resource-service.ts, `applicationsFor`).
+ * applications, where they answer 502 by design (resources/applications.ts, `applicationsFor`).
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -5,26 +5,32 @@
  * needs configure access on the resource; the application serving it is told first.
  */
 import type { Caller } from "../auth/caller.ts";
-import { rolesOn } from "../auth/roles.ts";
 import { ControllerError } from "../support/errors.ts";
 import { CoreEvent } from "../events/core-events.ts";
 import { raise } from "../events/raise.ts";
 import { contentRange } from "../support/http-json.ts";
-import { implementsType, operationAccess, type TypeRegistry } from "../registry.ts";
-import type { ResourceService, WriteResult } from "../resource-service.ts";
+import { implementsType, type TypeRegistry } from "../registry.ts";
+import { applicationsFor, forwardOrigin } from "../resources/applications.ts";
+import type { ResourceContext } from "../resources/resource-context.ts";
+import type { ResourceService } from "../resources/resource-service.ts";
+import type { WriteResult } from "../resources/write-result.ts";
 import { splitAsReadBody } from "./as-read-body.ts";
 import { backwardCollection, relationMembers } from "./backward-relations.ts";
-import type { LinkChange, ResourceStore } from "../store/resource-store.ts";
+import type { LinkChange } from "../store/resource-store.ts";
 import { isLinkTargetGone } from "../store/link-target-error.ts";
 import { visibleRows } from "../store/role-sql.ts";
 import { isUuid } from "../support/uuid.ts";
 
 export class RelationService {
   constructor(
-    private readonly registry: () => TypeRegistry,
-    private readonly store: ResourceStore,
+    private readonly ctx: ResourceContext,
     private readonly resources: ResourceService,
   ) {}
+
+  /** Read anew on each use: imported packages replace the registry. */
+  private registry(): TypeRegistry {
+    return this.ctx.catalog.registry;
+  }
 
   /** Handles `rest` (the path below the resource) when it names a relation or `aps/links`; undefined otherwise. `query` (RQL) filters a relation's listing. */
   async handle(caller: Caller, id: string, method: string, rest: string, readBody: () => Promise<unknown>, query = ""): Promise<{ status: number; value?: unknown; range?: string } | undefined> {
@@ -34,7 +40,7 @@ export class RelationService {
     const [, relation, other] = m;
     // Custom operation paths pass through here too: only read the resource when some type has such a relation.
     if (!relationNames(this.registry()).has(relation!)) return undefined;
-    const row = isUuid(id) ? await this.store.get(id) : undefined;
+    const row = isUuid(id) ? await this.ctx.store.get(id) : undefined;
     if (!row || !this.registry().get(row.typeId)?.relations[relation!]) return undefined;
     if (method === "GET" && !other) return { status: 200, ...(await this.related(caller, id, relation!, query)) };
     if (method === "POST" && !other) {
@@ -57,7 +63,7 @@ export class RelationService {
    * would. Link targets are checked before anything is written.
    */
   async configure(caller: Caller, id: string, body: unknown): Promise<WriteResult> {
-    const { row, type, links } = await this.resources.visible(caller, id, "configure");
+    const { row, type, links } = await this.ctx.access.visible(caller, id, "configure");
     const { properties, relinks } = splitAsReadBody(type, row, links, body);
     for (const r of relinks) if (r.targetId !== null) await this.requireTarget(caller, r.relation, type.relations[r.relation]!.typeId, r.targetId);
     const result = await this.resources.configure(caller, id, properties);
@@ -74,25 +80,23 @@ export class RelationService {
 
   /** 400 unless `targetId` is a resource the caller sees, of the relation's type. */
   private async requireTarget(caller: Caller, relation: string, typeId: string, targetId: string): Promise<void> {
-    const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
-    const targetType = target && this.registry().get(target.typeId);
-    const roles = target ? await rolesOn(target, caller, this.store, targetType) : 0;
-    if (!target || !targetType || (roles & operationAccess(targetType, "retrieve")) === 0) throw new ControllerError(400, `${targetId} does not exist or is not visible to you.`);
+    const target = (await this.ctx.access.linkTarget(caller, targetId))?.row;
+    if (!target) throw new ControllerError(400, `${targetId} does not exist or is not visible to you.`);
     if (!implementsType(this.registry(), target.typeId, typeId)) throw new ControllerError(400, `"${relation}" links to ${typeId}; ${targetId} is a ${target.typeId}.`);
   }
 
   private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<Record<string, unknown>> {
-    const { row, type } = await this.resources.visible(caller, id, "configure");
+    const { row, type } = await this.ctx.access.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
     if (typeof targetId !== "string") throw new ControllerError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
     await this.requireTarget(caller, relation, rel.typeId, targetId);
     let toldApplication: (() => Promise<void>) | undefined;
     if (type.servedBy === "application") {
-      const app = this.resources.applicationsFor(type);
+      const app = applicationsFor(this.ctx.applications, type);
       const { target: endpoint } = await app.targetFor(type);
-      await app.forwarder.linkChanged(endpoint, type, id, relation, targetId, true, this.resources.origin(caller));
-      toldApplication = () => app.forwarder.linkChanged(endpoint, type, id, relation, targetId, false, this.resources.origin(caller));
+      await app.forwarder.linkChanged(endpoint, type, id, relation, targetId, true, forwardOrigin(caller));
+      toldApplication = () => app.forwarder.linkChanged(endpoint, type, id, relation, targetId, false, forwardOrigin(caller));
     }
     // A singular relation relinks: the link it had goes, and says so (what it had is read under
     // the store's lock, so concurrent relinks each report what they replaced).
@@ -102,14 +106,14 @@ export class RelationService {
     ];
     let change: LinkChange | undefined;
     try {
-      change = await this.store.link(id, relation, targetId, !rel.collection, events);
+      change = await this.ctx.store.link(id, relation, targetId, !rel.collection, events);
     } catch (error) {
       if (!isLinkTargetGone(error)) throw error;
     }
     if (!change) {
       // Not stored: the application, told first, is told the link is gone again.
       await toldApplication?.().catch(() => undefined);
-      throw change === undefined && (await this.store.get(id)) === undefined ? new ControllerError(404, `Resource ${id} does not exist.`) : new ControllerError(409, `${targetId} was removed or is being unprovisioned; it accepts no new links.`);
+      throw change === undefined && (await this.ctx.store.get(id)) === undefined ? new ControllerError(404, `Resource ${id} does not exist.`) : new ControllerError(409, `${targetId} was removed or is being unprovisioned; it accepts no new links.`);
     }
     return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
   }
@@ -120,7 +124,7 @@ export class RelationService {
    * and this resource's relation gets the link to it.
    */
   private async provisionThrough(caller: Caller, id: string, relation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { row, type } = await this.resources.visible(caller, id, "configure");
+    const { row, type } = await this.ctx.access.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const newTypeId = (body.aps as { type: string }).type;
     if (!implementsType(this.registry(), newTypeId, rel.typeId)) throw new ControllerError(400, `"${relation}" links to ${rel.typeId}; a ${newTypeId} cannot be provisioned through it.`);
@@ -129,7 +133,7 @@ export class RelationService {
     const input = back && body[back] === undefined ? { ...body, [back]: { aps: { id } } } : body;
     const { resource } = await this.resources.provision(caller, input);
     const newId = (resource.aps as { id: string }).id;
-    const linked = await this.store.link(id, relation, newId, !rel.collection, (change) => [
+    const linked = await this.ctx.store.link(id, relation, newId, !rel.collection, (change) => [
       ...change.replaced.map((old) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
       ...(change.added ? [raise(this.registry(), CoreEvent.linked, row, { relation, targetId: newId, linkedIds: [newId] })] : []),
     ]).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
@@ -139,13 +143,13 @@ export class RelationService {
   }
 
   private async unlink(caller: Caller, id: string, relation: string, other: string): Promise<void> {
-    const { row, type, links } = await this.resources.visible(caller, id, "configure");
+    const { row, type, links } = await this.ctx.access.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const forward = links.some((l) => l.relation === relation && l.targetId === other);
     // The same link seen from the other end: `other` links here and shows in this collection (backward-relations.ts).
     // Read from the member's side: its links are few, where this resource (an application root, say) may have many linking to it.
-    const member = rel.collection && isUuid(other) ? await this.store.get(other) : undefined;
-    const toHere = member && backwardCollection(this.registry(), type, member.typeId) === relation ? (await this.store.linksFrom(other)).filter((l) => l.targetId === id) : [];
+    const member = rel.collection && isUuid(other) ? await this.ctx.store.get(other) : undefined;
+    const toHere = member && backwardCollection(this.registry(), type, member.typeId) === relation ? (await this.ctx.store.linksFrom(other)).filter((l) => l.targetId === id) : [];
     // A required singular relation of the member is a link it cannot be without; it stays (and with it the member).
     const memberRelations = member ? this.registry().get(member.typeId)?.relations : undefined;
     const removable = toHere.filter((l) => !(memberRelations?.[l.relation]?.required && !memberRelations[l.relation]!.collection));
@@ -155,24 +159,24 @@ export class RelationService {
     if (!forward) return;
     if (rel.required && !rel.collection) throw new ControllerError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
     if (type.servedBy === "application") {
-      const app = this.resources.applicationsFor(type);
+      const app = applicationsFor(this.ctx.applications, type);
       const { target: endpoint } = await app.targetFor(type);
-      await app.forwarder.linkChanged(endpoint, type, id, relation, other, false, this.resources.origin(caller));
+      await app.forwarder.linkChanged(endpoint, type, id, relation, other, false, forwardOrigin(caller));
     }
-    await this.store.unlink(id, relation, other, [raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: other, linkedIds: [other] })]);
+    await this.ctx.store.unlink(id, relation, other, [raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: other, linkedIds: [other] })]);
   }
 
   /** The link `sourceId` holds under `relation` to `targetId` goes, as told to the application serving the source (the other end of an unlink). */
   private async unlinkFrom(caller: Caller, sourceId: string, relation: string, targetId: string): Promise<void> {
-    const source = await this.store.get(sourceId);
+    const source = await this.ctx.store.get(sourceId);
     const sourceType = source && this.registry().get(source.typeId);
     if (!source || !sourceType) return;
     if (sourceType.servedBy === "application") {
-      const app = this.resources.applicationsFor(sourceType);
+      const app = applicationsFor(this.ctx.applications, sourceType);
       const { target: endpoint } = await app.targetFor(sourceType);
-      await app.forwarder.linkChanged(endpoint, sourceType, sourceId, relation, targetId, false, this.resources.origin(caller));
+      await app.forwarder.linkChanged(endpoint, sourceType, sourceId, relation, targetId, false, forwardOrigin(caller));
     }
-    await this.store.unlink(sourceId, relation, targetId, [raise(this.registry(), CoreEvent.unlinked, source, { relation, targetId, linkedIds: [targetId] })]);
+    await this.ctx.store.unlink(sourceId, relation, targetId, [raise(this.registry(), CoreEvent.unlinked, source, { relation, targetId, linkedIds: [targetId] })]);
   }
 
   /**
@@ -181,7 +185,7 @@ export class RelationService {
    * sorted and paged by an RQL `query` as `/aps/2/resources` is.
    */
   private async related(caller: Caller, id: string, relation: string, query: string): Promise<{ value: unknown[]; range: string }> {
-    const { type } = await this.resources.visible(caller, id, "retrieve");
+    const { type } = await this.ctx.access.visible(caller, id, "retrieve");
     // In SQL, not as a list of ids: a collection may hold more members than a statement takes parameters.
     const page = await this.resources.list(caller, query, relationMembers(this.registry(), type, id, relation));
     return { value: page.items, range: contentRange(page.start, page.items.length, page.total) };
@@ -193,9 +197,9 @@ export class RelationService {
    * (an application root) does not tell one customer the ids of another's resources.
    */
   private async allLinks(caller: Caller, id: string): Promise<{ value: unknown[]; range: string }> {
-    const { type, links } = await this.resources.visible(caller, id, "retrieve");
-    const incoming = await this.store.linksTo(id);
-    const visible = await this.store.idsMatching([...links.map((l) => l.targetId), ...incoming.map((l) => l.sourceId)], visibleRows(this.registry(), caller));
+    const { type, links } = await this.ctx.access.visible(caller, id, "retrieve");
+    const incoming = await this.ctx.store.linksTo(id);
+    const visible = await this.ctx.store.idsMatching([...links.map((l) => l.targetId), ...incoming.map((l) => l.sourceId)], visibleRows(this.registry(), caller));
     const out: unknown[] = links
       .filter((l) => visible.has(l.targetId))
       .map((l) => {

@@ -27,6 +27,11 @@ export function readerOf(caller: Caller, roles: number): Reader {
   return { roles, application: (roles & SERVING_APPLICATION) !== 0, ...(caller.instanceId ? { encrypted: true } : {}) };
 }
 
+/** The full view of one resource for a caller holding `roles` on it: what single reads and writes answer. */
+export function callerView(caller: Caller, row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], rows: ResourceRows): Record<string, unknown> {
+  return resourceView(row, type, readerOf(caller, roles), { links, rows, full: true });
+}
+
 /** The JSON of a resource for one reader; `select` limits the properties (RQL `select`). */
 export function resourceView(
   row: StoredResource,

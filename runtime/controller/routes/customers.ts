@@ -6,9 +6,9 @@
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { sendJson } from "../support/http-json.ts";
-import type { ResourceService } from "../resource-service.ts";
+import type { Suspension } from "../suspension/suspension.ts";
 
-export function customerRoutes(service: ResourceService): Hono<ControllerEnv> {
+export function customerRoutes(service: Suspension): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   app.post("/:id/suspend", async (c) => sendJson(c, await service.suspendCustomer(c.get("caller"), c.req.param("id"), true)));
   app.post("/:id/resume", async (c) => sendJson(c, await service.suspendCustomer(c.get("caller"), c.req.param("id"), false)));

@@ -6,12 +6,23 @@ import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../suppo
 import { withRangeHeader } from "../support/range-header.ts";
 import { lazyBody } from "../support/request-body.ts";
 import { tidyPath } from "../support/request-path.ts";
+import type { CustomOperations } from "../operations/custom-operations.ts";
 import type { RelationService } from "../relations/relation-service.ts";
-import type { ResourceService, WriteResult } from "../resource-service.ts";
+import type { ResourceService } from "../resources/resource-service.ts";
+import type { WriteResult } from "../resources/write-result.ts";
+import type { Suspension } from "../suspension/suspension.ts";
 import { ResourceStatus } from "../../common/core-types.ts";
 
-/** The resource collection routes over a service. */
-export function resourceRoutes(service: ResourceService, relations: RelationService): Hono<ControllerEnv> {
+/** The features `/aps/2/resources/...` routes to. */
+export interface ResourceFeatures {
+  readonly resources: ResourceService;
+  readonly relations: RelationService;
+  readonly operations: CustomOperations;
+  readonly suspension: Suspension;
+}
+
+/** The resource collection routes: one router for resources, their links, enable/disable and custom operations. */
+export function resourceRoutes({ resources: service, relations, operations, suspension }: ResourceFeatures): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   app.get("/", async (c) => {
     const url = c.req.url;
@@ -31,7 +42,7 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
   });
   app.post("/", async (c) => written(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));
   app.get("/:id", async (c) => sendJson(c, await service.retrieve(c.get("caller"), c.req.param("id"))));
-  // The body may be the resource as read, links and aps included (relation-service.ts configure).
+  // The body may be the resource as read, links and aps included (relations/relation-service.ts configure).
   app.put("/:id", async (c) => written(c, await relations.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c)), 200));
   app.delete("/:id", async (c) => {
     const { accepted } = await service.unprovision(c.get("caller"), c.req.param("id"));
@@ -43,7 +54,7 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
     const id = c.req.param("id");
     // Repeated and trailing slashes go (request-path.ts); escapes are decoded by the operation router.
     const rest = tidyPath(url.pathname.slice(url.pathname.indexOf(`/${id}/`) + id.length + 1));
-    if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await service.suspend(c.get("caller"), id, rest === "/disable"));
+    if (c.req.method === "PUT" && (rest === "/enable" || rest === "/disable")) return sendJson(c, await suspension.suspend(c.get("caller"), id, rest === "/disable"));
     const contentType = c.req.header("content-type");
     // The body is read only where it is used: an unknown operation is answered without it.
     const body = lazyBody(c);
@@ -54,7 +65,7 @@ export function resourceRoutes(service: ResourceService, relations: RelationServ
     // A relation's listing takes RQL and Range as /aps/2/resources does (SpamExperts context.php:975, emails-view.js:214).
     const linked = await relations.handle(c.get("caller"), id, c.req.method, rest, json, withRangeHeader(url.search.slice(1), c.req.header("range") ?? c.req.header("x-range")));
     if (linked) return linked.status === 204 ? c.body(null, 204) : sendJson(c, linked.value, linked.status, linked.range ? { "Content-Range": linked.range } : {});
-    const reply = await service.custom(c.get("caller"), id, c.req.method, rest, url.search.slice(1), body);
+    const reply = await operations.onResource(c.get("caller"), id, c.req.method, rest, url.search.slice(1), body);
     const type = reply.headers["content-type"];
     return new Response(reply.status === 204 ? null : new Uint8Array(reply.body), { status: reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
   });

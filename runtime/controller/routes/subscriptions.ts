@@ -6,6 +6,7 @@
  */
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
+import type { ResourceAccess } from "../access/resource-access.ts";
 import type { CallerResolver } from "../auth/caller.ts";
 import { requestSource } from "../auth/request-source.ts";
 import { peerCertificate } from "../auth/peer-certificate.ts";
@@ -15,7 +16,6 @@ import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import type { TypeRegistry } from "../registry.ts";
-import type { ResourceService } from "../resource-service.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import { isUuid } from "../support/uuid.ts";
 
@@ -25,7 +25,7 @@ type Env = { Bindings: HttpBindings };
 export interface SubscriberLookup {
   readonly registry: () => TypeRegistry;
   readonly store: ResourceStore;
-  readonly resources: ResourceService;
+  readonly access: ResourceAccess;
   readonly callers: CallerResolver;
   readonly instances: InstanceService;
   readonly tickets: TransactionTickets;
@@ -69,7 +69,7 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   const id = c.req.param("id")!;
   const token = c.req.header("aps-token");
   if (token) {
-    const { type } = await lookup.resources.visible(await lookup.callers.resolve(token, requestSource(c)), id, "configure");
+    const { type } = await lookup.access.visible(await lookup.callers.resolve(token, requestSource(c)), id, "configure");
     return { id, type };
   }
   const peer = peerCertificate(c);

@@ -1,0 +1,57 @@
+/**
+ * One attempt of an asynchronous operation (SPEC 3), what the task runner runs: repeats the call
+ * with `APS-Request-Phase: async`; a success completes the operation, another 202 reschedules
+ * it, anything else fails the task and leaves the resource in its in-progress status.
+ */
+import { ResourceStatus } from "../../common/core-types.ts";
+import { CoreEvent } from "../events/core-events.ts";
+import { changeEvents, raise } from "../events/raise.ts";
+import { ApplicationReplyError, type ForwardOutcome } from "../forward/forwarder.ts";
+import type { ResourceContext } from "../resources/resource-context.ts";
+import { acceptedFromApplication } from "../resources/type-catalog.ts";
+import type { TaskRow } from "./task-store.ts";
+
+export type TaskAttemptResult = "done" | "rescheduled" | "failed";
+
+export async function attemptTask(ctx: ResourceContext, task: TaskRow): Promise<TaskAttemptResult> {
+  const app = ctx.applications!;
+  const registry = ctx.catalog.registry;
+  const row = await ctx.store.get(task.resourceId);
+  const type = row && registry.get(row.typeId);
+  const target = await app.targetOf(task.instanceId);
+  if (!row || !type || !target) {
+    await app.tasks.fail(task.id, !target ? `instance ${task.instanceId} no longer exists` : `resource ${task.resourceId} no longer exists`);
+    return "failed";
+  }
+  let outcome: ForwardOutcome;
+  try {
+    const ok = task.operation === "provision" ? [200, 201, 204] : [200, 204];
+    outcome = await app.forwarder.repeat(target, { method: task.method, path: task.path, ...(task.body ? { body: task.body } : {}), transactionId: task.transactionId, ...(task.identityId ? { identityId: task.identityId } : {}) }, ok);
+  } catch (error) {
+    const reason = error instanceof ApplicationReplyError ? `the application answered ${error.reply.status}: ${error.reply.body.toString("utf8").slice(0, 500)}` : (error as Error).message;
+    await app.tasks.fail(task.id, reason);
+    return "failed";
+  }
+  let merged = ctx.rows.values(row);
+  try {
+    merged = { ...merged, ...acceptedFromApplication(ctx.catalog, type, outcome.properties) };
+  } catch (error) {
+    await app.tasks.fail(task.id, (error as Error).message);
+    return "failed";
+  }
+  const columns = ctx.rows.columns(type.properties, row.id, merged);
+  if (outcome.kind === "accepted") {
+    await ctx.store.update(row.id, row.revision, { ...columns, modified: new Date().toISOString() });
+    await app.tasks.reschedule(task.id, outcome.info, outcome.retrySeconds);
+    return "rescheduled";
+  }
+  await ctx.store.transaction(async (tx) => {
+    if (task.operation === "unprovision") await ctx.store.delete(row.id, tx, [raise(registry, CoreEvent.removed, row)]);
+    else {
+      const events = task.operation === "provision" ? [raise(registry, CoreEvent.available, row)] : changeEvents(registry, row, ctx.rows.values(row), merged);
+      await ctx.store.update(row.id, row.revision, { ...columns, modified: new Date().toISOString(), status: ResourceStatus.ready }, tx, events);
+    }
+    await app.tasks.finish(tx, task.id);
+  });
+  return "done";
+}
