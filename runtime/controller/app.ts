@@ -122,18 +122,8 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   revocations = new AccountRevocationFeed(parts.db, callers, { ...DEFAULT_REVOCATION_FEED, ...identity.revocations }, parts.logger);
   revocations.start();
   const applications = parts.applications;
-  const rows = new ResourceRows(parts.sealer);
-  // What every resource feature shares (resources/resource-context.ts); each feature is a module of its own.
-  const access = new ResourceAccess(parts.catalog, store);
-  const context: ResourceContext = {
-    catalog: parts.catalog,
-    store,
-    rows,
-    access,
-    ...(applications
-      ? { applications: { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
-      : {}),
-  };
+  const context = resourceContext(parts, store);
+  const { rows, access } = context;
   const resources = new ResourceService(context);
   const operations = new CustomOperations(context);
   const suspension = new Suspension(context);
@@ -213,4 +203,18 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     return sendJson(c, new ControllerError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   });
   return { app, runTask: (task) => attemptTask(context, task), metrics, stop: () => revocations.stop() };
+}
+
+/** What every resource feature shares (resources/resource-context.ts); each feature is a module of its own. */
+function resourceContext(parts: ControllerParts, store: ResourceStore): ResourceContext {
+  const applications = parts.applications;
+  return {
+    catalog: parts.catalog,
+    store,
+    rows: new ResourceRows(parts.sealer),
+    access: new ResourceAccess(parts.catalog, store),
+    ...(applications
+      ? { applications: { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
+      : {}),
+  };
 }
