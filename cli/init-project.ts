@@ -4,8 +4,8 @@ import { emitAll } from "../generator/build.ts";
 import { isBaseOperation } from "../generator/model/base-operations.ts";
 import { diskHost } from "../generator/host.ts";
 import type { ApsModel, ModelPackage } from "../generator/model/model.ts";
-import { kebabCase, pascalCase } from "../generator/emit/naming.ts";
-import { packageBanner } from "../generator/emit/render.ts";
+import { kebabCase, pascalCase } from "../generator/emit/core/naming.ts";
+import { packageBanner } from "../generator/emit/core/banner.ts";
 import { packageRoot } from "../runtime/common/package-root.ts";
 
 const APS_GEN_VERSION = (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;

@@ -4,7 +4,7 @@ import { dirname, join, relative } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TypeValidator } from "../runtime/common/type-validator.ts";
 import { emitValidators } from "../generator/emit/validators/emit-validators.ts";
-import { buildNameTable } from "../generator/emit/types/name-table.ts";
+import { buildNameTable } from "../generator/emit/core/name-table.ts";
 import type { ApsModel } from "../generator/model/model.ts";
 
 const RUNTIME_COMMON = new URL("../runtime/common/", import.meta.url);

@@ -3,7 +3,7 @@ import { emitClients } from "./emit/client/emit-client.ts";
 import { emitOpenApi } from "./emit/openapi/emit-openapi.ts";
 import { emitConnectors } from "./emit/connector/emit-connector.ts";
 import { emitValidators } from "./emit/validators/emit-validators.ts";
-import { buildNameTable } from "./emit/types/name-table.ts";
+import { buildNameTable } from "./emit/core/name-table.ts";
 import type { GeneratedFile } from "./host.ts";
 import type { ApsModel } from "./model/model.ts";
 

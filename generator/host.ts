@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { hasBanner } from "./emit/render.ts";
+import { hasBanner } from "./emit/core/banner.ts";
 
 /** A file an emitter produced: a path below the output folder and its whole text. */
 export interface GeneratedFile {

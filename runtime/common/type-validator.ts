@@ -12,9 +12,12 @@ export interface OperationInput {
   readonly body?: unknown;
 }
 
-/** Parameters converted to their declared types, or every reason they could not be. */
-export type OperationParams =
-  | { readonly ok: true; readonly params: Record<string, unknown> }
+/**
+ * Parameters converted to their declared types, or every reason they could not be. A generated
+ * parser names `P`, the operation's parameter type from the types module.
+ */
+export type OperationParams<P extends Record<string, unknown> = Record<string, unknown>> =
+  | { readonly ok: true; readonly params: P }
   | { readonly ok: false; readonly errors: ValidationError[] };
 
 /** The validators of one type. Each returns every error at once; an empty array means valid. */

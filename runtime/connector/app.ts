@@ -17,8 +17,12 @@ import { isSignedBy } from "./trust.ts";
 import { connectorRequestLog, type RequestLogVariables } from "./request-log.ts";
 import { routePattern } from "../common/path-template.ts";
 
-/** What a handler may return: a body, nothing, a 202, or a non-JSON reply. */
-export type HandlerResult = Record<string, unknown> | void | undefined | Accepted | RawReply;
+/**
+ * What a handler may return: a JSON body, nothing, a 202 (Accepted) or a non-JSON reply
+ * (RawReply). A body is any JSON value: a custom operation may answer `true` or a number, and
+ * objects include the generated interfaces, which have no index signature.
+ */
+export type HandlerResult = object | string | number | bigint | boolean | null | void | undefined;
 
 /** A custom operation of a service (SPEC 4.4). */
 export interface OperationHandler {

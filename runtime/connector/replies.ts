@@ -48,8 +48,17 @@ export type EventReply = void | Accepted;
 /** What a handler answers for a write: properties to store, nothing, or a 202 (call again later). */
 export type WriteReply<T> = T | void | Accepted;
 
+/**
+ * A provision or configure body as the type the handler declares. The controller checked it with
+ * the type's generated validators before calling, so the generated wiring may say what it is;
+ * this is the one place that says so.
+ */
+export function checkedBody<T>(body: Record<string, unknown>): T {
+  return body as T;
+}
+
 /** Parameters a generated parser converted, or a 400 naming every problem. */
-export function operationParams<T>(result: { ok: true; params: Record<string, unknown> } | { ok: false; errors: readonly { path: string; message: string }[] }): T {
+export function operationParams<T>(result: { ok: true; params: T } | { ok: false; errors: readonly { path: string; message: string }[] }): T {
   if (!result.ok) throw new ConnectorError(400, `invalid parameters: ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-  return result.params as T;
+  return result.params;
 }

@@ -22,9 +22,7 @@ import {
   listMailboxUser,
   mailboxChangePassword,
   mailboxCheckAvailability,
-  type MailboxCheckAvailabilityParams,
   mailboxPurgeArchive,
-  type MailboxPurgeArchiveParams,
   mailboxQuery,
   mailboxStorageUsage,
   provisionMailbox,
@@ -48,7 +46,8 @@ import type { Usage } from "../../generated/types/core/resource.gen.ts";
 import type { ServiceUser } from "../../generated/types/core/service-user.gen.ts";
 import type { CloudMailSettings } from "../../generated/types/examples/cloudmail/cloud-mail.gen.ts";
 import type { DnsCheck, DnsRecord, Domain } from "../../generated/types/examples/cloudmail/domain.gen.ts";
-import type { AvailabilityResult, Mailbox, MailboxCreate, MailboxPlan, MailboxUpdate, PurgeResult } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
+// The parameters of custom operations are declared once, in the types module, for the client, the connector and the validators.
+import type { AvailabilityResult, Mailbox, MailboxCheckAvailabilityParams, MailboxCreate, MailboxPlan, MailboxPurgeArchiveParams, MailboxUpdate, PurgeResult } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
 import type { ImportReport, Tenant, TenantCreate, TenantRetentionDays, UsageReport } from "../../generated/types/examples/cloudmail/tenant.gen.ts";
 import * as sdk from "../../generated/client/index.gen.ts";
 import { listSubscriptionServices } from "../../generated/client/core/subscription.gen.ts";

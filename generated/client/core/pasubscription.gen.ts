@@ -5,7 +5,7 @@ import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { Account } from "../../types/core/account.gen.js";
 import { type PASubscription, type PASubscriptionCreate, PASubscriptionTypeId, type PASubscriptionUpdate } from "../../types/core/pasubscription.gen.js";
 import type { SubscriptionService } from "../../types/core/subscription-service.gen.js";
-import type { SubscriptionResource } from "../../types/core/subscription.gen.js";
+import type { SubscriptionResourcesReply } from "../../types/core/subscription.gen.js";
 
 /** Filters for lists of PASubscription: `pASubscriptionQuery.eq("name", value)` takes only PASubscription's own properties, with their types. */
 export const pASubscriptionQuery = /* @__PURE__ */ rql<PASubscription>();
@@ -71,6 +71,6 @@ export function listPASubscriptionAccount(client: ApsClient, id: string): Promis
 }
 
 /** resources of PASubscription (GET /resources). */
-export function pASubscriptionResources(client: ApsClient, id: string): Promise<SubscriptionResource[]> {
+export function pASubscriptionResources(client: ApsClient, id: string): Promise<SubscriptionResourcesReply> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/resources` });
 }

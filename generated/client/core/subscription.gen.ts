@@ -3,7 +3,7 @@ import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { SubscriptionService } from "../../types/core/subscription-service.gen.js";
-import { type Subscription, type SubscriptionCreate, type SubscriptionResource, SubscriptionTypeId, type SubscriptionUpdate } from "../../types/core/subscription.gen.js";
+import { type Subscription, type SubscriptionCreate, type SubscriptionResourcesReply, SubscriptionTypeId, type SubscriptionUpdate } from "../../types/core/subscription.gen.js";
 
 /** Filters for lists of Subscription: `subscriptionQuery.eq("name", value)` takes only Subscription's own properties, with their types. */
 export const subscriptionQuery = /* @__PURE__ */ rql<Subscription>();
@@ -54,6 +54,6 @@ export function listSubscriptionServices(client: ApsClient, id: string): Promise
 }
 
 /** resources of Subscription (GET /resources). */
-export function subscriptionResources(client: ApsClient, id: string): Promise<SubscriptionResource[]> {
+export function subscriptionResources(client: ApsClient, id: string): Promise<SubscriptionResourcesReply> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/resources` });
 }

@@ -17,7 +17,7 @@ export type { ServiceUser, ServiceUserCreate, ServiceUserUpdate } from "./servic
 export { ServiceUserTypeId } from "./service-user.gen.js";
 export type { SubscriptionService, SubscriptionServiceCreate, SubscriptionServiceUpdate } from "./subscription-service.gen.js";
 export { SubscriptionServiceTypeId } from "./subscription-service.gen.js";
-export type { SubscriptionResource, Subscription, SubscriptionCreate, SubscriptionUpdate } from "./subscription.gen.js";
+export type { SubscriptionResource, Subscription, SubscriptionCreate, SubscriptionUpdate, SubscriptionResourcesReply, SubscriptionResourcesError } from "./subscription.gen.js";
 export { SubscriptionTypeId } from "./subscription.gen.js";
 export type { Suspendable } from "./suspendable.gen.js";
 export { SuspendableTypeId } from "./suspendable.gen.js";

@@ -5,6 +5,53 @@ import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
 import { checkContactAddress } from "./contact.gen.js";
 
+/** Checks the value of a body key if it is one of the properties and relations Account declares; false when it is none of them. */
+export function accountMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "companyName": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/companyName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/companyName", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/companyName", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/companyName", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "addressPostal": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/addressPostal", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/addressPostal", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      checkContactAddress(v, "/addressPostal", errors);
+      break;
+    }
+    case "users": {
+      if (update) errors.push({ path: "/users", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/users, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/users", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/users" + "/" + i, errors);
+      break;
+    }
+    case "brand": {
+      if (update) errors.push({ path: "/brand", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/brand, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/brand", errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
 /** Checks a provision (create) body of Account written by `actor`; returns every error, none when valid. */
 export function validateAccountCreate(body: unknown, actor: Actor): ValidationError[] {
   const errors: ValidationError[] = [];
@@ -15,50 +62,8 @@ export function validateAccountCreate(body: unknown, actor: Actor): ValidationEr
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "companyName": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/companyName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/companyName", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/companyName", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/companyName", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "addressPostal": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/addressPostal", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/addressPostal", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        checkContactAddress(v, "/addressPostal", errors);
-        break;
-      }
-      case "users": {
-        if (!Array.isArray(v)) errors.push(typeError("/users", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/users" + "/" + i, errors);
-        break;
-      }
-      case "brand": {
-        if (v !== null) checkLinkRef(v, "/brand", errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Account; known: companyName, addressPostal, users, brand" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!accountMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Account; known: companyName, addressPostal, users, brand" });
   }
   if (b["companyName"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/companyName", code: "required", message: "is required" });
   if (b["addressPostal"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/addressPostal", code: "required", message: "is required" });
@@ -75,49 +80,8 @@ export function validateAccountUpdate(body: unknown, actor: Actor): ValidationEr
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "companyName": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/companyName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/companyName", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/companyName", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/companyName", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "addressPostal": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/addressPostal", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/addressPostal", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        checkContactAddress(v, "/addressPostal", errors);
-        break;
-      }
-      case "users": {
-        errors.push({ path: "/users", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/users, not with configure" });
-        break;
-      }
-      case "brand": {
-        errors.push({ path: "/brand", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/brand, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Account; known: companyName, addressPostal, users, brand" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!accountMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Account; known: companyName, addressPostal, users, brand" });
   }
   return errors;
 }

@@ -13,14 +13,8 @@ export function validateApplicationCreate(body: unknown, actor: Actor): Validati
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Application; it declares none" });
-    }
+    if (v === undefined || key === "aps") continue;
+    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Application; it declares none" });
   }
   return errors;
 }
@@ -35,14 +29,8 @@ export function validateApplicationUpdate(body: unknown, actor: Actor): Validati
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Application; it declares none" });
-    }
+    if (v === undefined || key === "aps") continue;
+    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Application; it declares none" });
   }
   return errors;
 }

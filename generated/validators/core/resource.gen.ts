@@ -226,14 +226,8 @@ export function validateResourceCreate(body: unknown, actor: Actor): ValidationE
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Resource; it declares none" });
-    }
+    if (v === undefined || key === "aps") continue;
+    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Resource; it declares none" });
   }
   return errors;
 }
@@ -248,14 +242,8 @@ export function validateResourceUpdate(body: unknown, actor: Actor): ValidationE
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Resource; it declares none" });
-    }
+    if (v === undefined || key === "aps") continue;
+    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Resource; it declares none" });
   }
   return errors;
 }

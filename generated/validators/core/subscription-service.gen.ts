@@ -4,6 +4,25 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
 
+/** Checks the value of a body key if it is one of the properties and relations subscriptionService declares; false when it is none of them. */
+export function subscriptionServiceMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "account": {
+      if (update) errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/account", errors);
+      break;
+    }
+    case "subscription": {
+      if (update) errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/subscription", errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
 /** Checks a provision (create) body of subscriptionService written by `actor`; returns every error, none when valid. */
 export function validateSubscriptionServiceCreate(body: unknown, actor: Actor): ValidationError[] {
   const errors: ValidationError[] = [];
@@ -14,22 +33,8 @@ export function validateSubscriptionServiceCreate(body: unknown, actor: Actor): 
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "account": {
-        if (v !== null) checkLinkRef(v, "/account", errors);
-        break;
-      }
-      case "subscription": {
-        if (v !== null) checkLinkRef(v, "/subscription", errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of subscriptionService; known: account, subscription" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!subscriptionServiceMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of subscriptionService; known: account, subscription" });
   }
   return errors;
 }
@@ -44,22 +49,8 @@ export function validateSubscriptionServiceUpdate(body: unknown, actor: Actor): 
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "account": {
-        errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
-        break;
-      }
-      case "subscription": {
-        errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of subscriptionService; known: account, subscription" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!subscriptionServiceMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of subscriptionService; known: account, subscription" });
   }
   return errors;
 }

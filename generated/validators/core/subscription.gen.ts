@@ -91,6 +91,78 @@ export function checkSubscriptionResource(value: unknown, path: string, errors: 
   if (o["unit"] === undefined) errors.push({ path: path + "/unit", code: "required", message: "is required" });
 }
 
+/** Checks the value of a body key if it is one of the properties and relations Subscription declares; false when it is none of them. */
+export function subscriptionMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "trial": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/trial", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "boolean") errors.push(typeError("/trial", "true or false", v));
+      break;
+    }
+    case "disabled": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/disabled", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "boolean") errors.push(typeError("/disabled", "true or false", v));
+      break;
+    }
+    case "name": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/name", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "description": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/description", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/description", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/description", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "services": {
+      if (update) errors.push({ path: "/services", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/services, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/services", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/services" + "/" + i, errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** Parameters of Subscription.resources (GET /resources). */
+export function parseSubscriptionResources(input: OperationInput): OperationParams {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+}
+
 /** Checks a provision (create) body of Subscription written by `actor`; returns every error, none when valid. */
 export function validateSubscriptionCreate(body: unknown, actor: Actor): ValidationError[] {
   const errors: ValidationError[] = [];
@@ -101,69 +173,8 @@ export function validateSubscriptionCreate(body: unknown, actor: Actor): Validat
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "trial": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/trial", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/trial", "true or false", v));
-        break;
-      }
-      case "disabled": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/disabled", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/disabled", "true or false", v));
-        break;
-      }
-      case "name": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/name", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "description": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/description", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/description", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/description", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "services": {
-        if (!Array.isArray(v)) errors.push(typeError("/services", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/services" + "/" + i, errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Subscription; known: trial, disabled, name, description, services" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!subscriptionMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Subscription; known: trial, disabled, name, description, services" });
   }
   return errors;
 }
@@ -178,77 +189,10 @@ export function validateSubscriptionUpdate(body: unknown, actor: Actor): Validat
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "trial": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/trial", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/trial", "true or false", v));
-        break;
-      }
-      case "disabled": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/disabled", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/disabled", "true or false", v));
-        break;
-      }
-      case "name": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/name", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "description": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/description", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/description", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/description", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "services": {
-        errors.push({ path: "/services", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/services, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Subscription; known: trial, disabled, name, description, services" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!subscriptionMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Subscription; known: trial, disabled, name, description, services" });
   }
   return errors;
-}
-
-/** Parameters of Subscription.resources (GET /resources). */
-export function parseSubscriptionResources(input: OperationInput): OperationParams {
-  const errors: ValidationError[] = [];
-  const params: Record<string, unknown> = {};
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
 
 /** Validators of Subscription (`http://aps-standard.org/types/core/subscription/1.0`), by what they check. */

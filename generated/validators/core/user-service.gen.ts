@@ -4,6 +4,20 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
 
+/** Checks the value of a body key if it is one of the properties and relations UserService declares; false when it is none of them. */
+export function userServiceMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "user": {
+      if (update) errors.push({ path: "/user", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/user, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/user", errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
 /** Checks a provision (create) body of UserService written by `actor`; returns every error, none when valid. */
 export function validateUserServiceCreate(body: unknown, actor: Actor): ValidationError[] {
   const errors: ValidationError[] = [];
@@ -14,18 +28,8 @@ export function validateUserServiceCreate(body: unknown, actor: Actor): Validati
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "user": {
-        if (v !== null) checkLinkRef(v, "/user", errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of UserService; known: user" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!userServiceMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of UserService; known: user" });
   }
   return errors;
 }
@@ -40,18 +44,8 @@ export function validateUserServiceUpdate(body: unknown, actor: Actor): Validati
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "user": {
-        errors.push({ path: "/user", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/user, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of UserService; known: user" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!userServiceMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of UserService; known: user" });
   }
   return errors;
 }

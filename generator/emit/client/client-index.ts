@@ -2,9 +2,9 @@ import { posix } from "node:path";
 import type { GeneratedFile } from "../../host.ts";
 import { applicationRootOf } from "../../model/application-root.ts";
 import type { ApsModel } from "../../model/model.ts";
-import { pascalCase } from "../naming.ts";
-import { banner } from "../render.ts";
-import type { TypeNames } from "../types/name-table.ts";
+import { pascalCase } from "../core/naming.ts";
+import { banner } from "../core/banner.ts";
+import type { TypeNames } from "../core/name-table.ts";
 import { typeModuleExports } from "../types/type-module.ts";
 
 /** Where the index sits below the output folder. */

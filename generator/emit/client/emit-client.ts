@@ -11,10 +11,10 @@ import { isBaseOperation } from "../../model/base-operations.ts";
 import { applicationRootOf } from "../../model/application-root.ts";
 import { isEventHandler } from "../../model/event-handler.ts";
 import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
-import { pascalCase, propertyKey } from "../naming.ts";
-import { typeBanner } from "../render.ts";
-import { buildNameTable, type TypeNames } from "../types/name-table.ts";
-import { ImportSet, refTs } from "../types/type-refs.ts";
+import { typeBanner } from "../core/banner.ts";
+import { ImportSet } from "../core/import-set.ts";
+import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
+import { pascalCase, propertyKey } from "../core/naming.ts";
 import { clientIndex, type IndexedModule } from "./client-index.ts";
 import { fillPath } from "../../../runtime/common/path-template.ts";
 
@@ -110,10 +110,9 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
   for (const op of type.operations.values()) {
     if (isBaseOperation(op, type, model)) continue;
     if (isEventHandler(op)) handlers.push(op.name);
-    const emitted = operation(op, type, names, imports, s, T, typeId, client);
+    const emitted = operation(op, names, imports, s, T, typeId, client);
     out.push(...emitted.lines);
     values.push(emitted.fn);
-    if (emitted.params) types.push(emitted.params);
   }
   if (handlers.length) {
     const request = imports.use(`${CLIENT}/subscriptions`, "SubscriptionRequest");
@@ -129,20 +128,14 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
   return { file: { path: file, content }, types, values };
 }
 
-/** A custom operation: a parameters interface (when it has any) and the function. */
-function operation(op: Operation, type: ResolvedType, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, s: string, T: string, typeId: string, client: string): { lines: string[]; fn: string; params?: string } {
+/** A custom operation: the function, typed by the params and reply types of the types module. */
+function operation(op: Operation, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, s: string, T: string, typeId: string, client: string): { lines: string[]; fn: string } {
   const lines: string[] = [];
   const name = `${s}${pascalCase(op.name)}`;
-  const paramsName = `${T}${pascalCase(op.name)}Params`;
-  const hasParams = op.parameters.length > 0;
-  if (hasParams) {
-    lines.push(`/** Parameters of ${T} ${op.name} (${op.verb} ${op.path}). */`, `export interface ${paramsName} {`);
-    for (const p of op.parameters) {
-      const t = p.contentType !== undefined ? "Blob | Uint8Array | string" : p.type ? refTs(p.type, type, imports, names) : "string";
-      lines.push(`  ${propertyKey(p.name)}${p.required ? "" : "?"}: ${t};`);
-    }
-    lines.push("}", "");
-  }
+  const declared = operationNamesOf(names, op);
+  const raw = op.parameters.some((p) => p.contentType !== undefined);
+  // A non-JSON body may be sent as a Blob or a string as well as bytes.
+  const paramsName = declared?.names.params ? `${imports.useType(declared.owner, declared.names.params)}${raw ? "<Blob | Uint8Array | string>" : ""}` : undefined;
   const segment = imports.useValue(`${CLIENT}/client`, "segment");
   const get = (p: string) => (/^[A-Za-z_$][\w$]*$/.test(p) ? `params.${p}` : `params[${JSON.stringify(p)}]`);
   const path = fillPath(op.path, (p) => `\${${segment}(${get(p)})}`);
@@ -153,13 +146,13 @@ function operation(op: Operation, type: ResolvedType, names: ReadonlyMap<string,
   if (query.length) parts.push(`query: ${imports.useValue(`${CLIENT}/client`, "queryString")}({ ${query.map((p) => `${propertyKey(p.name)}: ${get(p.name)}`).join(", ")} })`);
   if (body?.contentType !== undefined) parts.push(`raw: { contentType: ${JSON.stringify(body.contentType || "application/octet-stream")}, data: ${get(body.name)} }`);
   else if (body) parts.push(`json: ${get(body.name)}`);
-  const args = [`client: ${client}`, ...(op.static ? [] : ["id: string"]), ...(hasParams ? [`params: ${paramsName}`] : [])].join(", ");
+  const args = [`client: ${client}`, ...(op.static ? [] : ["id: string"]), ...(paramsName ? [`params: ${paramsName}`] : [])].join(", ");
   const describe = `${op.description ?? `${op.name} of ${T}`} (${op.verb} ${op.path}${op.static ? ", static" : ""}).`;
   if (op.response?.contentType !== undefined) {
     lines.push(`/** ${describe} The reply is not JSON: read it as a Blob or a stream from the Response. */`, `export function ${name}(${args}): Promise<Response> {`, `  return ${imports.useValue(`${CLIENT}/client`, "send")}(client, { ${parts.join(", ")} });`, "}", "");
   } else {
-    const reply = op.response?.type ? refTs(op.response.type, type, imports, names) : "unknown";
+    const reply = declared?.names.reply ? imports.useType(declared.owner, declared.names.reply) : "unknown";
     lines.push(`/** ${describe} */`, `export function ${name}(${args}): Promise<${reply}> {`, `  return ${imports.useValue(`${CLIENT}/client`, "sendJson")}(client, { ${parts.join(", ")} });`, "}", "");
   }
-  return { lines, fn: name, ...(hasParams ? { params: paramsName } : {}) };
+  return { lines, fn: name };
 }

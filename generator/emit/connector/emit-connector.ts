@@ -1,12 +1,13 @@
 import type { GeneratedFile } from "../../host.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import { isEventHandler } from "../../model/event-handler.ts";
-import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
-import { kebabCase, pascalCase, propertyKey } from "../naming.ts";
-import { packageBanner, typeBanner } from "../render.ts";
-import { buildNameTable, type TypeNames } from "../types/name-table.ts";
-import { ImportSet, refTs } from "../types/type-refs.ts";
-import { validatorModulePath } from "../validators/module-scope.ts";
+import type { ApsModel, ResolvedType } from "../../model/model.ts";
+import { packageBanner, typeBanner } from "../core/banner.ts";
+import { CodeWriter, fileText } from "../core/code-writer.ts";
+import { ImportSet } from "../core/import-set.ts";
+import { parserName, validatorModulePath } from "../core/module-scope.ts";
+import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
+import { kebabCase, pascalCase, propertyKey } from "../core/naming.ts";
 
 const CONNECTOR = "aps-gen/runtime/connector";
 
@@ -67,91 +68,77 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
   const read = imports.useType(own, own.tsName);
   const create = imports.useType(own, `${own.tsName}Create`);
   const update = imports.useType(own, `${own.tsName}Update`);
+  const provisioned = `${create} & { aps: { id: string; type: string } }`;
   const custom = [...type.operations.values()].filter((op) => !isBaseOperation(op, type, model));
-  const paramTypes: string[] = [];
-  const members: string[] = [
-    `  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */`,
-    `  provision(ctx: ${ctx}, resource: ${create} & { aps: { id: string; type: string } }): ${maybe}<${write}<Partial<${read}>>>;`,
-    `  /** Configure: apply the changes; answer properties to store, nothing, or accepted(...). */`,
-    `  configure?(ctx: ${ctx}, changes: ${update}): ${maybe}<${write}<Partial<${read}>>>;`,
-    `  /** Unprovision: remove it; answer nothing, or accepted(...). */`,
-    `  unprovision?(ctx: ${ctx}): ${maybe}<${write}<never>>;`,
-  ];
-  if (type.isSuspendable) {
-    members.push(`  /** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */`, `  disable(ctx: ${ctx}): ${maybe}<void>;`);
-    members.push(`  /** Suspendable: restore the service. */`, `  enable(ctx: ${ctx}): ${maybe}<void>;`);
-  }
-  const wiring: string[] = [];
-  for (const op of custom) {
-    const method = methodName(op.name);
-    const paramsName = `${pascalCase(op.name)}Params`;
-    const fields = op.parameters.map((p) => {
-      const t = p.contentType !== undefined ? "Uint8Array" : p.type ? refTs(p.type, type, imports, names) : "string";
-      return `  ${propertyKey(p.name)}${p.required ? "" : "?"}: ${t};`;
-    });
-    paramTypes.push(`/** Parameters of ${op.name} (${op.static ? "static " : ""}${op.verb} ${op.path}). */`, `export interface ${paramsName} {`, ...fields, "}", "");
-    const event = isEventHandler(op);
-    const replyType = event
-      ? imports.use(`${CONNECTOR}/replies`, "EventReply")
-      : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : op.response?.type ? refTs(op.response.type, type, imports, names) : "unknown";
-    const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST <service>/<subscriber id>${op.path}, or SPEC 6.2's .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
-    members.push(`  /** ${doc} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`, `  ${propertyKey(method)}(ctx: ${ctx}, params: ${paramsName}): ${maybe}<${replyType}>;`);
-    const parser = importParser(imports, type, names, op);
-    const convert = imports.useValue(`${CONNECTOR}/replies`, "operationParams");
-    wiring.push(
-      `      ${propertyKey(op.name)}: {`,
-      `        verb: ${JSON.stringify(op.verb)},`,
-      `        path: ${JSON.stringify(op.path)},`,
-      ...(op.static ? ["        static: true,"] : []),
-      `        handle: async (ctx, body) => (await handlers.${method}(ctx, ${convert}<${paramsName}>(${parser}({ path: ctx.params, query: ctx.query, body })))) as never,`,
-      `      },`,
-    );
-  }
-  // Link callbacks (aps-facts 3): optional per relation; a relation without one answers 501.
   const relations = [...type.relations.keys()];
-  if (relations.length) {
-    members.push(
-      `  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */`,
-      `  links?: {`,
-      ...relations.map((r) => `    ${propertyKey(r)}?: { linked?(ctx: ${ctx}, otherId: string): ${maybe}<void>; unlinked?(ctx: ${ctx}, otherId: string): ${maybe}<void> };`),
-      `  };`,
-    );
-  }
   const serviceHandlers = imports.use(`${CONNECTOR}/app`, "ServiceHandlers");
-  const lines = [
-    typeBanner(model, type),
-    ...imports.render(),
-    "",
-    ...paramTypes,
-    `/** Handlers of service \`${service}\`: resources of type ${type.name} (\`${type.id}\`). */`,
-    `export interface ${iface} {`,
-    ...members,
-    "}",
-    "",
-    `/** Wires ${iface} into the connector runtime (routes, parameter conversion). */`,
-    `export function ${fn}(handlers: ${iface}): ${serviceHandlers} {`,
-    "  return {",
-    "    provision: (ctx, resource) => handlers.provision(ctx, resource as never) as never,",
-    "    ...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, changes as never) as never } : {}),",
-    "    ...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) as never } : {}),",
-    ...(type.isSuspendable ? ["    disable: (ctx) => handlers.disable(ctx),", "    enable: (ctx) => handlers.enable(ctx),"] : []),
-    ...(relations.length ? ["    ...(handlers.links ? { links: handlers.links } : {}),"] : []),
-    `    operations: {${wiring.length ? "" : "},"}`,
-    ...(wiring.length ? [...wiring, "    },"] : []),
-    "  };",
-    "}",
-    "",
-  ];
-  return lines.join("\n");
+  const w = new CodeWriter();
+  w.line(`/** Handlers of service \`${service}\`: resources of type ${type.name} (\`${type.id}\`). */`);
+  w.block(`export interface ${iface} {`, () => {
+    w.line(`/** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */`);
+    w.line(`provision(ctx: ${ctx}, resource: ${provisioned}): ${maybe}<${write}<Partial<${read}>>>;`);
+    w.line(`/** Configure: apply the changes; answer properties to store, nothing, or accepted(...). */`);
+    w.line(`configure?(ctx: ${ctx}, changes: ${update}): ${maybe}<${write}<Partial<${read}>>>;`);
+    w.line(`/** Unprovision: remove it; answer nothing, or accepted(...). */`);
+    w.line(`unprovision?(ctx: ${ctx}): ${maybe}<${write}<never>>;`);
+    if (type.isSuspendable) {
+      w.line(`/** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */`).line(`disable(ctx: ${ctx}): ${maybe}<void>;`);
+      w.line(`/** Suspendable: restore the service. */`).line(`enable(ctx: ${ctx}): ${maybe}<void>;`);
+    }
+    for (const op of custom) {
+      const declared = operationNamesOf(names, op);
+      const params = declared?.names.params ? imports.useType(declared.owner, declared.names.params) : undefined;
+      const event = isEventHandler(op);
+      const reply = event
+        ? imports.use(`${CONNECTOR}/replies`, "EventReply")
+        : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : declared?.names.reply ? imports.useType(declared.owner, declared.names.reply) : "unknown";
+      const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST <service>/<subscriber id>${op.path}, or SPEC 6.2's .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
+      w.line(`/** ${doc} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`);
+      w.line(`${propertyKey(methodName(op.name))}(ctx: ${ctx}${params ? `, params: ${params}` : ""}): ${maybe}<${reply}>;`);
+    }
+    // Link callbacks (aps-facts 3): optional per relation; a relation without one answers 501.
+    if (relations.length) {
+      w.line(`/** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */`);
+      w.block("links?: {", () => {
+        for (const r of relations) w.line(`${propertyKey(r)}?: { linked?(ctx: ${ctx}, otherId: string): ${maybe}<void>; unlinked?(ctx: ${ctx}, otherId: string): ${maybe}<void> };`);
+      }, "};");
+    }
+  });
+  w.line();
+  w.line(`/** Wires ${iface} into the connector runtime (routes, parameter conversion). */`);
+  w.block(`export function ${fn}(handlers: ${iface}): ${serviceHandlers} {`, () => {
+    w.block("return {", () => {
+      const checked = imports.useValue(`${CONNECTOR}/replies`, "checkedBody");
+      w.line(`provision: (ctx, resource) => handlers.provision(ctx, ${checked}<${provisioned}>(resource)),`);
+      w.line(`...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, ${checked}<${update}>(changes)) } : {}),`);
+      w.line("...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) } : {}),");
+      if (type.isSuspendable) w.line("disable: (ctx) => handlers.disable(ctx),").line("enable: (ctx) => handlers.enable(ctx),");
+      if (relations.length) w.line("...(handlers.links ? { links: handlers.links } : {}),");
+      if (custom.length === 0) w.line("operations: {},");
+      else
+        w.block("operations: {", () => {
+          for (const op of custom) {
+            const method = methodName(op.name);
+            const call = `handlers.${method}`;
+            const declared = operationNamesOf(names, op);
+            w.block(`${propertyKey(op.name)}: {`, () => {
+              w.line(`verb: ${JSON.stringify(op.verb)},`).line(`path: ${JSON.stringify(op.path)},`);
+              if (op.static) w.line("static: true,");
+              if (declared?.names.params) {
+                const parser = imports.useValue(imports.relative(validatorModulePath(declared.owner)), parserName(declared.owner, op.name));
+                const convert = imports.useValue(`${CONNECTOR}/replies`, "operationParams");
+                w.line(`handle: (ctx, body) => ${call}(ctx, ${convert}(${parser}({ path: ctx.params, query: ctx.query, body }))),`);
+              } else {
+                // Without parameters there is nothing to convert or check.
+                w.line(`handle: (ctx) => ${call}(ctx),`);
+              }
+            }, "},");
+          }
+        }, "},");
+    }, "};");
+  });
+  return fileText([[typeBanner(model, type), ...imports.render()], w.toString()]);
 }
-
-/** The validators module's parameter parser of an operation (`parseMailboxChangePassword`). */
-function importParser(imports: ImportSet, type: ResolvedType, names: ReadonlyMap<string, TypeNames>, op: Operation): string {
-  const own = names.get(type.id)!;
-  const fn = `parse${own.tsName}${op.name[0]!.toUpperCase()}${op.name.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}`;
-  return imports.useValue(imports.relative(validatorModulePath(own)), fn);
-}
-
 
 function methodName(op: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(op) ? op : `op_${op.replace(/[^A-Za-z0-9_$]/g, "_")}`;

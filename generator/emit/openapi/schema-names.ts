@@ -5,7 +5,7 @@
  * other's schemas without any validator noticing (a JSON object cannot hold a key twice).
  */
 import type { ApsModel } from "../../model/model.ts";
-import { typeTsName } from "../naming.ts";
+import { typeTsName } from "../core/naming.ts";
 
 /** The controller's own shapes. The `Aps` prefix keeps them clear of vendor type names. */
 export const BaseSchemaNames = {

@@ -1,9 +1,10 @@
 import type { ApsModel } from "../../model/model.ts";
 import type { GeneratedFile } from "../../host.ts";
 import { applicationRootOf } from "../../model/application-root.ts";
-import { packageBanner, render } from "../render.ts";
-import { buildNameTable, type TypeNames } from "./name-table.ts";
-import { typeModuleExports, typeModuleView } from "./type-module.ts";
+import { packageBanner } from "../core/banner.ts";
+import { fileText } from "../core/code-writer.ts";
+import { buildNameTable, type TypeNames } from "../core/name-table.ts";
+import { typeModule, typeModuleExports } from "./type-module.ts";
 
 /**
  * Emits one module per type (`types/<package>/<type>.gen.ts`) and an index per package that
@@ -18,7 +19,7 @@ export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames>
     for (const id of pkg.typeIds) {
       const type = model.types.get(id)!;
       const own = names.get(id)!;
-      files.push({ path: own.modulePath, content: render("types/type-module", typeModuleView(type, model, names, root)) });
+      files.push({ path: own.modulePath, content: typeModule(type, model, names, root) });
       // Enums are values and types at once, so they go in the value export only.
       modules.push({ own, ...typeModuleExports(type, own, root) });
     }
@@ -27,12 +28,13 @@ export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames>
     const seen = new Map<string, number>();
     for (const m of modules) for (const n of [...m.types, ...m.values]) seen.set(n, (seen.get(n) ?? 0) + 1);
     const exported = (own: TypeNames, n: string) => ((seen.get(n) ?? 0) > 1 ? `${n} as ${own.tsName}${n}` : n);
-    const exports = modules.map((m) => ({
-      module: `./${m.own.modulePath.slice(m.own.modulePath.lastIndexOf("/") + 1).replace(/\.ts$/, ".js")}`,
-      types: m.types.map((n) => exported(m.own, n)).join(", "),
-      values: m.values.map((n) => exported(m.own, n)).join(", "),
-    }));
-    files.push({ path: `types/${pkg.name}/index.gen.ts`, content: render("types/package-index", { banner: packageBanner(model, pkg), exports }) });
+    const lines: string[] = [];
+    for (const m of modules) {
+      const module = `./${m.own.modulePath.slice(m.own.modulePath.lastIndexOf("/") + 1).replace(/\.ts$/, ".js")}`;
+      lines.push(`export type { ${m.types.map((n) => exported(m.own, n)).join(", ")} } from "${module}";`);
+      if (m.values.length) lines.push(`export { ${m.values.map((n) => exported(m.own, n)).join(", ")} } from "${module}";`);
+    }
+    files.push({ path: `types/${pkg.name}/index.gen.ts`, content: fileText([[packageBanner(model, pkg), ...lines]]) });
   }
   return files;
 }

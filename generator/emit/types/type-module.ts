@@ -1,10 +1,13 @@
-import { defaultPropertyAccess, type ApsModel, type Literal, type Property, type Relation, type ResolvedType, type TypeRef } from "../../model/model.ts";
-import { enumMemberKeys, enumTsName, propertyKey } from "../naming.ts";
+import { defaultPropertyAccess, type ApsModel, type Literal, type Operation, type Property, type Relation, type ResolvedType, type TypeRef } from "../../model/model.ts";
+import { isBaseOperation } from "../../model/base-operations.ts";
+import { enumMemberKeys, enumTsName, propertyKey } from "../core/naming.ts";
 import { linkedToRoot } from "../../model/application-root.ts";
-import { typeBanner } from "../render.ts";
-import type { TypeNames } from "./name-table.ts";
+import { typeBanner } from "../core/banner.ts";
+import { CodeWriter, fileText } from "../core/code-writer.ts";
+import { ImportSet } from "../core/import-set.ts";
+import type { OperationNames, TypeNames } from "../core/name-table.ts";
 import { propertyDoc, tsdoc } from "./tsdoc.ts";
-import { ImportSet, refTs, RUNTIME_TYPES } from "./type-refs.ts";
+import { refTs, RUNTIME_TYPES } from "./type-refs.ts";
 
 const MAX_SAFE = 9007199254740991n;
 
@@ -24,17 +27,6 @@ interface EnumView {
   members: { key: string; value: string }[];
 }
 
-/** The view model of one type's module, rendered by `templates/types/type-module.hbs`. */
-export interface TypeModuleView {
-  banner: string;
-  imports: string[];
-  tsName: string;
-  typeIdDoc: string;
-  typeIdLiteral: string;
-  enums: EnumView[];
-  interfaces: InterfaceView[];
-}
-
 /** Which shape of a resource a field list is for (SPEC 2.2: readonly and final differ by shape). */
 type Shape = "read" | "create" | "update";
 
@@ -45,7 +37,7 @@ type Shape = "read" | "create" | "update";
  * `null` on write means "no value"; it is accepted for optional properties only. `root` is the
  * application root type of the type's package, if it has one.
  */
-export function typeModuleView(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, root?: ResolvedType): TypeModuleView {
+export function typeModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, root?: ResolvedType): string {
   const self = names.get(type.id)!;
   const exported = typeModuleExports(type, self, root);
   const imports = new ImportSet(self.modulePath, [...exported.types, `${self.tsName}Create`, `${self.tsName}Update`, ...exported.values]);
@@ -110,15 +102,49 @@ export function typeModuleView(type: ResolvedType, model: ApsModel, names: Reado
     interfaces.push({ doc: tsdoc([`The settings of ${withArticle(type.name)} application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances).`]), name: exported.settings, fields });
   }
 
-  return {
-    banner: typeBanner(model, type),
-    imports: imports.render(),
-    tsName: self.tsName,
-    typeIdDoc: `/** Type id of {@link ${self.tsName}}. */`,
-    typeIdLiteral: JSON.stringify(type.id),
-    enums,
-    interfaces,
-  };
+  const w = new CodeWriter();
+  w.line(`/** Type id of {@link ${self.tsName}}. */`).line(`export const ${self.tsName}TypeId = ${JSON.stringify(type.id)};`).line();
+  for (const e of enums) {
+    w.line(`${e.doc}export const ${e.name} = {`);
+    w.indented(() => w.lines(e.members.map((m) => `${m.key}: ${m.value},`)));
+    w.line("} as const;").line(e.typeDoc).line(`export type ${e.name} = (typeof ${e.name})[keyof typeof ${e.name}];`).line();
+  }
+  for (const i of interfaces) {
+    w.line(`${i.doc}export interface ${i.name} {`);
+    for (const f of i.fields) w.line(`${f.doc}  ${f.line}`);
+    w.line("}").line();
+  }
+  for (const op of type.decl.operations.values()) {
+    const own = self.operations.get(op.name);
+    if (own && !isBaseOperation(op, type, model)) operationTypes(w, op, own, type, imports, names);
+  }
+  // Docs end in a newline of their own and descriptions may end in spaces: tidy both.
+  return fileText([[typeBanner(model, type), ...imports.render()], w.toString().replace(/[ \t]+$/gm, "").replace(/\n\n+/g, "\n\n")]);
+}
+
+/**
+ * The types of a custom operation, declared once here and imported by the client, the connector
+ * and the validators. Parameters are a type literal rather than an interface so that they fit
+ * `Record<string, unknown>` (what the parameter parsers build). A body of declared non-JSON
+ * content is `Data`: the connector and the parser see the bytes (`Uint8Array`), a client may send
+ * a Blob or a string as well.
+ */
+function operationTypes(w: CodeWriter, op: Operation, own: OperationNames, type: ResolvedType, imports: ImportSet, names: ReadonlyMap<string, TypeNames>): void {
+  const what = `${type.name}.${op.name} (${op.static ? "static " : ""}${op.verb} ${op.path})`;
+  if (own.params) {
+    const raw = op.parameters.some((p) => p.contentType !== undefined);
+    w.line(`/** Parameters of ${what}. */`);
+    w.block(`export type ${own.params}${raw ? "<Data = Uint8Array>" : ""} = {`, () => {
+      for (const p of op.parameters) {
+        const t = p.contentType !== undefined ? "Data" : p.type ? refTs(p.type, type, imports, names) : "string";
+        if (p.description) w.line(`/** ${p.description.replace(/\*\//g, "*\\/").replace(/\s*\n\s*/g, " ")} */`);
+        w.line(`${propertyKey(p.name)}${p.required ? "" : "?"}: ${t};`);
+      }
+    }, "};");
+    w.line();
+  }
+  if (own.reply) w.line(`/** What ${what} answers. */`).line(`export type ${own.reply} = ${refTs(op.response!.type!, type, imports, names)};`).line();
+  if (own.error) w.line(`/** The error body ${what} declares. */`).line(`export type ${own.error} = ${refTs(op.errorResponse!.type!, type, imports, names)};`).line();
 }
 
 function withArticle(name: string, capital = false): string {
@@ -165,7 +191,8 @@ export interface TypeModuleExports {
  */
 export function typeModuleExports(type: ResolvedType, self: TypeNames, root: ResolvedType | undefined): TypeModuleExports {
   const settings = root?.id === type.id ? `${self.tsName}Settings` : undefined;
-  const types = [...self.structures.values(), self.tsName, ...(type.isResource ? [`${self.tsName}Create`, `${self.tsName}Update`] : []), ...(settings ? [settings] : [])];
+  const operations = [...self.operations.values()].flatMap((o) => [o.params, o.reply, o.error].filter((n): n is string => n !== undefined));
+  const types = [...self.structures.values(), self.tsName, ...(type.isResource ? [`${self.tsName}Create`, `${self.tsName}Update`] : []), ...(settings ? [settings] : []), ...operations];
   return { types, values: [`${self.tsName}TypeId`, ...enumNamesOf(type, self).values()], ...(settings ? { settings } : {}) };
 }
 

@@ -1,10 +1,12 @@
 import { posix } from "node:path";
 import type { GeneratedFile } from "../../host.ts";
 import type { ApsModel } from "../../model/model.ts";
-import { banner, packageBanner, render } from "../render.ts";
-import { buildNameTable, type TypeNames } from "../types/name-table.ts";
-import { packageRuntime, type RuntimeSpecifier } from "./module-scope.ts";
-import { validatorModuleView } from "./validator-module.ts";
+import { banner, packageBanner } from "../core/banner.ts";
+import { fileText } from "../core/code-writer.ts";
+import { packageRuntime, type RuntimeSpecifier } from "../core/module-scope.ts";
+import { buildNameTable, type TypeNames } from "../core/name-table.ts";
+import { memberOwners } from "./member-checker.ts";
+import { validatorModule } from "./validator-module.ts";
 
 /** Options of {@link emitValidators}. */
 export interface ValidatorEmitOptions {
@@ -22,33 +24,27 @@ export const VALIDATOR_REGISTRY = "validators/index.gen.ts";
  */
 export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model), options: ValidatorEmitOptions = {}): GeneratedFile[] {
   const runtime = options.runtime ?? packageRuntime;
+  const owners = memberOwners(model);
   const files: GeneratedFile[] = [];
   const registry: { module: string; name: string }[] = [];
   for (const pkg of model.packages) {
-    const modules: { module: string; exports: string[] }[] = [];
-    for (const id of pkg.typeIds) {
-      const view = validatorModuleView(model.types.get(id)!, model, names, runtime);
-      if (!view) continue;
-      files.push({ path: view.modulePath, content: render("validators/validator-module", view) });
-      const exported = [...view.blocks.join("\n").matchAll(/^export (?:function|const) ([A-Za-z0-9_$]+)/gm)].map((m) => m[1]!);
-      modules.push({ module: `./${posix.basename(view.modulePath).replace(/\.ts$/, ".js")}`, exports: exported });
-      if (view.validator) registry.push({ module: `./${view.modulePath.slice("validators/".length).replace(/\.ts$/, ".js")}`, name: view.validator });
-    }
-    if (modules.length === 0) continue;
+    const lines: string[] = [];
     // Two versions of one type in a package share names; the later ones get a numbered alias.
     const seen = new Set<string>();
-    const indexModules = modules.map((m) => ({
-      module: m.module,
-      names: m.exports
-        .map((n) => {
-          let alias = n;
-          for (let k = 2; seen.has(alias); k++) alias = `${n}_${k}`;
-          seen.add(alias);
-          return alias === n ? n : `${n} as ${alias}`;
-        })
-        .join(", "),
-    }));
-    files.push({ path: `validators/${pkg.name}/index.gen.ts`, content: render("validators/package-index", { banner: packageBanner(model, pkg), modules: indexModules }) });
+    for (const id of pkg.typeIds) {
+      const module = validatorModule(model.types.get(id)!, model, names, runtime, owners);
+      if (!module) continue;
+      files.push({ path: module.modulePath, content: module.content });
+      const exported = module.exports.map((n) => {
+        let alias = n;
+        for (let k = 2; seen.has(alias); k++) alias = `${n}_${k}`;
+        seen.add(alias);
+        return alias === n ? n : `${n} as ${alias}`;
+      });
+      lines.push(`export { ${exported.join(", ")} } from "./${posix.basename(module.modulePath).replace(/\.ts$/, ".js")}";`);
+      if (module.validator) registry.push({ module: `./${module.modulePath.slice("validators/".length).replace(/\.ts$/, ".js")}`, name: module.validator });
+    }
+    if (lines.length) files.push({ path: `validators/${pkg.name}/index.gen.ts`, content: fileText([[packageBanner(model, pkg), ...lines]]) });
   }
   const taken = new Set<string>();
   const entries = registry.map((r) => {
@@ -57,14 +53,15 @@ export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeN
     taken.add(local);
     return { ...r, local };
   });
-  files.push({
-    path: VALIDATOR_REGISTRY,
-    content: render("validators/registry", {
-      banner: banner("every input package"),
-      runtimeTypes: runtime("type-validator"),
-      imports: entries.map((e) => ({ module: e.module, names: e.local === e.name ? e.name : `${e.name} as ${e.local}` })),
-      entries: entries.map((e) => ({ name: e.local })),
-    }),
-  });
+  const registryText = fileText([
+    [banner("every input package"), `import type { TypeValidator } from "${runtime("type-validator")}";`, ...entries.map((e) => `import { ${e.local === e.name ? e.name : `${e.name} as ${e.local}`} } from "${e.module}";`)],
+    [
+      "/** Every resource type's validators, by type id: what the controller looks up on each write. */",
+      "export const validators: ReadonlyMap<string, TypeValidator> = new Map<string, TypeValidator>([",
+      ...entries.map((e) => `  [${e.local}.typeId, ${e.local}],`),
+      "]);",
+    ],
+  ]);
+  files.push({ path: VALIDATOR_REGISTRY, content: registryText });
   return files;
 }

@@ -1,6 +1,7 @@
 import type { Literal, Property, TypeRef } from "../../model/model.ts";
 import { Limits } from "../../../runtime/common/limits.ts";
-import type { ModuleScope } from "./module-scope.ts";
+import type { CodeWriter } from "../core/code-writer.ts";
+import type { ModuleScope } from "../core/module-scope.ts";
 
 /** The attributes of SPEC 2.2 that constrain a value (a property's, or a parameter's type alone). */
 export interface ValueSpec {
@@ -21,12 +22,12 @@ export function propertySpec(p: Property): ValueSpec {
 
 /**
  * Statements that check the value held in `v` (a non-null, defined JS expression that is a plain
- * identifier) and push every problem onto `errors`. `path` is a JS expression for the value's
- * JSON pointer; it is evaluated only when an error is pushed, so valid input builds no strings.
+ * identifier) and push every problem onto `errors`, written to `w`. `path` is a JS expression for
+ * the value's JSON pointer; it is evaluated only when an error is pushed, so valid input builds
+ * no strings.
  */
-export function valueCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, indent: string): string[] {
-  const out: string[] = [];
-  const push = (code: string) => out.push(`${indent}${code}`);
+export function valueCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, w: CodeWriter): void {
+  const push = (code: string) => w.line(code);
   const t = spec.type;
   const err = (code: string, message: string) => `errors.push({ path: ${path}, code: "${code}", message: ${message} });`;
   switch (t.kind) {
@@ -34,9 +35,7 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
       switch (t.name) {
         case "string": {
           push(`if (typeof ${v} !== "string") ${typeErr(scope, path, "a string", v)}`);
-          push(`else {`);
-          for (const line of stringChecks(spec, v, path, scope, err)) push(`  ${line}`);
-          push(`}`);
+          w.block(`else {`, () => w.lines(stringChecks(spec, v, path, scope, err)));
           break;
         }
         case "integer":
@@ -70,33 +69,33 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
       break;
     case "array": {
       push(`if (!Array.isArray(${v})) ${typeErr(scope, path, "an array", v)}`);
-      push(`else {`);
-      if (spec.minItems !== undefined && spec.minItems > 0) {
-        push(`  if (${v}.length < ${spec.minItems}) ${err("minItems", `"has " + ${v}.length + " items; at least ${spec.minItems} ${spec.minItems === 1 ? "is" : "are"} required"`)}`);
-      }
-      if (spec.maxItems !== undefined) {
-        push(`  if (${v}.length > ${spec.maxItems}) ${err("maxItems", `"has " + ${v}.length + " items; at most ${spec.maxItems} are allowed"`)}`);
-      }
-      if (spec.uniqueItems) {
-        const dup = scope.runtime("aps-equality", "firstDuplicate");
-        push(`  const dup = ${dup}(${v});`);
-        push(`  if (dup >= 0) ${err("uniqueItems", `"item " + dup + " repeats an earlier item; items must be unique"`)}`);
-      }
-      const item = `${v}Item`;
-      const index = `${v}Index`;
-      push(`  for (let ${index} = 0; ${index} < ${v}.length; ${index}++) {`);
-      push(`    const ${item} = ${v}[${index}];`);
-      const itemPath = `${path} + "/" + ${index}`;
-      if (t.items.kind === "opaque" || t.items.kind === "unresolved") push(`    if (${item} === null) ${typeErr(scope, itemPath, "a value", item)}`);
-      else for (const line of valueCheck({ type: t.items }, item, itemPath, scope, "    ")) push(line);
-      push(`  }`);
-      if (t.items.kind === "structure") {
-        const length = scope.runtime("validation-error", "jsonTextLength");
-        push(`  if (${v}.length > 0 && ${length}(${v}) > ${Limits.maxStructureArrayJson}) ${err("limit", `"is longer than ${Limits.maxStructureArrayJson} characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation"`)}`);
-      }
-      const e = enumCheck(spec, v, path, scope, err, "deep");
-      if (e) push(`  ${e}`);
-      push(`}`);
+      w.block(`else {`, () => {
+        if (spec.minItems !== undefined && spec.minItems > 0) {
+          push(`if (${v}.length < ${spec.minItems}) ${err("minItems", `"has " + ${v}.length + " items; at least ${spec.minItems} ${spec.minItems === 1 ? "is" : "are"} required"`)}`);
+        }
+        if (spec.maxItems !== undefined) {
+          push(`if (${v}.length > ${spec.maxItems}) ${err("maxItems", `"has " + ${v}.length + " items; at most ${spec.maxItems} are allowed"`)}`);
+        }
+        if (spec.uniqueItems) {
+          const dup = scope.runtime("aps-equality", "firstDuplicate");
+          push(`const dup = ${dup}(${v});`);
+          push(`if (dup >= 0) ${err("uniqueItems", `"item " + dup + " repeats an earlier item; items must be unique"`)}`);
+        }
+        const item = `${v}Item`;
+        const index = `${v}Index`;
+        const itemPath = `${path} + "/" + ${index}`;
+        w.block(`for (let ${index} = 0; ${index} < ${v}.length; ${index}++) {`, () => {
+          push(`const ${item} = ${v}[${index}];`);
+          if (t.items.kind === "opaque" || t.items.kind === "unresolved") push(`if (${item} === null) ${typeErr(scope, itemPath, "a value", item)}`);
+          else valueCheck({ type: t.items }, item, itemPath, scope, w);
+        });
+        if (t.items.kind === "structure") {
+          const length = scope.runtime("validation-error", "jsonTextLength");
+          push(`if (${v}.length > 0 && ${length}(${v}) > ${Limits.maxStructureArrayJson}) ${err("limit", `"is longer than ${Limits.maxStructureArrayJson} characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation"`)}`);
+        }
+        const e = enumCheck(spec, v, path, scope, err, "deep");
+        if (e) push(e);
+      });
       break;
     }
     case "structure": {
@@ -113,7 +112,6 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
       // A type outside the inputs: nothing is known about its values.
       break;
   }
-  return out;
 }
 
 /** `typeError(path, "a string", v)` pushed; the message names what was found. */

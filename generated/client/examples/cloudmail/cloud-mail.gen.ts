@@ -3,7 +3,7 @@ import { type InstallRequest, type InstanceInfo, installInstance } from "aps-gen
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type CloudMail, type CloudMailCreate, type CloudMailSettings, CloudMailTypeId, type CloudMailUpdate, type ConnectionCheck } from "../../../types/examples/cloudmail/cloud-mail.gen.js";
+import { type CloudMail, type CloudMailCreate, type CloudMailSettings, type CloudMailTestConnectionReply, CloudMailTypeId, type CloudMailUpdate } from "../../../types/examples/cloudmail/cloud-mail.gen.js";
 import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
 
 /** Filters for lists of CloudMail: `cloudMailQuery.eq("name", value)` takes only CloudMail's own properties, with their types. */
@@ -60,6 +60,6 @@ export function installCloudMail(client: ApsClient, request: InstallRequest<Clou
 }
 
 /** testConnection of CloudMail (POST /testConnection). */
-export function cloudMailTestConnection(client: ApsClient, id: string): Promise<ConnectionCheck> {
+export function cloudMailTestConnection(client: ApsClient, id: string): Promise<CloudMailTestConnectionReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/testConnection` });
 }

@@ -2,7 +2,7 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type DnsCheck, type DnsRecord, type Domain, type DomainCreate, DomainTypeId, type DomainUpdate } from "../../../types/examples/cloudmail/domain.gen.js";
+import { type Domain, type DomainCreate, type DomainRequiredRecordsReply, DomainTypeId, type DomainUpdate, type DomainVerifyDnsReply } from "../../../types/examples/cloudmail/domain.gen.js";
 import type { Mailbox } from "../../../types/examples/cloudmail/mailbox.gen.js";
 import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
 
@@ -70,11 +70,11 @@ export function listDomainMailboxes(client: ApsClient, id: string): Promise<Mail
 }
 
 /** verifyDns of Domain (POST /verifyDns). */
-export function domainVerifyDns(client: ApsClient, id: string): Promise<DnsCheck> {
+export function domainVerifyDns(client: ApsClient, id: string): Promise<DomainVerifyDnsReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/verifyDns` });
 }
 
 /** requiredRecords of Domain (GET /requiredRecords). */
-export function domainRequiredRecords(client: ApsClient, id: string): Promise<DnsRecord[]> {
+export function domainRequiredRecords(client: ApsClient, id: string): Promise<DomainRequiredRecordsReply> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/requiredRecords` });
 }

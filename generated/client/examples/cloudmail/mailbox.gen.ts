@@ -2,11 +2,9 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { Int64 } from "aps-gen/runtime/common/types";
-import type { Usage } from "../../../types/core/resource.gen.js";
 import type { ServiceUser } from "../../../types/core/service-user.gen.js";
 import type { Domain } from "../../../types/examples/cloudmail/domain.gen.js";
-import { type AvailabilityQuery, type AvailabilityResult, type Mailbox, type MailboxCreate, MailboxTypeId, type MailboxUpdate, type PasswordChange, type PurgeResult } from "../../../types/examples/cloudmail/mailbox.gen.js";
+import { type Mailbox, type MailboxChangePasswordParams, type MailboxChangePasswordReply, type MailboxCheckAvailabilityParams, type MailboxCheckAvailabilityReply, type MailboxCreate, type MailboxPurgeArchiveParams, type MailboxPurgeArchiveReply, type MailboxStorageUsageReply, MailboxTypeId, type MailboxUpdate } from "../../../types/examples/cloudmail/mailbox.gen.js";
 import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
 
 /** Filters for lists of Mailbox: `mailboxQuery.eq("name", value)` takes only Mailbox's own properties, with their types. */
@@ -97,38 +95,22 @@ export function listMailboxUser(client: ApsClient, id: string): Promise<ServiceU
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/user` });
 }
 
-/** Parameters of Mailbox changePassword (POST /changePassword). */
-export interface MailboxChangePasswordParams {
-  request: PasswordChange;
-}
-
 /** changePassword of Mailbox (POST /changePassword). */
-export function mailboxChangePassword(client: ApsClient, id: string, params: MailboxChangePasswordParams): Promise<boolean> {
+export function mailboxChangePassword(client: ApsClient, id: string, params: MailboxChangePasswordParams): Promise<MailboxChangePasswordReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/changePassword`, json: params.request });
 }
 
-/** Parameters of Mailbox checkAvailability (POST /checkAvailability). */
-export interface MailboxCheckAvailabilityParams {
-  query: AvailabilityQuery;
-}
-
 /** checkAvailability of Mailbox (POST /checkAvailability, static). */
-export function mailboxCheckAvailability(client: ApsClient, params: MailboxCheckAvailabilityParams): Promise<AvailabilityResult> {
+export function mailboxCheckAvailability(client: ApsClient, params: MailboxCheckAvailabilityParams): Promise<MailboxCheckAvailabilityReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/static/${encodeURIComponent(MailboxTypeId)}/checkAvailability`, json: params.query });
 }
 
 /** storageUsage of Mailbox (GET /storageUsage). */
-export function mailboxStorageUsage(client: ApsClient, id: string): Promise<Usage> {
+export function mailboxStorageUsage(client: ApsClient, id: string): Promise<MailboxStorageUsageReply> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/storageUsage` });
 }
 
-/** Parameters of Mailbox purgeArchive (POST /purgeArchive). */
-export interface MailboxPurgeArchiveParams {
-  olderThanDays: Int64;
-  dryRun?: boolean;
-}
-
 /** purgeArchive of Mailbox (POST /purgeArchive). */
-export function mailboxPurgeArchive(client: ApsClient, id: string, params: MailboxPurgeArchiveParams): Promise<PurgeResult> {
+export function mailboxPurgeArchive(client: ApsClient, id: string, params: MailboxPurgeArchiveParams): Promise<MailboxPurgeArchiveReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/purgeArchive`, query: queryString({ olderThanDays: params.olderThanDays, dryRun: params.dryRun }) });
 }

@@ -3,14 +3,12 @@ import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/ru
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import { type Subscription as Subscription_2, type SubscriptionRequest, listSubscriptions, subscribe, unsubscribe } from "aps-gen/runtime/client/subscriptions";
-import type { Int64 } from "aps-gen/runtime/common/types";
 import type { Account } from "../../../types/core/account.gen.js";
-import type { Notification } from "../../../types/core/resource.gen.js";
 import type { Subscription } from "../../../types/core/subscription.gen.js";
 import type { CloudMail } from "../../../types/examples/cloudmail/cloud-mail.gen.js";
 import type { Domain } from "../../../types/examples/cloudmail/domain.gen.js";
 import type { Mailbox } from "../../../types/examples/cloudmail/mailbox.gen.js";
-import { type ImportReport, type Tenant, type TenantCreate, TenantTypeId, type TenantUpdate, type UsageReport } from "../../../types/examples/cloudmail/tenant.gen.js";
+import { type Tenant, type TenantCreate, type TenantImportMailboxesParams, type TenantImportMailboxesReply, type TenantOnDomainLinkedParams, type TenantOnDomainLinkedReply, type TenantOnMailboxChangedParams, type TenantOnMailboxChangedReply, type TenantOnSubscriptionLimitsChangedParams, type TenantOnSubscriptionLimitsChangedReply, TenantTypeId, type TenantUpdate, type TenantUsageParams, type TenantUsageReply } from "../../../types/examples/cloudmail/tenant.gen.js";
 
 /** Filters for lists of Tenant: `tenantQuery.eq("name", value)` takes only Tenant's own properties, with their types. */
 export const tenantQuery = /* @__PURE__ */ rql<Tenant>();
@@ -120,15 +118,8 @@ export function listTenantMailboxes(client: ApsClient, id: string): Promise<Mail
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/mailboxes` });
 }
 
-/** Parameters of Tenant usage (GET /usage/{period}). */
-export interface TenantUsageParams {
-  period: string;
-  top?: Int64;
-  detailed?: boolean;
-}
-
 /** usage of Tenant (GET /usage/{period}). */
-export function tenantUsage(client: ApsClient, id: string, params: TenantUsageParams): Promise<UsageReport> {
+export function tenantUsage(client: ApsClient, id: string, params: TenantUsageParams): Promise<TenantUsageReply> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/usage/${segment(params.period)}`, query: queryString({ top: params.top, detailed: params.detailed }) });
 }
 
@@ -137,43 +128,23 @@ export function tenantExportMailboxes(client: ApsClient, id: string): Promise<Re
   return send(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/exportMailboxes` });
 }
 
-/** Parameters of Tenant importMailboxes (POST /importMailboxes). */
-export interface TenantImportMailboxesParams {
-  file: Blob | Uint8Array | string;
-}
-
 /** importMailboxes of Tenant (POST /importMailboxes). */
-export function tenantImportMailboxes(client: ApsClient, id: string, params: TenantImportMailboxesParams): Promise<ImportReport> {
+export function tenantImportMailboxes(client: ApsClient, id: string, params: TenantImportMailboxesParams<Blob | Uint8Array | string>): Promise<TenantImportMailboxesReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/importMailboxes`, raw: { contentType: "text/csv", data: params.file } });
 }
 
-/** Parameters of Tenant onSubscriptionLimitsChanged (POST /onSubscriptionLimitsChanged). */
-export interface TenantOnSubscriptionLimitsChangedParams {
-  event: Notification;
-}
-
 /** onSubscriptionLimitsChanged of Tenant (POST /onSubscriptionLimitsChanged). */
-export function tenantOnSubscriptionLimitsChanged(client: ApsClient, id: string, params: TenantOnSubscriptionLimitsChangedParams): Promise<Record<string, unknown>> {
+export function tenantOnSubscriptionLimitsChanged(client: ApsClient, id: string, params: TenantOnSubscriptionLimitsChangedParams): Promise<TenantOnSubscriptionLimitsChangedReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onSubscriptionLimitsChanged`, json: params.event });
 }
 
-/** Parameters of Tenant onDomainLinked (POST /onDomainLinked). */
-export interface TenantOnDomainLinkedParams {
-  event: Notification;
-}
-
 /** onDomainLinked of Tenant (POST /onDomainLinked). */
-export function tenantOnDomainLinked(client: ApsClient, id: string, params: TenantOnDomainLinkedParams): Promise<Record<string, unknown>> {
+export function tenantOnDomainLinked(client: ApsClient, id: string, params: TenantOnDomainLinkedParams): Promise<TenantOnDomainLinkedReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onDomainLinked`, json: params.event });
 }
 
-/** Parameters of Tenant onMailboxChanged (POST /onMailboxChanged). */
-export interface TenantOnMailboxChangedParams {
-  event: Notification;
-}
-
 /** onMailboxChanged of Tenant (POST /onMailboxChanged). */
-export function tenantOnMailboxChanged(client: ApsClient, id: string, params: TenantOnMailboxChangedParams): Promise<Record<string, unknown>> {
+export function tenantOnMailboxChanged(client: ApsClient, id: string, params: TenantOnMailboxChangedParams): Promise<TenantOnMailboxChangedReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onMailboxChanged`, json: params.event });
 }
 

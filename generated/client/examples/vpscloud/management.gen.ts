@@ -4,9 +4,8 @@ import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import { type Subscription as Subscription_2, type SubscriptionRequest, listSubscriptions, subscribe, unsubscribe } from "aps-gen/runtime/client/subscriptions";
 import type { Account } from "../../../types/core/account.gen.js";
-import type { Notification } from "../../../types/core/resource.gen.js";
 import type { Subscription } from "../../../types/core/subscription.gen.js";
-import { type Management, type ManagementCreate, ManagementTypeId, type ManagementUpdate } from "../../../types/examples/vpscloud/management.gen.js";
+import { type Management, type ManagementCreate, type ManagementOnSubscriptionLimitsChangedParams, type ManagementOnSubscriptionLimitsChangedReply, type ManagementOnVpsLinkedParams, type ManagementOnVpsLinkedReply, ManagementTypeId, type ManagementUpdate, type ManagementUsageReportParams } from "../../../types/examples/vpscloud/management.gen.js";
 import type { VpsCloud } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
 import type { Vps } from "../../../types/examples/vpscloud/vps.gen.js";
 
@@ -103,34 +102,18 @@ export function listManagementVpses(client: ApsClient, id: string): Promise<Vps[
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/vpses` });
 }
 
-/** Parameters of Management usageReport (GET /usageReport/{month}). */
-export interface ManagementUsageReportParams {
-  month: string;
-  includeDeleted?: boolean;
-}
-
 /** usageReport of Management (GET /usageReport/{month}). The reply is not JSON: read it as a Blob or a stream from the Response. */
 export function managementUsageReport(client: ApsClient, id: string, params: ManagementUsageReportParams): Promise<Response> {
   return send(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/usageReport/${segment(params.month)}`, query: queryString({ includeDeleted: params.includeDeleted }) });
 }
 
-/** Parameters of Management onSubscriptionLimitsChanged (POST /onSubscriptionLimitsChanged). */
-export interface ManagementOnSubscriptionLimitsChangedParams {
-  event: Notification;
-}
-
 /** onSubscriptionLimitsChanged of Management (POST /onSubscriptionLimitsChanged). */
-export function managementOnSubscriptionLimitsChanged(client: ApsClient, id: string, params: ManagementOnSubscriptionLimitsChangedParams): Promise<Record<string, unknown>> {
+export function managementOnSubscriptionLimitsChanged(client: ApsClient, id: string, params: ManagementOnSubscriptionLimitsChangedParams): Promise<ManagementOnSubscriptionLimitsChangedReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onSubscriptionLimitsChanged`, json: params.event });
 }
 
-/** Parameters of Management onVpsLinked (POST /onVpsLinked). */
-export interface ManagementOnVpsLinkedParams {
-  event: Notification;
-}
-
 /** onVpsLinked of Management (POST /onVpsLinked). */
-export function managementOnVpsLinked(client: ApsClient, id: string, params: ManagementOnVpsLinkedParams): Promise<Record<string, unknown>> {
+export function managementOnVpsLinked(client: ApsClient, id: string, params: ManagementOnVpsLinkedParams): Promise<ManagementOnVpsLinkedReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onVpsLinked`, json: params.event });
 }
 

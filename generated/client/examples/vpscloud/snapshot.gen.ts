@@ -2,8 +2,8 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Snapshot, type SnapshotCreate, SnapshotTypeId, type SnapshotUpdate } from "../../../types/examples/vpscloud/snapshot.gen.js";
-import type { TaskInfo, Vps } from "../../../types/examples/vpscloud/vps.gen.js";
+import { type Snapshot, type SnapshotCreate, type SnapshotRestoreParams, type SnapshotRestoreReply, SnapshotTypeId, type SnapshotUpdate } from "../../../types/examples/vpscloud/snapshot.gen.js";
+import type { Vps } from "../../../types/examples/vpscloud/vps.gen.js";
 
 /** Filters for lists of Snapshot: `snapshotQuery.eq("name", value)` takes only Snapshot's own properties, with their types. */
 export const snapshotQuery = /* @__PURE__ */ rql<Snapshot>();
@@ -53,13 +53,8 @@ export function listSnapshotVps(client: ApsClient, id: string): Promise<Vps[]> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/vps` });
 }
 
-/** Parameters of Snapshot restore (POST /restore). */
-export interface SnapshotRestoreParams {
-  powerOn?: boolean;
-}
-
 /** restore of Snapshot (POST /restore). */
-export function snapshotRestore(client: ApsClient, id: string, params: SnapshotRestoreParams): Promise<TaskInfo> {
+export function snapshotRestore(client: ApsClient, id: string, params: SnapshotRestoreParams): Promise<SnapshotRestoreReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/restore`, query: queryString({ powerOn: params.powerOn }) });
 }
 

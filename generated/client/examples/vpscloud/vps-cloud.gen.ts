@@ -4,7 +4,7 @@ import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/ru
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { Management } from "../../../types/examples/vpscloud/management.gen.js";
-import { type VpsCloud, type VpsCloudCreate, type VpsCloudSettings, VpsCloudTypeId, type VpsCloudUpdate } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
+import { type VpsCloud, type VpsCloudCreate, type VpsCloudSettings, type VpsCloudSyncImagesParams, type VpsCloudSyncImagesReply, VpsCloudTypeId, type VpsCloudUpdate } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
 
 /** Filters for lists of VpsCloud: `vpsCloudQuery.eq("name", value)` takes only VpsCloud's own properties, with their types. */
 export const vpsCloudQuery = /* @__PURE__ */ rql<VpsCloud>();
@@ -59,12 +59,7 @@ export function installVpsCloud(client: ApsClient, request: InstallRequest<VpsCl
   return installInstance(client, request);
 }
 
-/** Parameters of VpsCloud syncImages (POST /syncImages). */
-export interface VpsCloudSyncImagesParams {
-  prune?: boolean;
-}
-
 /** syncImages of VpsCloud (POST /syncImages). */
-export function vpsCloudSyncImages(client: ApsClient, id: string, params: VpsCloudSyncImagesParams): Promise<string[]> {
+export function vpsCloudSyncImages(client: ApsClient, id: string, params: VpsCloudSyncImagesParams): Promise<VpsCloudSyncImagesReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/syncImages`, query: queryString({ prune: params.prune }) });
 }

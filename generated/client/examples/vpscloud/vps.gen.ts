@@ -2,11 +2,10 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { ApsLinkRef, Int64 } from "aps-gen/runtime/common/types";
 import type { User } from "../../../types/core/user.gen.js";
 import type { Management } from "../../../types/examples/vpscloud/management.gen.js";
 import type { Snapshot } from "../../../types/examples/vpscloud/snapshot.gen.js";
-import { type MetricSeries, type OsImage, type ResizeRequest, type SnapshotRequest, type TaskInfo, type Vps, type VpsCreate, VpsTypeId, type VpsUpdate } from "../../../types/examples/vpscloud/vps.gen.js";
+import { type Vps, type VpsCreate, type VpsImagesReply, type VpsMetricsParams, type VpsMetricsReply, type VpsMigrateParams, type VpsMigrateReply, type VpsRebootParams, type VpsRebootReply, type VpsResizeParams, type VpsResizeReply, type VpsTakeSnapshotParams, type VpsTakeSnapshotReply, VpsTypeId, type VpsUpdate } from "../../../types/examples/vpscloud/vps.gen.js";
 
 /** Filters for lists of Vps: `vpsQuery.eq("name", value)` takes only Vps's own properties, with their types. */
 export const vpsQuery = /* @__PURE__ */ rql<Vps>();
@@ -96,14 +95,8 @@ export function listVpsContact(client: ApsClient, id: string): Promise<User[]> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/contact` });
 }
 
-/** Parameters of Vps reboot (POST /reboot). */
-export interface VpsRebootParams {
-  hard?: boolean;
-  delaySeconds?: Int64;
-}
-
 /** reboot of Vps (POST /reboot). */
-export function vpsReboot(client: ApsClient, id: string, params: VpsRebootParams): Promise<TaskInfo> {
+export function vpsReboot(client: ApsClient, id: string, params: VpsRebootParams): Promise<VpsRebootReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/reboot`, query: queryString({ hard: params.hard, delaySeconds: params.delaySeconds }) });
 }
 
@@ -112,51 +105,27 @@ export function vpsScreenshot(client: ApsClient, id: string): Promise<Response> 
   return send(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/screenshot` });
 }
 
-/** Parameters of Vps metrics (GET /metrics/{metric}). */
-export interface VpsMetricsParams {
-  metric: string;
-  since?: Int64;
-  step?: Int64;
-  percentile?: number;
-}
-
 /** metrics of Vps (GET /metrics/{metric}). */
-export function vpsMetrics(client: ApsClient, id: string, params: VpsMetricsParams): Promise<MetricSeries> {
+export function vpsMetrics(client: ApsClient, id: string, params: VpsMetricsParams): Promise<VpsMetricsReply> {
   return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/metrics/${segment(params.metric)}`, query: queryString({ since: params.since, step: params.step, percentile: params.percentile }) });
 }
 
-/** Parameters of Vps resize (PUT /resize). */
-export interface VpsResizeParams {
-  size: ResizeRequest;
-}
-
 /** resize of Vps (PUT /resize). */
-export function vpsResize(client: ApsClient, id: string, params: VpsResizeParams): Promise<TaskInfo> {
+export function vpsResize(client: ApsClient, id: string, params: VpsResizeParams): Promise<VpsResizeReply> {
   return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}/resize`, json: params.size });
 }
 
-/** Parameters of Vps migrate (POST /migrate). */
-export interface VpsMigrateParams {
-  targetNode: string;
-  live?: boolean;
-}
-
 /** migrate of Vps (POST /migrate). */
-export function vpsMigrate(client: ApsClient, id: string, params: VpsMigrateParams): Promise<TaskInfo> {
+export function vpsMigrate(client: ApsClient, id: string, params: VpsMigrateParams): Promise<VpsMigrateReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/migrate`, query: queryString({ targetNode: params.targetNode, live: params.live }) });
 }
 
-/** Parameters of Vps takeSnapshot (POST /takeSnapshot). */
-export interface VpsTakeSnapshotParams {
-  request: SnapshotRequest;
-}
-
 /** takeSnapshot of Vps (POST /takeSnapshot). */
-export function vpsTakeSnapshot(client: ApsClient, id: string, params: VpsTakeSnapshotParams): Promise<ApsLinkRef> {
+export function vpsTakeSnapshot(client: ApsClient, id: string, params: VpsTakeSnapshotParams): Promise<VpsTakeSnapshotReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/takeSnapshot`, json: params.request });
 }
 
 /** images of Vps (GET /images, static). */
-export function vpsImages(client: ApsClient): Promise<OsImage[]> {
+export function vpsImages(client: ApsClient): Promise<VpsImagesReply> {
   return sendJson(client, { method: "GET", path: `/aps/2/static/${encodeURIComponent(VpsTypeId)}/images` });
 }

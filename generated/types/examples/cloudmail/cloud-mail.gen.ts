@@ -246,3 +246,9 @@ export interface CloudMailSettings {
    */
   defaultQuota?: Int64 | null;
 }
+
+/** What CloudMail.testConnection (POST /testConnection) answers. */
+export type CloudMailTestConnectionReply = ConnectionCheck;
+
+/** The error body CloudMail.testConnection (POST /testConnection) declares. */
+export type CloudMailTestConnectionError = ErrorInfo;

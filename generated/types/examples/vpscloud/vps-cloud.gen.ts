@@ -215,3 +215,14 @@ export interface VpsCloudSettings {
    */
   datacenters?: Datacenter[] | null;
 }
+
+/** Parameters of VpsCloud.syncImages (POST /syncImages). */
+export type VpsCloudSyncImagesParams = {
+  prune?: boolean;
+};
+
+/** What VpsCloud.syncImages (POST /syncImages) answers. */
+export type VpsCloudSyncImagesReply = string[];
+
+/** The error body VpsCloud.syncImages (POST /syncImages) declares. */
+export type VpsCloudSyncImagesError = ErrorInfo;

@@ -514,3 +514,72 @@ export interface VpsUpdate {
    */
   abuseFlag?: boolean | null;
 }
+
+/** Parameters of Vps.reboot (POST /reboot). */
+export type VpsRebootParams = {
+  hard?: boolean;
+  delaySeconds?: Int64;
+};
+
+/** What Vps.reboot (POST /reboot) answers. */
+export type VpsRebootReply = TaskInfo;
+
+/** The error body Vps.reboot (POST /reboot) declares. */
+export type VpsRebootError = ErrorInfo;
+
+/** The error body Vps.screenshot (GET /screenshot) declares. */
+export type VpsScreenshotError = ErrorInfo;
+
+/** Parameters of Vps.metrics (GET /metrics/{metric}). */
+export type VpsMetricsParams = {
+  metric: string;
+  since?: Int64;
+  step?: Int64;
+  percentile?: number;
+};
+
+/** What Vps.metrics (GET /metrics/{metric}) answers. */
+export type VpsMetricsReply = MetricSeries;
+
+/** The error body Vps.metrics (GET /metrics/{metric}) declares. */
+export type VpsMetricsError = ErrorInfo;
+
+/** Parameters of Vps.resize (PUT /resize). */
+export type VpsResizeParams = {
+  size: ResizeRequest;
+};
+
+/** What Vps.resize (PUT /resize) answers. */
+export type VpsResizeReply = TaskInfo;
+
+/** The error body Vps.resize (PUT /resize) declares. */
+export type VpsResizeError = ErrorInfo;
+
+/** Parameters of Vps.migrate (POST /migrate). */
+export type VpsMigrateParams = {
+  targetNode: string;
+  live?: boolean;
+};
+
+/** What Vps.migrate (POST /migrate) answers. */
+export type VpsMigrateReply = TaskInfo;
+
+/** The error body Vps.migrate (POST /migrate) declares. */
+export type VpsMigrateError = ErrorInfo;
+
+/** Parameters of Vps.takeSnapshot (POST /takeSnapshot). */
+export type VpsTakeSnapshotParams = {
+  request: SnapshotRequest;
+};
+
+/** What Vps.takeSnapshot (POST /takeSnapshot) answers. */
+export type VpsTakeSnapshotReply = ApsLinkRef;
+
+/** The error body Vps.takeSnapshot (POST /takeSnapshot) declares. */
+export type VpsTakeSnapshotError = ErrorInfo;
+
+/** What Vps.images (static GET /images) answers. */
+export type VpsImagesReply = OsImage[];
+
+/** The error body Vps.images (static GET /images) declares. */
+export type VpsImagesError = ErrorInfo;

@@ -78,6 +78,115 @@ export function checkCloudMailErrorInfo(value: unknown, path: string, errors: Va
   if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
 }
 
+/** Checks the value of a body key if it is one of the properties and relations CloudMail declares; false when it is none of them. */
+export function cloudMailMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "apiEndpoint": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/apiEndpoint", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/apiEndpoint", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/apiEndpoint", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiEndpoint", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "apiKey": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/apiKey", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/apiKey", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/apiKey", "a string", v));
+      else {
+        if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/apiKey", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
+        if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
+      }
+      break;
+    }
+    case "apiSecret": {
+      if (!actor.application && (actor.roles & 1) === 0) {
+        errors.push({ path: "/apiSecret", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/apiSecret", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/apiSecret", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiSecret", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "imapHost": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/imapHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/imapHost", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/imapHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "smtpHost": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/smtpHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/smtpHost", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/smtpHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "defaultQuota": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/defaultQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/defaultQuota", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/defaultQuota", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/defaultQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      break;
+    }
+    case "tenants": {
+      if (update) errors.push({ path: "/tenants", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenants, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/tenants", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/tenants" + "/" + i, errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** Parameters of CloudMail.testConnection (POST /testConnection). */
+export function parseCloudMailTestConnection(input: OperationInput): OperationParams {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+}
+
 /** Checks a provision (create) body of CloudMail written by `actor`; returns every error, none when valid. */
 export function validateCloudMailCreate(body: unknown, actor: Actor): ValidationError[] {
   const errors: ValidationError[] = [];
@@ -88,106 +197,8 @@ export function validateCloudMailCreate(body: unknown, actor: Actor): Validation
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "apiEndpoint": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/apiEndpoint", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiEndpoint", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiEndpoint", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiEndpoint", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "apiKey": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/apiKey", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiKey", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiKey", "a string", v));
-        else {
-          if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/apiKey", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
-        }
-        break;
-      }
-      case "apiSecret": {
-        if (!actor.application && (actor.roles & 1) === 0) {
-          errors.push({ path: "/apiSecret", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiSecret", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiSecret", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiSecret", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "imapHost": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/imapHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/imapHost", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/imapHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "smtpHost": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/smtpHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/smtpHost", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/smtpHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "defaultQuota": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/defaultQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/defaultQuota", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/defaultQuota", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/defaultQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "tenants": {
-        if (!Array.isArray(v)) errors.push(typeError("/tenants", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/tenants" + "/" + i, errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!cloudMailMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants" });
   }
   if (b["apiEndpoint"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/apiEndpoint", code: "required", message: "is required" });
   if (b["apiKey"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/apiKey", code: "required", message: "is required" });
@@ -205,114 +216,10 @@ export function validateCloudMailUpdate(body: unknown, actor: Actor): Validation
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "apiEndpoint": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/apiEndpoint", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiEndpoint", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiEndpoint", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiEndpoint", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "apiKey": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/apiKey", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiKey", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiKey", "a string", v));
-        else {
-          if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/apiKey", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
-        }
-        break;
-      }
-      case "apiSecret": {
-        if (!actor.application && (actor.roles & 1) === 0) {
-          errors.push({ path: "/apiSecret", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiSecret", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiSecret", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiSecret", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "imapHost": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/imapHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/imapHost", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/imapHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "smtpHost": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/smtpHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/smtpHost", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/smtpHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "defaultQuota": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/defaultQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/defaultQuota", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/defaultQuota", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/defaultQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "tenants": {
-        errors.push({ path: "/tenants", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenants, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!cloudMailMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants" });
   }
   return errors;
-}
-
-/** Parameters of CloudMail.testConnection (POST /testConnection). */
-export function parseCloudMailTestConnection(input: OperationInput): OperationParams {
-  const errors: ValidationError[] = [];
-  const params: Record<string, unknown> = {};
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
 
 /** Validators of CloudMail (`http://cloudmail.example.com/types/cloudmail/1.0`), by what they check. */

@@ -89,6 +89,135 @@ export function checkDomainDnsCheck(value: unknown, path: string, errors: Valida
   if (o["verified"] === undefined) errors.push({ path: path + "/verified", code: "required", message: "is required" });
 }
 
+/** Checks the value of a body key if it is one of the properties and relations Domain declares; false when it is none of them. */
+export function domainMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "name": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push({ path: "/name", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/name", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
+      else {
+        if (v.length > 253 && codePointLength(v) > 253) errors.push({ path: "/name", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 253 are allowed" });
+      }
+      break;
+    }
+    case "verified": {
+      if (!actor.application) {
+        errors.push({ path: "/verified", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "boolean") errors.push(typeError("/verified", "true or false", v));
+      break;
+    }
+    case "verifiedAt": {
+      if (!actor.application) {
+        errors.push({ path: "/verifiedAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/verifiedAt", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/verifiedAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "catchAll": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/catchAll", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/catchAll", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/catchAll", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "dkimSelector": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/dkimSelector", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/dkimSelector", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/dkimSelector", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (!PATTERN_1.test(v)) errors.push({ path: "/dkimSelector", code: "pattern", message: "does not match the pattern ^[a-z0-9-]{1,63}$: " + showValue(v) });
+      }
+      break;
+    }
+    case "mxHosts": {
+      if (!actor.application) {
+        errors.push({ path: "/mxHosts", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (!Array.isArray(v)) errors.push(typeError("/mxHosts", "an array", v));
+      else {
+        const dup = firstDuplicate(v);
+        if (dup >= 0) errors.push({ path: "/mxHosts", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        for (let vIndex = 0; vIndex < v.length; vIndex++) {
+          const vItem = v[vIndex];
+          if (typeof vItem !== "string") errors.push(typeError("/mxHosts" + "/" + vIndex, "a string", vItem));
+          else {
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/mxHosts" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          }
+        }
+      }
+      break;
+    }
+    case "tenant": {
+      if (update) errors.push({ path: "/tenant", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenant, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/tenant", errors);
+      break;
+    }
+    case "mailboxes": {
+      if (update) errors.push({ path: "/mailboxes", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/mailboxes, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/mailboxes", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/mailboxes" + "/" + i, errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** Parameters of Domain.verifyDns (POST /verifyDns). */
+export function parseDomainVerifyDns(input: OperationInput): OperationParams {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+}
+
+/** Parameters of Domain.requiredRecords (GET /requiredRecords). */
+export function parseDomainRequiredRecords(input: OperationInput): OperationParams {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+}
+
 /** Checks a provision (create) body of Domain written by `actor`; returns every error, none when valid. */
 export function validateDomainCreate(body: unknown, actor: Actor): ValidationError[] {
   const errors: ValidationError[] = [];
@@ -99,114 +228,8 @@ export function validateDomainCreate(body: unknown, actor: Actor): ValidationErr
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "name": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/name", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
-        else {
-          if (v.length > 253 && codePointLength(v) > 253) errors.push({ path: "/name", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 253 are allowed" });
-        }
-        break;
-      }
-      case "verified": {
-        if (!actor.application) {
-          errors.push({ path: "/verified", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/verified", "true or false", v));
-        break;
-      }
-      case "verifiedAt": {
-        if (!actor.application) {
-          errors.push({ path: "/verifiedAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/verifiedAt", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/verifiedAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "catchAll": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/catchAll", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/catchAll", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/catchAll", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "dkimSelector": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/dkimSelector", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/dkimSelector", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/dkimSelector", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_1.test(v)) errors.push({ path: "/dkimSelector", code: "pattern", message: "does not match the pattern ^[a-z0-9-]{1,63}$: " + showValue(v) });
-        }
-        break;
-      }
-      case "mxHosts": {
-        if (!actor.application) {
-          errors.push({ path: "/mxHosts", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/mxHosts", "an array", v));
-        else {
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/mxHosts", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError("/mxHosts" + "/" + vIndex, "a string", vItem));
-            else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/mxHosts" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-            }
-          }
-        }
-        break;
-      }
-      case "tenant": {
-        if (v !== null) checkLinkRef(v, "/tenant", errors);
-        break;
-      }
-      case "mailboxes": {
-        if (!Array.isArray(v)) errors.push(typeError("/mailboxes", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/mailboxes" + "/" + i, errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!domainMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes" });
   }
   if (b["name"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/name", code: "required", message: "is required" });
   return errors;
@@ -222,133 +245,10 @@ export function validateDomainUpdate(body: unknown, actor: Actor): ValidationErr
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "name": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (!actor.application) {
-          errors.push({ path: "/name", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/name", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
-        else {
-          if (v.length > 253 && codePointLength(v) > 253) errors.push({ path: "/name", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 253 are allowed" });
-        }
-        break;
-      }
-      case "verified": {
-        if (!actor.application) {
-          errors.push({ path: "/verified", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/verified", "true or false", v));
-        break;
-      }
-      case "verifiedAt": {
-        if (!actor.application) {
-          errors.push({ path: "/verifiedAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/verifiedAt", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/verifiedAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "catchAll": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/catchAll", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/catchAll", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/catchAll", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "dkimSelector": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/dkimSelector", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/dkimSelector", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/dkimSelector", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_1.test(v)) errors.push({ path: "/dkimSelector", code: "pattern", message: "does not match the pattern ^[a-z0-9-]{1,63}$: " + showValue(v) });
-        }
-        break;
-      }
-      case "mxHosts": {
-        if (!actor.application) {
-          errors.push({ path: "/mxHosts", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/mxHosts", "an array", v));
-        else {
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/mxHosts", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError("/mxHosts" + "/" + vIndex, "a string", vItem));
-            else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/mxHosts" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-            }
-          }
-        }
-        break;
-      }
-      case "tenant": {
-        errors.push({ path: "/tenant", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenant, not with configure" });
-        break;
-      }
-      case "mailboxes": {
-        errors.push({ path: "/mailboxes", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/mailboxes, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!domainMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes" });
   }
   return errors;
-}
-
-/** Parameters of Domain.verifyDns (POST /verifyDns). */
-export function parseDomainVerifyDns(input: OperationInput): OperationParams {
-  const errors: ValidationError[] = [];
-  const params: Record<string, unknown> = {};
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
-}
-
-/** Parameters of Domain.requiredRecords (GET /requiredRecords). */
-export function parseDomainRequiredRecords(input: OperationInput): OperationParams {
-  const errors: ValidationError[] = [];
-  const params: Record<string, unknown> = {};
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
 
 /** Validators of Domain (`http://cloudmail.example.com/types/domain/1.0`), by what they check. */

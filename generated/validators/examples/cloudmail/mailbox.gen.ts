@@ -5,6 +5,7 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import type { MailboxChangePasswordParams, MailboxCheckAvailabilityParams, MailboxPurgeArchiveParams } from "../../../types/examples/cloudmail/mailbox.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
 const ENUM_1 = new Set<unknown>(["basic", "business", "enterprise"]);
@@ -237,630 +238,310 @@ export function checkMailboxPurgeResult(value: unknown, path: string, errors: Va
   }
 }
 
-/** Checks a provision (create) body of Mailbox written by `actor`; returns every error, none when valid. */
-export function validateMailboxCreate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Mailbox resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "localPart": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/localPart", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/localPart", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/localPart", "a string", v));
-        else {
-          if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/localPart", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
-          if (!PATTERN_0.test(v)) errors.push({ path: "/localPart", code: "pattern", message: "does not match the pattern ^[a-z0-9][a-z0-9._-]*$: " + showValue(v) });
-        }
+/** Checks the value of a body key if it is one of the properties and relations Mailbox declares; false when it is none of them. */
+export function mailboxMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "localPart": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/localPart", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
         break;
       }
-      case "address": {
-        if (!actor.application) {
-          errors.push({ path: "/address", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/address", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/address", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
+      if (update && !actor.application) {
+        errors.push({ path: "/localPart", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
         break;
       }
-      case "displayName": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/displayName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/displayName", "a string", v));
-        else {
-          if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/displayName", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
-        }
+      if (v === null) {
+        errors.push({ path: "/localPart", code: "required", message: "is required and cannot be null" });
         break;
       }
-      case "password": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/password", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/password", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
-        else {
-          if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/password", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
-        }
-        break;
+      if (typeof v !== "string") errors.push(typeError("/localPart", "a string", v));
+      else {
+        if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/localPart", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+        if (!PATTERN_0.test(v)) errors.push({ path: "/localPart", code: "pattern", message: "does not match the pattern ^[a-z0-9][a-z0-9._-]*$: " + showValue(v) });
       }
-      case "plan": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/plan", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/plan", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/plan", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_1.has(v)) errors.push({ path: "/plan", code: "enum", message: showValue(v) + " is not one of the allowed values: \"basic\", \"business\", \"enterprise\"" });
-        }
-        break;
-      }
-      case "quota": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/quota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/quota", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/quota", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/quota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "used": {
-        if (!actor.application) {
-          errors.push({ path: "/used", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/used", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/used", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/used", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "archiveQuota": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/archiveQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/archiveQuota", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/archiveQuota", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/archiveQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "maxMessageSize": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/maxMessageSize", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/maxMessageSize", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/maxMessageSize", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/maxMessageSize", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "spamThreshold": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/spamThreshold", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/spamThreshold", "a number", v));
-        break;
-      }
-      case "spamSubjectFilter": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/spamSubjectFilter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/spamSubjectFilter", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/spamSubjectFilter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "aliases": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/aliases", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/aliases", "an array", v));
-        else {
-          if (v.length > 25) errors.push({ path: "/aliases", code: "maxItems", message: "has " + v.length + " items; at most 25 are allowed" });
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/aliases", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError("/aliases" + "/" + vIndex, "a string", vItem));
-            else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/aliases" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-            }
-          }
-        }
-        break;
-      }
-      case "forwarding": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/forwarding", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/forwarding", "an array", v));
-        else {
-          if (v.length > 10) errors.push({ path: "/forwarding", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            checkMailboxForwardingRule(vItem, "/forwarding" + "/" + vIndex, errors);
-          }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/forwarding", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
-        }
-        break;
-      }
-      case "autoReply": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/autoReply", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkMailboxAutoReply(v, "/autoReply", errors);
-        break;
-      }
-      case "clientSettings": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/clientSettings", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "object" || v === null || Array.isArray(v)) errors.push(typeError("/clientSettings", "an object", v));
-        break;
-      }
-      case "lastLogin": {
-        if (!actor.application) {
-          errors.push({ path: "/lastLogin", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/lastLogin", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLogin", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "lastLoginIp": {
-        if (!actor.application) {
-          errors.push({ path: "/lastLoginIp", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/lastLoginIp", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLoginIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "supportNote": {
-        if (!actor.application && (actor.roles & 1) === 0) {
-          errors.push({ path: "/supportNote", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/supportNote", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/supportNote", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "backendId": {
-        if (!actor.application) {
-          errors.push({ path: "/backendId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/backendId", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backendId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "tenant": {
-        if (v !== null) checkLinkRef(v, "/tenant", errors);
-        break;
-      }
-      case "domain": {
-        if (v !== null) checkLinkRef(v, "/domain", errors);
-        break;
-      }
-      case "user": {
-        if (v !== null) checkLinkRef(v, "/user", errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Mailbox" });
+      break;
     }
-  }
-  if (b["localPart"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/localPart", code: "required", message: "is required" });
-  if (b["password"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/password", code: "required", message: "is required" });
-  return errors;
-}
-
-/** Checks a configure (update) body of Mailbox written by `actor`; returns every error, none when valid. */
-export function validateMailboxUpdate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Mailbox resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "localPart": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/localPart", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (!actor.application) {
-          errors.push({ path: "/localPart", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/localPart", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/localPart", "a string", v));
-        else {
-          if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/localPart", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
-          if (!PATTERN_0.test(v)) errors.push({ path: "/localPart", code: "pattern", message: "does not match the pattern ^[a-z0-9][a-z0-9._-]*$: " + showValue(v) });
-        }
+    case "address": {
+      if (!actor.application) {
+        errors.push({ path: "/address", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
         break;
       }
-      case "address": {
-        if (!actor.application) {
-          errors.push({ path: "/address", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/address", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/address", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
+      if (v === null) {
         break;
       }
-      case "displayName": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/displayName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/displayName", "a string", v));
-        else {
-          if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/displayName", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
-        }
-        break;
+      if (typeof v !== "string") errors.push(typeError("/address", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/address", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
       }
-      case "password": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/password", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/password", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
-        else {
-          if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/password", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
-        }
-        break;
-      }
-      case "plan": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/plan", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/plan", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/plan", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_1.has(v)) errors.push({ path: "/plan", code: "enum", message: showValue(v) + " is not one of the allowed values: \"basic\", \"business\", \"enterprise\"" });
-        }
-        break;
-      }
-      case "quota": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/quota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/quota", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/quota", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/quota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "used": {
-        if (!actor.application) {
-          errors.push({ path: "/used", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/used", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/used", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/used", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "archiveQuota": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/archiveQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/archiveQuota", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/archiveQuota", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/archiveQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "maxMessageSize": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/maxMessageSize", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/maxMessageSize", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/maxMessageSize", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/maxMessageSize", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "spamThreshold": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/spamThreshold", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/spamThreshold", "a number", v));
-        break;
-      }
-      case "spamSubjectFilter": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/spamSubjectFilter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/spamSubjectFilter", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/spamSubjectFilter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "aliases": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/aliases", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/aliases", "an array", v));
-        else {
-          if (v.length > 25) errors.push({ path: "/aliases", code: "maxItems", message: "has " + v.length + " items; at most 25 are allowed" });
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/aliases", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError("/aliases" + "/" + vIndex, "a string", vItem));
-            else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/aliases" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-            }
-          }
-        }
-        break;
-      }
-      case "forwarding": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/forwarding", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/forwarding", "an array", v));
-        else {
-          if (v.length > 10) errors.push({ path: "/forwarding", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            checkMailboxForwardingRule(vItem, "/forwarding" + "/" + vIndex, errors);
-          }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/forwarding", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
-        }
-        break;
-      }
-      case "autoReply": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/autoReply", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkMailboxAutoReply(v, "/autoReply", errors);
-        break;
-      }
-      case "clientSettings": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/clientSettings", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "object" || v === null || Array.isArray(v)) errors.push(typeError("/clientSettings", "an object", v));
-        break;
-      }
-      case "lastLogin": {
-        if (!actor.application) {
-          errors.push({ path: "/lastLogin", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/lastLogin", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLogin", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "lastLoginIp": {
-        if (!actor.application) {
-          errors.push({ path: "/lastLoginIp", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/lastLoginIp", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLoginIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "supportNote": {
-        if (!actor.application && (actor.roles & 1) === 0) {
-          errors.push({ path: "/supportNote", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/supportNote", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/supportNote", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "backendId": {
-        if (!actor.application) {
-          errors.push({ path: "/backendId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/backendId", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backendId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "tenant": {
-        errors.push({ path: "/tenant", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenant, not with configure" });
-        break;
-      }
-      case "domain": {
-        errors.push({ path: "/domain", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/domain, not with configure" });
-        break;
-      }
-      case "user": {
-        errors.push({ path: "/user", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/user, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Mailbox" });
+      break;
     }
+    case "displayName": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/displayName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/displayName", "a string", v));
+      else {
+        if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/displayName", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+      }
+      break;
+    }
+    case "password": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/password", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/password", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
+      else {
+        if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/password", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
+        if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
+      }
+      break;
+    }
+    case "plan": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/plan", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/plan", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/plan", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (!ENUM_1.has(v)) errors.push({ path: "/plan", code: "enum", message: showValue(v) + " is not one of the allowed values: \"basic\", \"business\", \"enterprise\"" });
+      }
+      break;
+    }
+    case "quota": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/quota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/quota", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/quota", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/quota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      break;
+    }
+    case "used": {
+      if (!actor.application) {
+        errors.push({ path: "/used", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/used", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/used", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/used", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      break;
+    }
+    case "archiveQuota": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/archiveQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/archiveQuota", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/archiveQuota", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/archiveQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      break;
+    }
+    case "maxMessageSize": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/maxMessageSize", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/maxMessageSize", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/maxMessageSize", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/maxMessageSize", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      break;
+    }
+    case "spamThreshold": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/spamThreshold", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/spamThreshold", "a number", v));
+      break;
+    }
+    case "spamSubjectFilter": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/spamSubjectFilter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/spamSubjectFilter", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/spamSubjectFilter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "aliases": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/aliases", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (!Array.isArray(v)) errors.push(typeError("/aliases", "an array", v));
+      else {
+        if (v.length > 25) errors.push({ path: "/aliases", code: "maxItems", message: "has " + v.length + " items; at most 25 are allowed" });
+        const dup = firstDuplicate(v);
+        if (dup >= 0) errors.push({ path: "/aliases", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        for (let vIndex = 0; vIndex < v.length; vIndex++) {
+          const vItem = v[vIndex];
+          if (typeof vItem !== "string") errors.push(typeError("/aliases" + "/" + vIndex, "a string", vItem));
+          else {
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/aliases" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          }
+        }
+      }
+      break;
+    }
+    case "forwarding": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/forwarding", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (!Array.isArray(v)) errors.push(typeError("/forwarding", "an array", v));
+      else {
+        if (v.length > 10) errors.push({ path: "/forwarding", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
+        for (let vIndex = 0; vIndex < v.length; vIndex++) {
+          const vItem = v[vIndex];
+          checkMailboxForwardingRule(vItem, "/forwarding" + "/" + vIndex, errors);
+        }
+        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/forwarding", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+      }
+      break;
+    }
+    case "autoReply": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/autoReply", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkMailboxAutoReply(v, "/autoReply", errors);
+      break;
+    }
+    case "clientSettings": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/clientSettings", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "object" || v === null || Array.isArray(v)) errors.push(typeError("/clientSettings", "an object", v));
+      break;
+    }
+    case "lastLogin": {
+      if (!actor.application) {
+        errors.push({ path: "/lastLogin", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/lastLogin", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLogin", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "lastLoginIp": {
+      if (!actor.application) {
+        errors.push({ path: "/lastLoginIp", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/lastLoginIp", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLoginIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "supportNote": {
+      if (!actor.application && (actor.roles & 1) === 0) {
+        errors.push({ path: "/supportNote", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/supportNote", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/supportNote", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "backendId": {
+      if (!actor.application) {
+        errors.push({ path: "/backendId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/backendId", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backendId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "tenant": {
+      if (update) errors.push({ path: "/tenant", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenant, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/tenant", errors);
+      break;
+    }
+    case "domain": {
+      if (update) errors.push({ path: "/domain", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/domain, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/domain", errors);
+      break;
+    }
+    case "user": {
+      if (update) errors.push({ path: "/user", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/user, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/user", errors);
+      break;
+    }
+    default:
+      return false;
   }
-  return errors;
+  return true;
 }
 
 /** Parameters of Mailbox.changePassword (POST /changePassword). */
-export function parseMailboxChangePassword(input: OperationInput): OperationParams {
+export function parseMailboxChangePassword(input: OperationInput): OperationParams<MailboxChangePasswordParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -870,11 +551,11 @@ export function parseMailboxChangePassword(input: OperationInput): OperationPara
       params["request"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as MailboxChangePasswordParams };
 }
 
 /** Parameters of Mailbox.checkAvailability (static POST /checkAvailability). */
-export function parseMailboxCheckAvailability(input: OperationInput): OperationParams {
+export function parseMailboxCheckAvailability(input: OperationInput): OperationParams<MailboxCheckAvailabilityParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -884,7 +565,7 @@ export function parseMailboxCheckAvailability(input: OperationInput): OperationP
       params["query"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as MailboxCheckAvailabilityParams };
 }
 
 /** Parameters of Mailbox.storageUsage (GET /storageUsage). */
@@ -895,7 +576,7 @@ export function parseMailboxStorageUsage(input: OperationInput): OperationParams
 }
 
 /** Parameters of Mailbox.purgeArchive (POST /purgeArchive). */
-export function parseMailboxPurgeArchive(input: OperationInput): OperationParams {
+export function parseMailboxPurgeArchive(input: OperationInput): OperationParams<MailboxPurgeArchiveParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -914,7 +595,41 @@ export function parseMailboxPurgeArchive(input: OperationInput): OperationParams
       else errors.push({ path: "/query/dryRun", code: r.code, message: r.message });
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as MailboxPurgeArchiveParams };
+}
+
+/** Checks a provision (create) body of Mailbox written by `actor`; returns every error, none when valid. */
+export function validateMailboxCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Mailbox resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!mailboxMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Mailbox" });
+  }
+  if (b["localPart"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/localPart", code: "required", message: "is required" });
+  if (b["password"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/password", code: "required", message: "is required" });
+  return errors;
+}
+
+/** Checks a configure (update) body of Mailbox written by `actor`; returns every error, none when valid. */
+export function validateMailboxUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Mailbox resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!mailboxMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Mailbox" });
+  }
+  return errors;
 }
 
 /** Validators of Mailbox (`http://cloudmail.example.com/types/mailbox/1.0`), by what they check. */

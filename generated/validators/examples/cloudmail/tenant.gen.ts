@@ -4,6 +4,7 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import type { TenantImportMailboxesParams, TenantOnDomainLinkedParams, TenantOnMailboxChangedParams, TenantOnSubscriptionLimitsChangedParams, TenantUsageParams } from "../../../types/examples/cloudmail/tenant.gen.js";
 import { checkContactAddress } from "../../core/contact.gen.js";
 import { checkResourceCounter, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
 
@@ -174,266 +175,130 @@ export function checkTenantErrorInfo(value: unknown, path: string, errors: Valid
   if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
 }
 
-/** Checks a provision (create) body of Tenant written by `actor`; returns every error, none when valid. */
-export function validateTenantCreate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Tenant resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "organizationId": {
-        if (!actor.application) {
-          errors.push({ path: "/organizationId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/organizationId", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/organizationId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
+/** Checks the value of a body key if it is one of the properties and relations Tenant declares; false when it is none of them. */
+export function tenantMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "organizationId": {
+      if (!actor.application) {
+        errors.push({ path: "/organizationId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
         break;
       }
-      case "mailboxCount": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/mailboxCount", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/mailboxCount", errors);
+      if (v === null) {
         break;
       }
-      case "storage": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/storage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/storage", errors);
-        break;
+      if (typeof v !== "string") errors.push(typeError("/organizationId", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/organizationId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
       }
-      case "archiveStorage": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/archiveStorage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceUsage(v, "/archiveStorage", errors);
-        break;
-      }
-      case "retentionDays": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/retentionDays", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/retentionDays", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/retentionDays", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/retentionDays", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        else if (!ENUM_1.has(String(v))) errors.push({ path: "/retentionDays", code: "enum", message: showValue(v) + " is not one of the allowed values: 30, 90, 365, 3650" });
-        break;
-      }
-      case "billingAddress": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/billingAddress", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkContactAddress(v, "/billingAddress", errors);
-        break;
-      }
-      case "contractStart": {
-        if (!actor.application) {
-          errors.push({ path: "/contractStart", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/contractStart", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/contractStart", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "app": {
-        if (v !== null) checkLinkRef(v, "/app", errors);
-        break;
-      }
-      case "account": {
-        if (v !== null) checkLinkRef(v, "/account", errors);
-        break;
-      }
-      case "subscription": {
-        if (v !== null) checkLinkRef(v, "/subscription", errors);
-        break;
-      }
-      case "domains": {
-        if (!Array.isArray(v)) errors.push(typeError("/domains", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/domains" + "/" + i, errors);
-        break;
-      }
-      case "mailboxes": {
-        if (!Array.isArray(v)) errors.push(typeError("/mailboxes", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/mailboxes" + "/" + i, errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes" });
+      break;
     }
-  }
-  return errors;
-}
-
-/** Checks a configure (update) body of Tenant written by `actor`; returns every error, none when valid. */
-export function validateTenantUpdate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Tenant resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "organizationId": {
-        if (!actor.application) {
-          errors.push({ path: "/organizationId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/organizationId", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/organizationId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
+    case "mailboxCount": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/mailboxCount", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
         break;
       }
-      case "mailboxCount": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/mailboxCount", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/mailboxCount", errors);
+      if (v === null) {
         break;
       }
-      case "storage": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/storage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/storage", errors);
-        break;
-      }
-      case "archiveStorage": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/archiveStorage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceUsage(v, "/archiveStorage", errors);
-        break;
-      }
-      case "retentionDays": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/retentionDays", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/retentionDays", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/retentionDays", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/retentionDays", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        else if (!ENUM_1.has(String(v))) errors.push({ path: "/retentionDays", code: "enum", message: showValue(v) + " is not one of the allowed values: 30, 90, 365, 3650" });
-        break;
-      }
-      case "billingAddress": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/billingAddress", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkContactAddress(v, "/billingAddress", errors);
-        break;
-      }
-      case "contractStart": {
-        if (!actor.application) {
-          errors.push({ path: "/contractStart", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/contractStart", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/contractStart", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "app": {
-        errors.push({ path: "/app", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/app, not with configure" });
-        break;
-      }
-      case "account": {
-        errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
-        break;
-      }
-      case "subscription": {
-        errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
-        break;
-      }
-      case "domains": {
-        errors.push({ path: "/domains", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/domains, not with configure" });
-        break;
-      }
-      case "mailboxes": {
-        errors.push({ path: "/mailboxes", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/mailboxes, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes" });
+      checkResourceCounter(v, "/mailboxCount", errors);
+      break;
     }
+    case "storage": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/storage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkResourceCounter(v, "/storage", errors);
+      break;
+    }
+    case "archiveStorage": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/archiveStorage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkResourceUsage(v, "/archiveStorage", errors);
+      break;
+    }
+    case "retentionDays": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/retentionDays", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/retentionDays", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/retentionDays", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/retentionDays", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      else if (!ENUM_1.has(String(v))) errors.push({ path: "/retentionDays", code: "enum", message: showValue(v) + " is not one of the allowed values: 30, 90, 365, 3650" });
+      break;
+    }
+    case "billingAddress": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/billingAddress", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkContactAddress(v, "/billingAddress", errors);
+      break;
+    }
+    case "contractStart": {
+      if (!actor.application) {
+        errors.push({ path: "/contractStart", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/contractStart", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/contractStart", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "app": {
+      if (update) errors.push({ path: "/app", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/app, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/app", errors);
+      break;
+    }
+    case "account": {
+      if (update) errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/account", errors);
+      break;
+    }
+    case "subscription": {
+      if (update) errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/subscription", errors);
+      break;
+    }
+    case "domains": {
+      if (update) errors.push({ path: "/domains", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/domains, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/domains", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/domains" + "/" + i, errors);
+      break;
+    }
+    case "mailboxes": {
+      if (update) errors.push({ path: "/mailboxes", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/mailboxes, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/mailboxes", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/mailboxes" + "/" + i, errors);
+      break;
+    }
+    default:
+      return false;
   }
-  return errors;
+  return true;
 }
 
 /** Parameters of Tenant.usage (GET /usage/{period}). */
-export function parseTenantUsage(input: OperationInput): OperationParams {
+export function parseTenantUsage(input: OperationInput): OperationParams<TenantUsageParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -460,7 +325,7 @@ export function parseTenantUsage(input: OperationInput): OperationParams {
       else errors.push({ path: "/query/detailed", code: r.code, message: r.message });
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantUsageParams };
 }
 
 /** Parameters of Tenant.exportMailboxes (GET /exportMailboxes). */
@@ -471,18 +336,18 @@ export function parseTenantExportMailboxes(input: OperationInput): OperationPara
 }
 
 /** Parameters of Tenant.importMailboxes (POST /importMailboxes). */
-export function parseTenantImportMailboxes(input: OperationInput): OperationParams {
+export function parseTenantImportMailboxes(input: OperationInput): OperationParams<TenantImportMailboxesParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
     const v = input.body;
     if (v !== undefined) params["file"] = v; else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantImportMailboxesParams };
 }
 
 /** Parameters of Tenant.onSubscriptionLimitsChanged (POST /onSubscriptionLimitsChanged). */
-export function parseTenantOnSubscriptionLimitsChanged(input: OperationInput): OperationParams {
+export function parseTenantOnSubscriptionLimitsChanged(input: OperationInput): OperationParams<TenantOnSubscriptionLimitsChangedParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -492,11 +357,11 @@ export function parseTenantOnSubscriptionLimitsChanged(input: OperationInput): O
       params["event"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantOnSubscriptionLimitsChangedParams };
 }
 
 /** Parameters of Tenant.onDomainLinked (POST /onDomainLinked). */
-export function parseTenantOnDomainLinked(input: OperationInput): OperationParams {
+export function parseTenantOnDomainLinked(input: OperationInput): OperationParams<TenantOnDomainLinkedParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -506,11 +371,11 @@ export function parseTenantOnDomainLinked(input: OperationInput): OperationParam
       params["event"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantOnDomainLinkedParams };
 }
 
 /** Parameters of Tenant.onMailboxChanged (POST /onMailboxChanged). */
-export function parseTenantOnMailboxChanged(input: OperationInput): OperationParams {
+export function parseTenantOnMailboxChanged(input: OperationInput): OperationParams<TenantOnMailboxChangedParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -520,7 +385,39 @@ export function parseTenantOnMailboxChanged(input: OperationInput): OperationPar
       params["event"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantOnMailboxChangedParams };
+}
+
+/** Checks a provision (create) body of Tenant written by `actor`; returns every error, none when valid. */
+export function validateTenantCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Tenant resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!tenantMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes" });
+  }
+  return errors;
+}
+
+/** Checks a configure (update) body of Tenant written by `actor`; returns every error, none when valid. */
+export function validateTenantUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Tenant resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!tenantMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes" });
+  }
+  return errors;
 }
 
 /** Validators of Tenant (`http://cloudmail.example.com/types/tenant/1.0`), by what they check. */

@@ -4,6 +4,7 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import type { ManagementOnSubscriptionLimitsChangedParams, ManagementOnVpsLinkedParams, ManagementUsageReportParams } from "../../../types/examples/vpscloud/management.gen.js";
 import { checkResourceCounter, checkResourceLimit, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z]{3}[0-9]$", "u");
@@ -47,225 +48,108 @@ export function checkManagementErrorInfo(value: unknown, path: string, errors: V
   if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
 }
 
-/** Checks a provision (create) body of Management written by `actor`; returns every error, none when valid. */
-export function validateManagementCreate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Management resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "servers": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/servers", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/servers", errors);
+/** Checks the value of a body key if it is one of the properties and relations Management declares; false when it is none of them. */
+export function managementMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "servers": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/servers", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
         break;
       }
-      case "memory": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/memory", errors);
+      if (v === null) {
         break;
       }
-      case "backupSpace": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/backupSpace", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceLimit(v, "/backupSpace", errors);
-        break;
-      }
-      case "serverHours": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/serverHours", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceUsage(v, "/serverHours", errors);
-        break;
-      }
-      case "cpuTime": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/cpuTime", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceUsage(v, "/cpuTime", errors);
-        break;
-      }
-      case "defaultDatacenter": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/defaultDatacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/defaultDatacenter", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/defaultDatacenter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_0.test(v)) errors.push({ path: "/defaultDatacenter", code: "pattern", message: "does not match the pattern ^[a-z]{3}[0-9]$: " + showValue(v) });
-        }
-        break;
-      }
-      case "app": {
-        if (v !== null) checkLinkRef(v, "/app", errors);
-        break;
-      }
-      case "account": {
-        if (v !== null) checkLinkRef(v, "/account", errors);
-        break;
-      }
-      case "subscription": {
-        if (v !== null) checkLinkRef(v, "/subscription", errors);
-        break;
-      }
-      case "vpses": {
-        if (!Array.isArray(v)) errors.push(typeError("/vpses", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/vpses" + "/" + i, errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses" });
+      checkResourceCounter(v, "/servers", errors);
+      break;
     }
-  }
-  return errors;
-}
-
-/** Checks a configure (update) body of Management written by `actor`; returns every error, none when valid. */
-export function validateManagementUpdate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Management resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "servers": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/servers", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/servers", errors);
+    case "memory": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
         break;
       }
-      case "memory": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceCounter(v, "/memory", errors);
+      if (v === null) {
         break;
       }
-      case "backupSpace": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/backupSpace", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceLimit(v, "/backupSpace", errors);
-        break;
-      }
-      case "serverHours": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/serverHours", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceUsage(v, "/serverHours", errors);
-        break;
-      }
-      case "cpuTime": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/cpuTime", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkResourceUsage(v, "/cpuTime", errors);
-        break;
-      }
-      case "defaultDatacenter": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/defaultDatacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/defaultDatacenter", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/defaultDatacenter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_0.test(v)) errors.push({ path: "/defaultDatacenter", code: "pattern", message: "does not match the pattern ^[a-z]{3}[0-9]$: " + showValue(v) });
-        }
-        break;
-      }
-      case "app": {
-        errors.push({ path: "/app", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/app, not with configure" });
-        break;
-      }
-      case "account": {
-        errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
-        break;
-      }
-      case "subscription": {
-        errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
-        break;
-      }
-      case "vpses": {
-        errors.push({ path: "/vpses", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/vpses, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses" });
+      checkResourceCounter(v, "/memory", errors);
+      break;
     }
+    case "backupSpace": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/backupSpace", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkResourceLimit(v, "/backupSpace", errors);
+      break;
+    }
+    case "serverHours": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/serverHours", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkResourceUsage(v, "/serverHours", errors);
+      break;
+    }
+    case "cpuTime": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/cpuTime", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkResourceUsage(v, "/cpuTime", errors);
+      break;
+    }
+    case "defaultDatacenter": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/defaultDatacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/defaultDatacenter", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/defaultDatacenter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (!PATTERN_0.test(v)) errors.push({ path: "/defaultDatacenter", code: "pattern", message: "does not match the pattern ^[a-z]{3}[0-9]$: " + showValue(v) });
+      }
+      break;
+    }
+    case "app": {
+      if (update) errors.push({ path: "/app", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/app, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/app", errors);
+      break;
+    }
+    case "account": {
+      if (update) errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/account", errors);
+      break;
+    }
+    case "subscription": {
+      if (update) errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/subscription", errors);
+      break;
+    }
+    case "vpses": {
+      if (update) errors.push({ path: "/vpses", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/vpses, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/vpses", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/vpses" + "/" + i, errors);
+      break;
+    }
+    default:
+      return false;
   }
-  return errors;
+  return true;
 }
 
 /** Parameters of Management.usageReport (GET /usageReport/{month}). */
-export function parseManagementUsageReport(input: OperationInput): OperationParams {
+export function parseManagementUsageReport(input: OperationInput): OperationParams<ManagementUsageReportParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -284,11 +168,11 @@ export function parseManagementUsageReport(input: OperationInput): OperationPara
       else errors.push({ path: "/query/includeDeleted", code: r.code, message: r.message });
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as ManagementUsageReportParams };
 }
 
 /** Parameters of Management.onSubscriptionLimitsChanged (POST /onSubscriptionLimitsChanged). */
-export function parseManagementOnSubscriptionLimitsChanged(input: OperationInput): OperationParams {
+export function parseManagementOnSubscriptionLimitsChanged(input: OperationInput): OperationParams<ManagementOnSubscriptionLimitsChangedParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -298,11 +182,11 @@ export function parseManagementOnSubscriptionLimitsChanged(input: OperationInput
       params["event"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as ManagementOnSubscriptionLimitsChangedParams };
 }
 
 /** Parameters of Management.onVpsLinked (POST /onVpsLinked). */
-export function parseManagementOnVpsLinked(input: OperationInput): OperationParams {
+export function parseManagementOnVpsLinked(input: OperationInput): OperationParams<ManagementOnVpsLinkedParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -312,7 +196,39 @@ export function parseManagementOnVpsLinked(input: OperationInput): OperationPara
       params["event"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as ManagementOnVpsLinkedParams };
+}
+
+/** Checks a provision (create) body of Management written by `actor`; returns every error, none when valid. */
+export function validateManagementCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Management resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!managementMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses" });
+  }
+  return errors;
+}
+
+/** Checks a configure (update) body of Management written by `actor`; returns every error, none when valid. */
+export function validateManagementUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Management resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!managementMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses" });
+  }
+  return errors;
 }
 
 /** Validators of Management (`http://vpscloud.example.net/types/management/1.1`), by what they check. */

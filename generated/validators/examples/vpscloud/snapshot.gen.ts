@@ -4,8 +4,119 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import type { SnapshotRestoreParams } from "../../../types/examples/vpscloud/snapshot.gen.js";
 
 const ENUM_0 = new Set<unknown>(["manual", "scheduled"]);
+
+/** Checks the value of a body key if it is one of the properties and relations Snapshot declares; false when it is none of them. */
+export function snapshotMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "label": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/label", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/label", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
+      else {
+        if (v.length > 80 && codePointLength(v) > 80) errors.push({ path: "/label", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 80 are allowed" });
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+      }
+      break;
+    }
+    case "kind": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/kind", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push({ path: "/kind", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/kind", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/kind", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (!ENUM_0.has(v)) errors.push({ path: "/kind", code: "enum", message: showValue(v) + " is not one of the allowed values: \"manual\", \"scheduled\"" });
+      }
+      break;
+    }
+    case "size": {
+      if (!actor.application) {
+        errors.push({ path: "/size", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/size", "a number", v));
+      break;
+    }
+    case "takenAt": {
+      if (!actor.application) {
+        errors.push({ path: "/takenAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/takenAt", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/takenAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "expiresOn": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/expiresOn", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/expiresOn", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/expiresOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "vps": {
+      if (update) errors.push({ path: "/vps", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/vps, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/vps", errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** Parameters of Snapshot.restore (POST /restore). */
+export function parseSnapshotRestore(input: OperationInput): OperationParams<SnapshotRestoreParams> {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  {
+    const text = input.query["powerOn"];
+    if (text !== undefined) {
+      const r = convertParameter(text, "boolean");
+      if (r.ok) params["powerOn"] = r.value;
+      else errors.push({ path: "/query/powerOn", code: r.code, message: r.message });
+    }
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as SnapshotRestoreParams };
+}
+
+/** Parameters of Snapshot.download (GET /download). */
+export function parseSnapshotDownload(input: OperationInput): OperationParams {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+}
 
 /** Checks a provision (create) body of Snapshot written by `actor`; returns every error, none when valid. */
 export function validateSnapshotCreate(body: unknown, actor: Actor): ValidationError[] {
@@ -17,88 +128,8 @@ export function validateSnapshotCreate(body: unknown, actor: Actor): ValidationE
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "label": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/label", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/label", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
-        else {
-          if (v.length > 80 && codePointLength(v) > 80) errors.push({ path: "/label", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 80 are allowed" });
-          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
-        }
-        break;
-      }
-      case "kind": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/kind", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/kind", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/kind", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_0.has(v)) errors.push({ path: "/kind", code: "enum", message: showValue(v) + " is not one of the allowed values: \"manual\", \"scheduled\"" });
-        }
-        break;
-      }
-      case "size": {
-        if (!actor.application) {
-          errors.push({ path: "/size", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/size", "a number", v));
-        break;
-      }
-      case "takenAt": {
-        if (!actor.application) {
-          errors.push({ path: "/takenAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/takenAt", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/takenAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "expiresOn": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/expiresOn", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/expiresOn", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/expiresOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "vps": {
-        if (v !== null) checkLinkRef(v, "/vps", errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!snapshotMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps" });
   }
   if (b["label"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/label", code: "required", message: "is required" });
   return errors;
@@ -114,116 +145,10 @@ export function validateSnapshotUpdate(body: unknown, actor: Actor): ValidationE
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "label": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/label", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/label", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
-        else {
-          if (v.length > 80 && codePointLength(v) > 80) errors.push({ path: "/label", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 80 are allowed" });
-          if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
-        }
-        break;
-      }
-      case "kind": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/kind", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (!actor.application) {
-          errors.push({ path: "/kind", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/kind", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/kind", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_0.has(v)) errors.push({ path: "/kind", code: "enum", message: showValue(v) + " is not one of the allowed values: \"manual\", \"scheduled\"" });
-        }
-        break;
-      }
-      case "size": {
-        if (!actor.application) {
-          errors.push({ path: "/size", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/size", "a number", v));
-        break;
-      }
-      case "takenAt": {
-        if (!actor.application) {
-          errors.push({ path: "/takenAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/takenAt", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/takenAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "expiresOn": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/expiresOn", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/expiresOn", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/expiresOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "vps": {
-        errors.push({ path: "/vps", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/vps, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!snapshotMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps" });
   }
   return errors;
-}
-
-/** Parameters of Snapshot.restore (POST /restore). */
-export function parseSnapshotRestore(input: OperationInput): OperationParams {
-  const errors: ValidationError[] = [];
-  const params: Record<string, unknown> = {};
-  {
-    const text = input.query["powerOn"];
-    if (text !== undefined) {
-      const r = convertParameter(text, "boolean");
-      if (r.ok) params["powerOn"] = r.value;
-      else errors.push({ path: "/query/powerOn", code: r.code, message: r.message });
-    }
-  }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
-}
-
-/** Parameters of Snapshot.download (GET /download). */
-export function parseSnapshotDownload(input: OperationInput): OperationParams {
-  const errors: ValidationError[] = [];
-  const params: Record<string, unknown> = {};
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
 
 /** Validators of Snapshot (`http://vpscloud.example.net/types/snapshot/1.1`), by what they check. */

@@ -5,6 +5,7 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import type { VpsCloudSyncImagesParams } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z]{3}[0-9]$", "u");
 
@@ -123,6 +124,116 @@ export function checkVpsCloudErrorInfo(value: unknown, path: string, errors: Val
   if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
 }
 
+/** Checks the value of a body key if it is one of the properties and relations VpsCloud declares; false when it is none of them. */
+export function vpsCloudMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "apiUrl": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/apiUrl", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/apiUrl", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/apiUrl", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiUrl", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "apiToken": {
+      if (!actor.application && (actor.roles & 0) === 0) {
+        errors.push({ path: "/apiToken", code: "access", message: "may not be written with the caller's roles; its access allows no user role (only the application)" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/apiToken", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/apiToken", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiToken", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "managementIp": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/managementIp", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/managementIp", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/managementIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "agentVersion": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/agentVersion", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/agentVersion", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/agentVersion", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "datacenters": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/datacenters", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (!Array.isArray(v)) errors.push(typeError("/datacenters", "an array", v));
+      else {
+        if (v.length < 1) errors.push({ path: "/datacenters", code: "minItems", message: "has " + v.length + " items; at least 1 is required" });
+        if (v.length > 8) errors.push({ path: "/datacenters", code: "maxItems", message: "has " + v.length + " items; at most 8 are allowed" });
+        const dup = firstDuplicate(v);
+        if (dup >= 0) errors.push({ path: "/datacenters", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        for (let vIndex = 0; vIndex < v.length; vIndex++) {
+          const vItem = v[vIndex];
+          checkVpsCloudDatacenter(vItem, "/datacenters" + "/" + vIndex, errors);
+        }
+        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/datacenters", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+      }
+      break;
+    }
+    case "managements": {
+      if (update) errors.push({ path: "/managements", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/managements, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/managements", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/managements" + "/" + i, errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** Parameters of VpsCloud.syncImages (POST /syncImages). */
+export function parseVpsCloudSyncImages(input: OperationInput): OperationParams<VpsCloudSyncImagesParams> {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  {
+    const text = input.query["prune"];
+    if (text !== undefined) {
+      const r = convertParameter(text, "boolean");
+      if (r.ok) params["prune"] = r.value;
+      else errors.push({ path: "/query/prune", code: r.code, message: r.message });
+    }
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsCloudSyncImagesParams };
+}
+
 /** Checks a provision (create) body of VpsCloud written by `actor`; returns every error, none when valid. */
 export function validateVpsCloudCreate(body: unknown, actor: Actor): ValidationError[] {
   const errors: ValidationError[] = [];
@@ -133,99 +244,8 @@ export function validateVpsCloudCreate(body: unknown, actor: Actor): ValidationE
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "apiUrl": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/apiUrl", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiUrl", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiUrl", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiUrl", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "apiToken": {
-        if (!actor.application && (actor.roles & 0) === 0) {
-          errors.push({ path: "/apiToken", code: "access", message: "may not be written with the caller's roles; its access allows no user role (only the application)" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiToken", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiToken", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiToken", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "managementIp": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/managementIp", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/managementIp", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/managementIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "agentVersion": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/agentVersion", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/agentVersion", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/agentVersion", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "datacenters": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/datacenters", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/datacenters", "an array", v));
-        else {
-          if (v.length < 1) errors.push({ path: "/datacenters", code: "minItems", message: "has " + v.length + " items; at least 1 is required" });
-          if (v.length > 8) errors.push({ path: "/datacenters", code: "maxItems", message: "has " + v.length + " items; at most 8 are allowed" });
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/datacenters", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            checkVpsCloudDatacenter(vItem, "/datacenters" + "/" + vIndex, errors);
-          }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/datacenters", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
-        }
-        break;
-      }
-      case "managements": {
-        if (!Array.isArray(v)) errors.push(typeError("/managements", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/managements" + "/" + i, errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!vpsCloudMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements" });
   }
   if (b["apiUrl"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/apiUrl", code: "required", message: "is required" });
   if (b["apiToken"] === undefined && (actor.application || (actor.roles & 0) !== 0)) errors.push({ path: "/apiToken", code: "required", message: "is required" });
@@ -242,115 +262,10 @@ export function validateVpsCloudUpdate(body: unknown, actor: Actor): ValidationE
   const b = body as Record<string, unknown>;
   for (const key in b) {
     const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "apiUrl": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/apiUrl", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiUrl", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiUrl", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiUrl", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "apiToken": {
-        if (!actor.application && (actor.roles & 0) === 0) {
-          errors.push({ path: "/apiToken", code: "access", message: "may not be written with the caller's roles; its access allows no user role (only the application)" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/apiToken", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/apiToken", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiToken", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "managementIp": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/managementIp", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/managementIp", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/managementIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "agentVersion": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/agentVersion", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/agentVersion", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/agentVersion", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "datacenters": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/datacenters", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/datacenters", "an array", v));
-        else {
-          if (v.length < 1) errors.push({ path: "/datacenters", code: "minItems", message: "has " + v.length + " items; at least 1 is required" });
-          if (v.length > 8) errors.push({ path: "/datacenters", code: "maxItems", message: "has " + v.length + " items; at most 8 are allowed" });
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/datacenters", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            checkVpsCloudDatacenter(vItem, "/datacenters" + "/" + vIndex, errors);
-          }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/datacenters", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
-        }
-        break;
-      }
-      case "managements": {
-        errors.push({ path: "/managements", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/managements, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements" });
-    }
+    if (v === undefined || key === "aps") continue;
+    if (!vpsCloudMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements" });
   }
   return errors;
-}
-
-/** Parameters of VpsCloud.syncImages (POST /syncImages). */
-export function parseVpsCloudSyncImages(input: OperationInput): OperationParams {
-  const errors: ValidationError[] = [];
-  const params: Record<string, unknown> = {};
-  {
-    const text = input.query["prune"];
-    if (text !== undefined) {
-      const r = convertParameter(text, "boolean");
-      if (r.ok) params["prune"] = r.value;
-      else errors.push({ path: "/query/prune", code: r.code, message: r.message });
-    }
-  }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
 }
 
 /** Validators of VpsCloud (`http://vpscloud.example.net/types/vpscloud/1.1`), by what they check. */

@@ -5,6 +5,7 @@ import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import type { VpsMetricsParams, VpsMigrateParams, VpsRebootParams, VpsResizeParams, VpsTakeSnapshotParams } from "../../../types/examples/vpscloud/vps.gen.js";
 import { checkVpsCloudDatacenter } from "./vps-cloud.gen.js";
 
 const ENUM_0 = new Set<unknown>(["tcp", "udp", "icmp"]);
@@ -389,605 +390,302 @@ export function checkVpsErrorInfo(value: unknown, path: string, errors: Validati
   if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
 }
 
-/** Checks a provision (create) body of Vps written by `actor`; returns every error, none when valid. */
-export function validateVpsCreate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Vps resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "hostname": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/hostname", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/hostname", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/hostname", "a string", v));
-        else {
-          if (v.length > 63 && codePointLength(v) > 63) errors.push({ path: "/hostname", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 63 are allowed" });
-        }
+/** Checks the value of a body key if it is one of the properties and relations Vps declares; false when it is none of them. */
+export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+  switch (key) {
+    case "hostname": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/hostname", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
         break;
       }
-      case "notes": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/notes", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/notes", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/notes", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
+      if (v === null) {
+        errors.push({ path: "/hostname", code: "required", message: "is required and cannot be null" });
         break;
       }
-      case "os": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/os", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/os", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/os", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/os", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_2.has(v)) errors.push({ path: "/os", code: "enum", message: showValue(v) + " is not one of the allowed values: \"debian-12\", \"ubuntu-24.04\", \"alma-9\", \"windows-2022\"" });
-        }
-        break;
+      if (typeof v !== "string") errors.push(typeError("/hostname", "a string", v));
+      else {
+        if (v.length > 63 && codePointLength(v) > 63) errors.push({ path: "/hostname", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 63 are allowed" });
       }
-      case "cores": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/cores", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cores", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/cores", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/cores", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        else if (!ENUM_3.has(String(v))) errors.push({ path: "/cores", code: "enum", message: showValue(v) + " is not one of the allowed values: 1, 2, 4, 8, 16" });
-        break;
-      }
-      case "cpuShare": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/cpuShare", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cpuShare", "a number", v));
-        break;
-      }
-      case "memory": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/memory", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/memory", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/memory", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "disk": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/disk", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/disk", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/disk", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/disk", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "trafficLimit": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/trafficLimit", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/trafficLimit", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/trafficLimit", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/trafficLimit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        else if (!ENUM_4.has(String(v))) errors.push({ path: "/trafficLimit", code: "enum", message: showValue(v) + " is not one of the allowed values: 102400, 1048576, 9223372036854775807" });
-        break;
-      }
-      case "rootPassword": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/rootPassword", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/rootPassword", "a string", v));
-        else {
-          if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/rootPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
-        }
-        break;
-      }
-      case "sshKeys": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/sshKeys", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/sshKeys", "an array", v));
-        else {
-          if (v.length > 10) errors.push({ path: "/sshKeys", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/sshKeys", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError("/sshKeys" + "/" + vIndex, "a string", vItem));
-            else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/sshKeys" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-            }
-          }
-        }
-        break;
-      }
-      case "firewall": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/firewall", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/firewall", "an array", v));
-        else {
-          if (v.length > 30) errors.push({ path: "/firewall", code: "maxItems", message: "has " + v.length + " items; at most 30 are allowed" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            checkVpsFirewallRule(vItem, "/firewall" + "/" + vIndex, errors);
-          }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/firewall", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
-        }
-        break;
-      }
-      case "network": {
-        if (!actor.application) {
-          errors.push({ path: "/network", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkVpsNetworkConfig(v, "/network", errors);
-        break;
-      }
-      case "datacenter": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/datacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkVpsCloudDatacenter(v, "/datacenter", errors);
-        break;
-      }
-      case "state": {
-        if (!actor.application) {
-          errors.push({ path: "/state", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/state", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/state", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_5.has(v)) errors.push({ path: "/state", code: "enum", message: showValue(v) + " is not one of the allowed values: \"running\", \"stopped\", \"rebooting\", \"migrating\"" });
-        }
-        break;
-      }
-      case "backupWindow": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/backupWindow", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/backupWindow", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backupWindow", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "createdOn": {
-        if (!actor.application) {
-          errors.push({ path: "/createdOn", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/createdOn", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/createdOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "hypervisorNode": {
-        if (!actor.application) {
-          errors.push({ path: "/hypervisorNode", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/hypervisorNode", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/hypervisorNode", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "abuseFlag": {
-        if (!actor.application && (actor.roles & 1) === 0) {
-          errors.push({ path: "/abuseFlag", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/abuseFlag", "true or false", v));
-        break;
-      }
-      case "management": {
-        if (v !== null) checkLinkRef(v, "/management", errors);
-        break;
-      }
-      case "snapshots": {
-        if (!Array.isArray(v)) errors.push(typeError("/snapshots", "an array of links", v));
-        else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/snapshots" + "/" + i, errors);
-        break;
-      }
-      case "contact": {
-        if (v !== null) checkLinkRef(v, "/contact", errors);
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Vps" });
+      break;
     }
-  }
-  if (b["hostname"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/hostname", code: "required", message: "is required" });
-  if (b["os"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/os", code: "required", message: "is required" });
-  return errors;
-}
-
-/** Checks a configure (update) body of Vps written by `actor`; returns every error, none when valid. */
-export function validateVpsUpdate(body: unknown, actor: Actor): ValidationError[] {
-  const errors: ValidationError[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.push(typeError("", "a JSON object (a Vps resource)", body));
-    return errors;
-  }
-  const b = body as Record<string, unknown>;
-  for (const key in b) {
-    const v = b[key];
-    if (v === undefined) continue;
-    switch (key) {
-      case "aps":
-        // The meta-section is checked by the controller, which knows the caller.
-        break;
-      case "hostname": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/hostname", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/hostname", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/hostname", "a string", v));
-        else {
-          if (v.length > 63 && codePointLength(v) > 63) errors.push({ path: "/hostname", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 63 are allowed" });
-        }
+    case "notes": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/notes", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
         break;
       }
-      case "notes": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/notes", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/notes", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/notes", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
+      if (v === null) {
         break;
       }
-      case "os": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/os", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (!actor.application) {
-          errors.push({ path: "/os", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
-          break;
-        }
-        if (v === null) {
-          errors.push({ path: "/os", code: "required", message: "is required and cannot be null" });
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/os", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/os", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_2.has(v)) errors.push({ path: "/os", code: "enum", message: showValue(v) + " is not one of the allowed values: \"debian-12\", \"ubuntu-24.04\", \"alma-9\", \"windows-2022\"" });
-        }
-        break;
+      if (typeof v !== "string") errors.push(typeError("/notes", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/notes", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
       }
-      case "cores": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/cores", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cores", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/cores", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/cores", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        else if (!ENUM_3.has(String(v))) errors.push({ path: "/cores", code: "enum", message: showValue(v) + " is not one of the allowed values: 1, 2, 4, 8, 16" });
-        break;
-      }
-      case "cpuShare": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/cpuShare", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cpuShare", "a number", v));
-        break;
-      }
-      case "memory": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/memory", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/memory", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/memory", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "disk": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/disk", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/disk", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/disk", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/disk", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        break;
-      }
-      case "trafficLimit": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/trafficLimit", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/trafficLimit", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/trafficLimit", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/trafficLimit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-        else if (!ENUM_4.has(String(v))) errors.push({ path: "/trafficLimit", code: "enum", message: showValue(v) + " is not one of the allowed values: 102400, 1048576, 9223372036854775807" });
-        break;
-      }
-      case "rootPassword": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/rootPassword", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (!actor.application) {
-          errors.push({ path: "/rootPassword", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/rootPassword", "a string", v));
-        else {
-          if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/rootPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
-        }
-        break;
-      }
-      case "sshKeys": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/sshKeys", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/sshKeys", "an array", v));
-        else {
-          if (v.length > 10) errors.push({ path: "/sshKeys", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
-          const dup = firstDuplicate(v);
-          if (dup >= 0) errors.push({ path: "/sshKeys", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError("/sshKeys" + "/" + vIndex, "a string", vItem));
-            else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/sshKeys" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-            }
-          }
-        }
-        break;
-      }
-      case "firewall": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/firewall", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (!Array.isArray(v)) errors.push(typeError("/firewall", "an array", v));
-        else {
-          if (v.length > 30) errors.push({ path: "/firewall", code: "maxItems", message: "has " + v.length + " items; at most 30 are allowed" });
-          for (let vIndex = 0; vIndex < v.length; vIndex++) {
-            const vItem = v[vIndex];
-            checkVpsFirewallRule(vItem, "/firewall" + "/" + vIndex, errors);
-          }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/firewall", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
-        }
-        break;
-      }
-      case "network": {
-        if (!actor.application) {
-          errors.push({ path: "/network", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkVpsNetworkConfig(v, "/network", errors);
-        break;
-      }
-      case "datacenter": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/datacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (!actor.application) {
-          errors.push({ path: "/datacenter", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        checkVpsCloudDatacenter(v, "/datacenter", errors);
-        break;
-      }
-      case "state": {
-        if (!actor.application) {
-          errors.push({ path: "/state", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/state", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/state", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_5.has(v)) errors.push({ path: "/state", code: "enum", message: showValue(v) + " is not one of the allowed values: \"running\", \"stopped\", \"rebooting\", \"migrating\"" });
-        }
-        break;
-      }
-      case "backupWindow": {
-        if (!actor.application && (actor.roles & 3) === 0) {
-          errors.push({ path: "/backupWindow", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/backupWindow", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backupWindow", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "createdOn": {
-        if (!actor.application) {
-          errors.push({ path: "/createdOn", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/createdOn", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/createdOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "hypervisorNode": {
-        if (!actor.application) {
-          errors.push({ path: "/hypervisorNode", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "string") errors.push(typeError("/hypervisorNode", "a string", v));
-        else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/hypervisorNode", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        }
-        break;
-      }
-      case "abuseFlag": {
-        if (!actor.application && (actor.roles & 1) === 0) {
-          errors.push({ path: "/abuseFlag", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
-          break;
-        }
-        if (v === null) {
-          break;
-        }
-        if (typeof v !== "boolean") errors.push(typeError("/abuseFlag", "true or false", v));
-        break;
-      }
-      case "management": {
-        errors.push({ path: "/management", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/management, not with configure" });
-        break;
-      }
-      case "snapshots": {
-        errors.push({ path: "/snapshots", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/snapshots, not with configure" });
-        break;
-      }
-      case "contact": {
-        errors.push({ path: "/contact", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/contact, not with configure" });
-        break;
-      }
-      default:
-        errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Vps" });
+      break;
     }
+    case "os": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/os", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push({ path: "/os", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        break;
+      }
+      if (v === null) {
+        errors.push({ path: "/os", code: "required", message: "is required and cannot be null" });
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/os", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/os", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (!ENUM_2.has(v)) errors.push({ path: "/os", code: "enum", message: showValue(v) + " is not one of the allowed values: \"debian-12\", \"ubuntu-24.04\", \"alma-9\", \"windows-2022\"" });
+      }
+      break;
+    }
+    case "cores": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/cores", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cores", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/cores", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/cores", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      else if (!ENUM_3.has(String(v))) errors.push({ path: "/cores", code: "enum", message: showValue(v) + " is not one of the allowed values: 1, 2, 4, 8, 16" });
+      break;
+    }
+    case "cpuShare": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/cpuShare", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cpuShare", "a number", v));
+      break;
+    }
+    case "memory": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/memory", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/memory", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/memory", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      break;
+    }
+    case "disk": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/disk", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/disk", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/disk", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/disk", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      break;
+    }
+    case "trafficLimit": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/trafficLimit", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/trafficLimit", "an integer", v));
+      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/trafficLimit", "an integer", v));
+      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/trafficLimit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      else if (!ENUM_4.has(String(v))) errors.push({ path: "/trafficLimit", code: "enum", message: showValue(v) + " is not one of the allowed values: 102400, 1048576, 9223372036854775807" });
+      break;
+    }
+    case "rootPassword": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/rootPassword", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push({ path: "/rootPassword", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/rootPassword", "a string", v));
+      else {
+        if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/rootPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
+        if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
+      }
+      break;
+    }
+    case "sshKeys": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/sshKeys", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (!Array.isArray(v)) errors.push(typeError("/sshKeys", "an array", v));
+      else {
+        if (v.length > 10) errors.push({ path: "/sshKeys", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
+        const dup = firstDuplicate(v);
+        if (dup >= 0) errors.push({ path: "/sshKeys", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        for (let vIndex = 0; vIndex < v.length; vIndex++) {
+          const vItem = v[vIndex];
+          if (typeof vItem !== "string") errors.push(typeError("/sshKeys" + "/" + vIndex, "a string", vItem));
+          else {
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/sshKeys" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          }
+        }
+      }
+      break;
+    }
+    case "firewall": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/firewall", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (!Array.isArray(v)) errors.push(typeError("/firewall", "an array", v));
+      else {
+        if (v.length > 30) errors.push({ path: "/firewall", code: "maxItems", message: "has " + v.length + " items; at most 30 are allowed" });
+        for (let vIndex = 0; vIndex < v.length; vIndex++) {
+          const vItem = v[vIndex];
+          checkVpsFirewallRule(vItem, "/firewall" + "/" + vIndex, errors);
+        }
+        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/firewall", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+      }
+      break;
+    }
+    case "network": {
+      if (!actor.application) {
+        errors.push({ path: "/network", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkVpsNetworkConfig(v, "/network", errors);
+      break;
+    }
+    case "datacenter": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/datacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push({ path: "/datacenter", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      checkVpsCloudDatacenter(v, "/datacenter", errors);
+      break;
+    }
+    case "state": {
+      if (!actor.application) {
+        errors.push({ path: "/state", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/state", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/state", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (!ENUM_5.has(v)) errors.push({ path: "/state", code: "enum", message: showValue(v) + " is not one of the allowed values: \"running\", \"stopped\", \"rebooting\", \"migrating\"" });
+      }
+      break;
+    }
+    case "backupWindow": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push({ path: "/backupWindow", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/backupWindow", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backupWindow", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "createdOn": {
+      if (!actor.application) {
+        errors.push({ path: "/createdOn", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/createdOn", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/createdOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "hypervisorNode": {
+      if (!actor.application) {
+        errors.push({ path: "/hypervisorNode", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/hypervisorNode", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/hypervisorNode", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+      }
+      break;
+    }
+    case "abuseFlag": {
+      if (!actor.application && (actor.roles & 1) === 0) {
+        errors.push({ path: "/abuseFlag", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
+        break;
+      }
+      if (v === null) {
+        break;
+      }
+      if (typeof v !== "boolean") errors.push(typeError("/abuseFlag", "true or false", v));
+      break;
+    }
+    case "management": {
+      if (update) errors.push({ path: "/management", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/management, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/management", errors);
+      break;
+    }
+    case "snapshots": {
+      if (update) errors.push({ path: "/snapshots", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/snapshots, not with configure" });
+      else if (!Array.isArray(v)) errors.push(typeError("/snapshots", "an array of links", v));
+      else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/snapshots" + "/" + i, errors);
+      break;
+    }
+    case "contact": {
+      if (update) errors.push({ path: "/contact", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/contact, not with configure" });
+      else if (v !== null) checkLinkRef(v, "/contact", errors);
+      break;
+    }
+    default:
+      return false;
   }
-  return errors;
+  return true;
 }
 
 /** Parameters of Vps.reboot (POST /reboot). */
-export function parseVpsReboot(input: OperationInput): OperationParams {
+export function parseVpsReboot(input: OperationInput): OperationParams<VpsRebootParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -1006,7 +704,7 @@ export function parseVpsReboot(input: OperationInput): OperationParams {
       else errors.push({ path: "/query/delaySeconds", code: r.code, message: r.message });
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsRebootParams };
 }
 
 /** Parameters of Vps.screenshot (GET /screenshot). */
@@ -1017,7 +715,7 @@ export function parseVpsScreenshot(input: OperationInput): OperationParams {
 }
 
 /** Parameters of Vps.metrics (GET /metrics/{metric}). */
-export function parseVpsMetrics(input: OperationInput): OperationParams {
+export function parseVpsMetrics(input: OperationInput): OperationParams<VpsMetricsParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -1052,11 +750,11 @@ export function parseVpsMetrics(input: OperationInput): OperationParams {
       else errors.push({ path: "/query/percentile", code: r.code, message: r.message });
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsMetricsParams };
 }
 
 /** Parameters of Vps.resize (PUT /resize). */
-export function parseVpsResize(input: OperationInput): OperationParams {
+export function parseVpsResize(input: OperationInput): OperationParams<VpsResizeParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -1066,11 +764,11 @@ export function parseVpsResize(input: OperationInput): OperationParams {
       params["size"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsResizeParams };
 }
 
 /** Parameters of Vps.migrate (POST /migrate). */
-export function parseVpsMigrate(input: OperationInput): OperationParams {
+export function parseVpsMigrate(input: OperationInput): OperationParams<VpsMigrateParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -1089,11 +787,11 @@ export function parseVpsMigrate(input: OperationInput): OperationParams {
       else errors.push({ path: "/query/live", code: r.code, message: r.message });
     }
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsMigrateParams };
 }
 
 /** Parameters of Vps.takeSnapshot (POST /takeSnapshot). */
-export function parseVpsTakeSnapshot(input: OperationInput): OperationParams {
+export function parseVpsTakeSnapshot(input: OperationInput): OperationParams<VpsTakeSnapshotParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -1103,7 +801,7 @@ export function parseVpsTakeSnapshot(input: OperationInput): OperationParams {
       params["request"] = v;
     } else errors.push({ path: "/body", code: "required", message: "is required" });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsTakeSnapshotParams };
 }
 
 /** Parameters of Vps.images (static GET /images). */
@@ -1111,6 +809,40 @@ export function parseVpsImages(input: OperationInput): OperationParams {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+}
+
+/** Checks a provision (create) body of Vps written by `actor`; returns every error, none when valid. */
+export function validateVpsCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Vps resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!vpsMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Vps" });
+  }
+  if (b["hostname"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/hostname", code: "required", message: "is required" });
+  if (b["os"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/os", code: "required", message: "is required" });
+  return errors;
+}
+
+/** Checks a configure (update) body of Vps written by `actor`; returns every error, none when valid. */
+export function validateVpsUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a Vps resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!vpsMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Vps" });
+  }
+  return errors;
 }
 
 /** Validators of Vps (`http://vpscloud.example.net/types/vps/1.1`), by what they check. */

@@ -1,6 +1,6 @@
-import { pascalCase } from "../naming.ts";
-import type { TypeNames } from "../types/name-table.ts";
-import { ImportSet } from "../types/type-refs.ts";
+import { ImportSet } from "./import-set.ts";
+import type { TypeNames } from "./name-table.ts";
+import { pascalCase } from "./naming.ts";
 
 /**
  * How generated validators import `runtime/common/<name>`: `aps-gen/runtime/common/<name>` for
@@ -21,6 +21,21 @@ export function validatorModulePath(names: TypeNames): string {
 export function structureCheckerName(owner: TypeNames, structure: string): string {
   const ts = owner.structures.get(structure) ?? pascalCase(structure);
   return ts.startsWith(owner.tsName) ? `check${ts}` : `check${owner.tsName}${ts}`;
+}
+
+/**
+ * The checker of the properties and relations a type declares itself (`mailboxMembers`), which
+ * the create and update validators of the type and of every subtype call: one per declaring
+ * type, so an inherited property's checks are written once. Named with the type's stem, not
+ * `check...`, so that no structure checker can take the same name.
+ */
+export function memberCheckerName(owner: TypeNames): string {
+  return `${owner.tsName[0]!.toLowerCase()}${owner.tsName.slice(1)}Members`;
+}
+
+/** The parameter parser of a custom operation, named by the type that declares it (`parseMailboxChangePassword`). */
+export function parserName(owner: TypeNames, operation: string): string {
+  return `parse${owner.tsName}${operation[0]!.toUpperCase()}${operation.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}`;
 }
 
 /**
@@ -54,12 +69,32 @@ export class ModuleScope {
 
   /** The checker of `<typeId>#<name>`, imported when another module declares it. */
   structureChecker(typeId: string, name: string): string {
-    const owner = this.names.get(typeId);
-    if (!owner) throw new Error(`no names for ${typeId}`);
-    const fn = structureCheckerName(owner, name);
+    const owner = this.ownerOf(typeId);
+    return this.validatorOf(owner, structureCheckerName(owner, name));
+  }
+
+  /** The member checker of the type `typeId` (see memberCheckerName), imported when another module declares it. */
+  memberChecker(typeId: string): string {
+    const owner = this.ownerOf(typeId);
+    return this.validatorOf(owner, memberCheckerName(owner));
+  }
+
+  /** `fn` of the validator module of `owner`: its own name here, else imported. */
+  validatorOf(owner: TypeNames, fn: string): string {
     const target = validatorModulePath(owner);
     if (target === this.modulePath) return fn;
     return this.imports.useValue(this.imports.relative(target), fn);
+  }
+
+  /** A type exported by the types module of `owner`, imported with `import type`. */
+  typeOf(owner: TypeNames, name: string): string {
+    return this.imports.useType(owner, name);
+  }
+
+  private ownerOf(typeId: string): TypeNames {
+    const owner = this.names.get(typeId);
+    if (!owner) throw new Error(`no names for ${typeId}`);
+    return owner;
   }
 
   /** A compiled pattern constant; the `u` flag when the pattern allows it, as JSON Schema tools do. */
@@ -95,5 +130,4 @@ export class ModuleScope {
   renderConstants(): string[] {
     return this.constants;
   }
-
 }

@@ -1,30 +1,4 @@
-import { readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
-import Handlebars from "handlebars";
-import type { ApsModel, ModelPackage, ResolvedType } from "../model/model.ts";
-import { packageRoot } from "../../runtime/common/package-root.ts";
-
-const TEMPLATES_DIR = pathToFileURL(`${packageRoot(import.meta.url)}/templates/`);
-const cache = new Map<string, Handlebars.TemplateDelegate>();
-
-/**
- * Renders `templates/<name>.hbs` with a view model. Templates are compiled once per process;
- * escaping is off because the output is TypeScript, not HTML.
- */
-export function render(name: string, view: object): string {
-  let template = cache.get(name);
-  if (!template) {
-    const source = readFileSync(new URL(`${name}.hbs`, TEMPLATES_DIR), "utf8");
-    template = Handlebars.compile(source, { noEscape: true, strict: true });
-    cache.set(name, template);
-  }
-  return tidy(template(view));
-}
-
-/** Collapses runs of blank lines and ends the file with exactly one newline. */
-function tidy(text: string): string {
-  return `${text.replace(/[ \t]+$/gm, "").replace(/\n{3,}/g, "\n\n").trim()}\n`;
-}
+import type { ApsModel, ModelPackage, ResolvedType } from "../../model/model.ts";
 
 /**
  * Where a generated file comes from, named the same from any working folder: the package's

@@ -1,4 +1,4 @@
-import type { ResolvedType, Structure, TypeDeclaration } from "../model/model.ts";
+import type { ResolvedType, Structure, TypeDeclaration } from "../../model/model.ts";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 

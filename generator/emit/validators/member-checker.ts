@@ -1,0 +1,136 @@
+import { defaultPropertyAccess, type ApsModel, type Property, type Relation, type ResolvedType, type TypeDeclaration } from "../../model/model.ts";
+import { accessBits, RoleBit, type Role } from "../../../runtime/common/actor.ts";
+import type { CodeWriter } from "../core/code-writer.ts";
+import type { ModuleScope } from "../core/module-scope.ts";
+import { valueCheck } from "./value-check.ts";
+
+const ALL_ROLES = RoleBit.admin | RoleBit.owner | RoleBit.referrer | RoleBit.public;
+
+/** A property or relation as one name of a body: a property hides a relation of the same name. */
+type Member = Property | Relation;
+
+/** The members a declaration checks itself, in declaration order: its properties, then its relations. */
+export function declaredMembers(decl: TypeDeclaration): Member[] {
+  const out: Member[] = [...decl.properties.values()];
+  for (const r of decl.relations.values()) if (!decl.properties.has(r.name)) out.push(r);
+  return out;
+}
+
+/**
+ * Which declaration wrote each property and relation object of the model. Inherited members are
+ * the very objects their declaration holds (model.ts: an own member replaces the inherited one
+ * whole), so identity tells who declared what.
+ */
+export function memberOwners(model: ApsModel): Map<Member, string> {
+  const owners = new Map<Member, string>();
+  for (const t of model.types.values()) {
+    for (const p of t.decl.properties.values()) owners.set(p, t.id);
+    for (const r of t.decl.relations.values()) owners.set(r, t.id);
+  }
+  return owners;
+}
+
+/**
+ * The member checkers a resource type's validators call, in order, for each key of a body; the
+ * first that knows the key checks it. That is the type's own checker and those of its ancestors
+ * that declared one of its members, ordered so that a checker comes before any other that also
+ * knows one of its names (an overriding declaration before the one it overrides; the first parent
+ * before the second when both declare a name). Undefined when no order gives every name to the
+ * declaration the type took it from (a tangle of diamonds and overrides): the type then checks
+ * all its members in a checker of its own.
+ */
+export function memberChain(type: ResolvedType, model: ApsModel, owners: ReadonlyMap<Member, string>): string[] | undefined {
+  const ownerOfName = new Map<string, string>();
+  for (const [name, p] of type.properties) ownerOfName.set(name, owners.get(p)!);
+  for (const [name, r] of type.relations) if (!ownerOfName.has(name)) ownerOfName.set(name, owners.get(r)!);
+  const used = new Set(ownerOfName.values());
+  // Preferred order: the type, then its ancestors nearest first; `before` holds the constraints.
+  const preferred = [type.id, ...type.ancestors].filter((id) => used.has(id));
+  const before = new Map<string, Set<string>>(preferred.map((id) => [id, new Set()]));
+  for (const id of preferred) {
+    for (const m of declaredMembers(model.types.get(id)!.decl)) {
+      const winner = ownerOfName.get(m.name);
+      if (winner !== undefined && winner !== id) before.get(id)!.add(winner);
+    }
+  }
+  const chain: string[] = [];
+  const placed = new Set<string>();
+  while (chain.length < preferred.length) {
+    const next = preferred.find((id) => !placed.has(id) && [...before.get(id)!].every((b) => placed.has(b)));
+    if (next === undefined) return undefined;
+    chain.push(next);
+    placed.add(next);
+  }
+  return chain;
+}
+
+/**
+ * `<stem>Members(key, v, actor, update, errors)`: checks the value `v` of body key `key` if it
+ * names one of `members`, pushing what is wrong onto `errors`, and answers whether it did. Role
+ * rules sit in front of value checks: a value the writer may not set is not checked further.
+ * `update` is true for a configure body, where final properties and relations may not be written.
+ */
+export function writeMemberChecker(w: CodeWriter, fn: string, about: string, members: readonly Member[], scope: ModuleScope, exported: boolean): void {
+  const errorType = scope.runtimeType("validation-error", "ValidationError");
+  const actorType = scope.runtimeType("actor", "Actor");
+  w.line(`/** Checks the value of a body key if it is one of the properties and relations ${about}; false when it is none of them. */`);
+  w.block(`${exported ? "export " : ""}function ${fn}(key: string, v: unknown, actor: ${actorType}, update: boolean, errors: ${errorType}[]): boolean {`, () => {
+    w.block("switch (key) {", () => {
+      for (const m of members) {
+        w.block(`case ${JSON.stringify(m.name)}: {`, () => {
+          if ("typeId" in m) relationCase(w, m, scope);
+          else propertyCase(w, m, scope);
+          w.line("break;");
+        });
+      }
+      w.line("default:").indented(() => w.line("return false;"));
+    });
+    w.line("return true;");
+  });
+}
+
+/** Who may write a property: everyone, only the application (readonly), or users holding these role bits. */
+export function writableGate(p: Property): "always" | "application" | number {
+  if (p.readonly) return "application";
+  const bits = accessBits(p.access, defaultPropertyAccess);
+  return bits === ALL_ROLES ? "always" : bits;
+}
+
+function propertyCase(w: CodeWriter, p: Property, scope: ModuleScope): void {
+  const path = JSON.stringify(`/${pointer(p.name)}`);
+  const reject = (condition: string, code: string, message: string) =>
+    w.block(`if (${condition}) {`, () => w.line(`errors.push({ path: ${path}, code: "${code}", message: ${JSON.stringify(message)} });`).line("break;"));
+  const gate = writableGate(p);
+  if (gate === "application") reject("!actor.application", "readonly", "is read-only: only the application sets it (SPEC 2.2)");
+  else if (gate !== "always") reject(`!actor.application && (actor.roles & ${gate}) === 0`, "access", `may not be written with the caller's roles; its access allows ${allowedRoles(gate)}`);
+  if (p.final) reject("update && !actor.application", "final", "is final: it can be set only when the resource is created, not changed by configure");
+  w.block("if (v === null) {", () => {
+    // null means "no value" (README: null semantics): fine for optional properties only.
+    if (p.required) w.line(`errors.push({ path: ${path}, code: "required", message: "is required and cannot be null" });`);
+    w.line("break;");
+  });
+  valueCheck(p, "v", path, scope, w);
+}
+
+function relationCase(w: CodeWriter, r: Relation, scope: ModuleScope): void {
+  const path = JSON.stringify(`/${pointer(r.name)}`);
+  w.line(`if (update) errors.push({ path: ${path}, code: "unknown", message: ${JSON.stringify(`is a relation: change its links with POST or DELETE /aps/2/resources/{id}/${r.name}, not with configure`)} });`);
+  const check = scope.runtime("link-ref", "checkLinkRef");
+  if (r.collection) {
+    const typeError = scope.runtime("validation-error", "typeError");
+    w.line(`else if (!Array.isArray(v)) errors.push(${typeError}(${path}, "an array of links", v));`);
+    w.line(`else for (let i = 0; i < v.length; i++) ${check}(v[i], ${path} + "/" + i, errors);`);
+  } else {
+    w.line(`else if (v !== null) ${check}(v, ${path}, errors);`);
+  }
+}
+
+function allowedRoles(bits: number): string {
+  const roles = (Object.keys(RoleBit) as Role[]).filter((r) => (bits & RoleBit[r]) !== 0);
+  return roles.length ? roles.join(", ") : "no user role (only the application)";
+}
+
+/** A JSON-pointer segment of a declared name, escaped at build time. */
+export function pointer(name: string): string {
+  return name.replace(/~/g, "~0").replace(/\//g, "~1");
+}
