@@ -32,7 +32,11 @@ describe("a JSON contentType beside type (what aps build writes for @return(T, t
   it("is JSON of the type in the client, the validators and OpenAPI", () => {
     const files = new Map(emitAll(model).map((f) => [f.path, f.content]));
     const client = [...files].find(([p]) => p.startsWith("client/") && p.endsWith("widget.gen.ts"))![1];
-    expect(client).toContain("params: WidgetReportParams): Promise<Report>");
+    expect(client).toContain("params: WidgetReportParams): Promise<WidgetReportReply>");
+    // The operation's types are declared once, in the types module: JSON of Report both ways.
+    const types = [...files].find(([p]) => p.startsWith("types/") && p.endsWith("widget.gen.ts"))![1];
+    expect(types).toContain("export type WidgetReportReply = Report;");
+    expect(types).toMatch(/export type WidgetReportParams = \{\n  filter: Report;\n\};/);
     expect(client).toContain("json: params.filter");
     expect(client).not.toMatch(/raw: \{ contentType/);
     const validators = [...files].find(([p]) => p.startsWith("validators/") && p.endsWith("widget.gen.ts"))![1];

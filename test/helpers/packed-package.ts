@@ -60,6 +60,6 @@ function contentHash(): string {
     if (statSync(abs).isDirectory()) for (const name of readdirSync(abs).sort()) walk(join(rel, name));
     else hash.update(rel).update(readFileSync(abs));
   };
-  for (const rel of ["package.json", "tsconfig.json", "tsconfig.build.json", "bin", "scripts", "cli", "generator", "runtime", "templates", "types/core"]) walk(rel);
+  for (const rel of ["package.json", "tsconfig.json", "tsconfig.build.json", "bin", "scripts", "cli", "generator", "runtime", "types/core"]) walk(rel);
   return hash.digest("hex").slice(0, 12);
 }

@@ -39,12 +39,16 @@ describe("the other commands take a PHP-annotated package", () => {
     }
     expect(typecheck(files.filter((f) => f.includes("mailhost")).map((f) => join(out, f)))).toEqual([]);
     // @return(Quota, text/json) is JSON of Quota everywhere, not a raw reply.
+    // The operations' types are declared once in the types module; connector and client import them.
+    const types = readFileSync(join(out, "types/mailhost/tenants.gen.ts"), "utf8");
+    expect(types).toContain("export type TenantsQuotaReply = Quota;");
+    expect(types).toContain("export type TenantsSetQuotaReply = Quota;");
     const connector = readFileSync(join(out, "connector/mailhost/tenants.gen.ts"), "utf8");
-    expect(connector).toContain("quota(ctx: ApsCallContext, params: QuotaParams): MaybePromise<Quota>;");
-    expect(connector).toContain("setQuota(ctx: ApsCallContext, params: SetQuotaParams): MaybePromise<Quota>;");
+    expect(connector).toContain("quota(ctx: ApsCallContext, params: TenantsQuotaParams): MaybePromise<TenantsQuotaReply>;");
+    expect(connector).toContain("setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;");
     expect(connector).not.toContain("RawReply");
     const client = readFileSync(join(out, "client/mailhost/tenants.gen.ts"), "utf8");
-    expect(client).toMatch(/Promise<Quota>/);
+    expect(client).toMatch(/Promise<TenantsQuotaReply>/);
   });
 
   it("validate checks a body against a PHP-declared type", async () => {
