@@ -32,34 +32,26 @@ export function memberOwners(model: ApsModel): Map<Member, string> {
 
 /**
  * The member checkers a resource type's validators call, in order, for each key of a body; the
- * first that knows the key checks it. That is the type's own checker and those of its ancestors
- * that declared one of its members, ordered so that a checker comes before any other that also
- * knows one of its names (an overriding declaration before the one it overrides; the first parent
- * before the second when both declare a name). Undefined when no order gives every name to the
- * declaration the type took it from (a tangle of diamonds and overrides): the type then checks
- * all its members in a checker of its own.
+ * first that knows the key checks it. They are the type's own checker and those of its ancestors
+ * that declared one of its members, nearest first. That order gives every name to the
+ * declaration the type took it from: an own member replaces an inherited one, and of two parents
+ * the first wins (build-model.ts), and `ancestors` lists each parent's ancestors, in their own
+ * order, before the next parent. Checked here all the same, as a wrong order would check a body
+ * against a declaration the type overrode.
  */
-export function memberChain(type: ResolvedType, model: ApsModel, owners: ReadonlyMap<Member, string>): string[] | undefined {
+export function memberChain(type: ResolvedType, model: ApsModel, owners: ReadonlyMap<Member, string>): string[] {
   const ownerOfName = new Map<string, string>();
   for (const [name, p] of type.properties) ownerOfName.set(name, owners.get(p)!);
   for (const [name, r] of type.relations) if (!ownerOfName.has(name)) ownerOfName.set(name, owners.get(r)!);
   const used = new Set(ownerOfName.values());
-  // Preferred order: the type, then its ancestors nearest first; `before` holds the constraints.
-  const preferred = [type.id, ...type.ancestors].filter((id) => used.has(id));
-  const before = new Map<string, Set<string>>(preferred.map((id) => [id, new Set()]));
-  for (const id of preferred) {
-    for (const m of declaredMembers(model.types.get(id)!.decl)) {
-      const winner = ownerOfName.get(m.name);
-      if (winner !== undefined && winner !== id) before.get(id)!.add(winner);
-    }
-  }
-  const chain: string[] = [];
+  const chain = [type.id, ...type.ancestors].filter((id) => used.has(id));
   const placed = new Set<string>();
-  while (chain.length < preferred.length) {
-    const next = preferred.find((id) => !placed.has(id) && [...before.get(id)!].every((b) => placed.has(b)));
-    if (next === undefined) return undefined;
-    chain.push(next);
-    placed.add(next);
+  for (const id of chain) {
+    for (const m of declaredMembers(model.types.get(id)!.decl)) {
+      const winner = ownerOfName.get(m.name)!;
+      if (!placed.has(winner) && winner !== id) throw new Error(`${type.id}: "${m.name}" of ${winner} would be checked as declared by ${id}`);
+    }
+    placed.add(id);
   }
   return chain;
 }

@@ -62,17 +62,7 @@ export function validatorModule(type: ResolvedType, model: ApsModel, names: Read
     const create = `validate${own.tsName}Create`;
     const update = `validate${own.tsName}Update`;
     for (const n of [create, update, validator]) declare(n);
-    let chain = memberChain(type, model, owners)?.map((id) => scope.memberChecker(id));
-    if (!chain) {
-      // No order of the declaring types' checkers fits: one checker of every member, for this type alone.
-      const all = `${memberCheckerName(own)}Resolved`;
-      scope.reserve(all);
-      const w = new CodeWriter();
-      const resolved = [...type.properties.values(), ...[...type.relations.values()].filter((r) => !type.properties.has(r.name))];
-      writeMemberChecker(w, all, `${type.name} has`, resolved, scope, false);
-      blocks.push(w.toString());
-      chain = [all];
-    }
+    const chain = memberChain(type, model, owners).map((id) => scope.memberChecker(id));
     blocks.push(resourceValidator(type, "create", create, chain, scope));
     blocks.push(resourceValidator(type, "update", update, chain, scope));
     const parsers: { name: string; fn: string }[] = [];
