@@ -1,14 +1,21 @@
+/** Indentation by depth, built once: two spaces a level. */
+const INDENTS: string[] = [""];
+
 /**
  * Builds the text of a generated module line by line, indenting nested blocks, so emitters say
- * what a block contains instead of counting spaces in hand-joined string arrays.
+ * what a block contains instead of counting spaces in hand-joined string arrays. Pieces are
+ * kept apart and joined once at the end: a 1000-type build writes millions of lines, and
+ * concatenating each line with its indentation first would make as many strings more.
  */
 export class CodeWriter {
   private readonly out: string[] = [];
-  private prefix = "";
+  private depth = 0;
+  private indent = "";
 
   /** One line at the current depth; an empty line stays empty (no trailing spaces). */
   line(text = ""): this {
-    this.out.push(text === "" ? "" : this.prefix + text);
+    if (text !== "" && this.depth > 0) this.out.push(this.indent);
+    this.out.push(text, "\n");
     return this;
   }
 
@@ -27,19 +34,24 @@ export class CodeWriter {
 
   /** `body` one level deeper. */
   indented(body: () => void): this {
-    const outer = this.prefix;
-    this.prefix += "  ";
+    this.setDepth(this.depth + 1);
     try {
       body();
     } finally {
-      this.prefix = outer;
+      this.setDepth(this.depth - 1);
     }
     return this;
   }
 
-  /** The text so far, lines joined, ending with one newline. */
+  /** The text so far; each line ends with a newline. */
   toString(): string {
-    return this.out.length ? `${this.out.join("\n")}\n` : "";
+    return this.out.join("");
+  }
+
+  private setDepth(depth: number): void {
+    while (INDENTS.length <= depth) INDENTS.push(`${INDENTS[INDENTS.length - 1]!}  `);
+    this.depth = depth;
+    this.indent = INDENTS[depth]!;
   }
 }
 

@@ -62,11 +62,11 @@ export function memberChain(type: ResolvedType, model: ApsModel, owners: Readonl
  * rules sit in front of value checks: a value the writer may not set is not checked further.
  * `update` is true for a configure body, where final properties and relations may not be written.
  */
-export function writeMemberChecker(w: CodeWriter, fn: string, about: string, members: readonly Member[], scope: ModuleScope, exported: boolean): void {
+export function writeMemberChecker(w: CodeWriter, fn: string, about: string, members: readonly Member[], scope: ModuleScope): CodeWriter {
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   const actorType = scope.runtimeType("actor", "Actor");
   w.line(`/** Checks the value of a body key if it is one of the properties and relations ${about}; false when it is none of them. */`);
-  w.block(`${exported ? "export " : ""}function ${fn}(key: string, v: unknown, actor: ${actorType}, update: boolean, errors: ${errorType}[]): boolean {`, () => {
+  w.block(`export function ${fn}(key: string, v: unknown, actor: ${actorType}, update: boolean, errors: ${errorType}[]): boolean {`, () => {
     w.block("switch (key) {", () => {
       for (const m of members) {
         w.block(`case ${JSON.stringify(m.name)}: {`, () => {
@@ -79,6 +79,7 @@ export function writeMemberChecker(w: CodeWriter, fn: string, about: string, mem
     });
     w.line("return true;");
   });
+  return w;
 }
 
 /** Who may write a property: everyone, only the application (readonly), or users holding these role bits. */

@@ -37,7 +37,8 @@ export function validatorModule(type: ResolvedType, model: ApsModel, names: Read
   const modulePath = validatorModulePath(own);
   const scope = new ModuleScope(modulePath, names, runtime);
   const exports: string[] = [];
-  const blocks: string[] = [];
+  // Declarations, one blank line after each.
+  const w = new CodeWriter();
   const declare = (name: string) => {
     scope.reserve(name);
     exports.push(name);
@@ -46,15 +47,11 @@ export function validatorModule(type: ResolvedType, model: ApsModel, names: Read
   if (members.length) declare(memberCheckerName(own));
   for (const op of type.decl.operations.values()) if (own.operations.has(op.name)) declare(parserName(own, op.name));
 
-  for (const s of type.decl.structures.values()) blocks.push(structureChecker(s, own, scope));
-  if (members.length) {
-    const w = new CodeWriter();
-    writeMemberChecker(w, memberCheckerName(own), `${type.name} declares`, members, scope, true);
-    blocks.push(w.toString());
-  }
+  for (const s of type.decl.structures.values()) structureChecker(w, s, own, scope).line();
+  if (members.length) writeMemberChecker(w, memberCheckerName(own), `${type.name} declares`, members, scope).line();
   for (const op of type.decl.operations.values()) {
     const opNames = own.operations.get(op.name);
-    if (opNames) blocks.push(operationParser(op, type, parserName(own, op.name), opNames.params ? scope.typeOf(own, opNames.params) : undefined, scope));
+    if (opNames) operationParser(w, op, type, parserName(own, op.name), opNames.params ? scope.typeOf(own, opNames.params) : undefined, scope).line();
   }
   let validator: string | undefined;
   if (type.isResource) {
@@ -63,8 +60,8 @@ export function validatorModule(type: ResolvedType, model: ApsModel, names: Read
     const update = `validate${own.tsName}Update`;
     for (const n of [create, update, validator]) declare(n);
     const chain = memberChain(type, model, owners).map((id) => scope.memberChecker(id));
-    blocks.push(resourceValidator(type, "create", create, chain, scope));
-    blocks.push(resourceValidator(type, "update", update, chain, scope));
+    resourceValidator(w, type, "create", create, chain, scope).line();
+    resourceValidator(w, type, "update", update, chain, scope).line();
     const parsers: { name: string; fn: string }[] = [];
     for (const op of type.operations.values()) {
       if (isBaseOperation(op, type, model)) continue;
@@ -74,7 +71,6 @@ export function validatorModule(type: ResolvedType, model: ApsModel, names: Read
     }
     const typeValidator = scope.runtimeType("type-validator", "TypeValidator");
     const defaults = [...type.properties.values()].filter((p) => p.default !== undefined).map((p) => `${JSON.stringify(p.name)}: ${literalCode(p.default!.raw, p.default!.value)}`);
-    const w = new CodeWriter();
     w.line(`/** Validators of ${type.name} (\`${type.id}\`), by what they check. */`);
     w.block(`export const ${validator}: ${typeValidator} = {`, () => {
       w.line(`typeId: ${JSON.stringify(type.id)},`);
@@ -83,18 +79,16 @@ export function validatorModule(type: ResolvedType, model: ApsModel, names: Read
       w.line(`defaults: Object.freeze({${defaults.length ? ` ${defaults.join(", ")} ` : ""}}),`);
       w.line(`operations: {${parsers.length ? ` ${parsers.map((p) => `${JSON.stringify(p.name)}: ${p.fn}`).join(", ")} ` : ""}},`);
     }, "};");
-    blocks.push(w.toString());
   }
-  const content = fileText([[typeBanner(model, type), ...scope.renderImports()], scope.renderConstants(), ...blocks]);
+  const content = fileText([[typeBanner(model, type), ...scope.renderImports()], scope.renderConstants(), w.toString()]);
   return { modulePath, content, exports, ...(validator ? { validator } : {}) };
 }
 
-function structureChecker(s: Structure, own: TypeNames, scope: ModuleScope): string {
+function structureChecker(w: CodeWriter, s: Structure, own: TypeNames, scope: ModuleScope): CodeWriter {
   const fn = structureCheckerName(own, s.name);
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   const typeError = scope.runtime("validation-error", "typeError");
   const seg = scope.runtime("validation-error", "pointerSegment");
-  const w = new CodeWriter();
   w.line(`/** Checks a value of structure \`${s.name}\` of ${own.tsName}; pushes what is wrong onto \`errors\`. */`);
   w.block(`export function ${fn}(value: unknown, path: string, errors: ${errorType}[]): void {`, () => {
     w.block(`if (typeof value !== "object" || value === null || Array.isArray(value)) {`, () => {
@@ -120,7 +114,7 @@ function structureChecker(s: Structure, own: TypeNames, scope: ModuleScope): str
       w.line(`if (o[${JSON.stringify(p.name)}] === undefined) errors.push({ path: path + ${JSON.stringify(`/${pointer(p.name)}`)}, code: "required", message: "is required" });`);
     }
   });
-  return w.toString();
+  return w;
 }
 
 type Mode = "create" | "update";
@@ -130,7 +124,7 @@ type Mode = "create" | "update";
  * member checkers of `chain` until one knows it (an unknown key is an error); then, for create,
  * the required properties.
  */
-function resourceValidator(type: ResolvedType, mode: Mode, fn: string, chain: readonly string[], scope: ModuleScope): string {
+function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: string, chain: readonly string[], scope: ModuleScope): CodeWriter {
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   const actorType = scope.runtimeType("actor", "Actor");
   const typeError = scope.runtime("validation-error", "typeError");
@@ -138,7 +132,6 @@ function resourceValidator(type: ResolvedType, mode: Mode, fn: string, chain: re
   const what = mode === "create" ? "a provision (create) body" : "a configure (update) body";
   const update = mode === "update";
   const unknown = `errors.push({ path: "/" + ${seg}(key), code: "unknown", message: ${JSON.stringify(`"`)} + key + ${JSON.stringify(`" is not a property of ${type.name}${memberHint([...type.properties.keys(), ...type.relations.keys()])}`)} });`;
-  const w = new CodeWriter();
   w.line(`/** Checks ${what} of ${type.name} written by \`actor\`; returns every error, none when valid. */`);
   w.block(`export function ${fn}(body: unknown, actor: ${actorType}): ${errorType}[] {`, () => {
     w.line(`const errors: ${errorType}[] = [];`);
@@ -165,15 +158,14 @@ function resourceValidator(type: ResolvedType, mode: Mode, fn: string, chain: re
     }
     w.line("return errors;");
   });
-  return w.toString();
+  return w;
 }
 
 /** `parse<X><Op>`: converts path and query text, checks the body, reports every problem. */
-function operationParser(op: Operation, type: ResolvedType, fn: string, paramsType: string | undefined, scope: ModuleScope): string {
+function operationParser(w: CodeWriter, op: Operation, type: ResolvedType, fn: string, paramsType: string | undefined, scope: ModuleScope): CodeWriter {
   const inputType = scope.runtimeType("type-validator", "OperationInput");
   const resultType = scope.runtimeType("type-validator", "OperationParams");
   const errorType = scope.runtimeType("validation-error", "ValidationError");
-  const w = new CodeWriter();
   w.line(`/** Parameters of ${type.name}.${op.name} (${op.static ? "static " : ""}${op.verb} ${op.path}). */`);
   w.block(`export function ${fn}(input: ${inputType}): ${resultType}${paramsType ? `<${paramsType}>` : ""} {`, () => {
     w.line(`const errors: ${errorType}[] = [];`);
@@ -212,7 +204,7 @@ function operationParser(op: Operation, type: ResolvedType, fn: string, paramsTy
     // The checks above make `params` what the operation's parameter type says.
     w.line(`return errors.length > 0 ? { ok: false, errors } : { ok: true, params${paramsType ? `: params as ${paramsType}` : ""} };`);
   });
-  return w.toString();
+  return w;
 }
 
 function memberHint(names: Iterable<string>): string {
