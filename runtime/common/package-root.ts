@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 /**
  * The folder of aps-gen's package.json, found from the module that asks: the same whether the
  * code runs from the sources (generator/x.ts) or from the compiled package (dist/generator/x.js),
- * so files shipped beside the code (templates/, types/core/, package.json) are found either way.
+ * so files shipped beside the code (types/core/, package.json) are found either way.
  */
 export function packageRoot(moduleUrl: string): string {
   let dir = dirname(fileURLToPath(moduleUrl));

@@ -29,9 +29,9 @@ const cli = (...args: string[]) => node([join(consumer, "node_modules/aps-gen/bi
 const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 
 describe("the packed package, installed elsewhere", () => {
-  it("ships dist, bin, templates and core types, and no sources, tests, examples or tsx", () => {
+  it("ships dist, bin and core types, and no sources, tests, examples or tsx", () => {
     const installed = join(consumer, "node_modules/aps-gen");
-    for (const f of ["dist/cli/main.js", "dist/generator/index.d.ts", "dist/runtime/client/index.js", "dist/runtime/controller/store/migrations/meta/_journal.json", "templates", "types/core", "LICENSE", "CHANGELOG.md"]) expect(existsSync(join(installed, f)), f).toBe(true);
+    for (const f of ["dist/cli/main.js", "dist/generator/index.d.ts", "dist/runtime/client/index.js", "dist/runtime/controller/store/migrations/meta/_journal.json", "types/core", "LICENSE", "CHANGELOG.md"]) expect(existsSync(join(installed, f)), f).toBe(true);
     for (const f of ["generator", "runtime", "test", "types/examples", "generated", "bench"]) expect(existsSync(join(installed, f)), f).toBe(false);
     expect(existsSync(join(consumer, "node_modules/tsx"))).toBe(false);
     // Tarball size, reported for the issue's note.

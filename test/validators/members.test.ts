@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { emitValidators } from "../../generator/emit/validators/emit-validators.ts";
-import { loadValidators } from "../../generator/load-validators.ts";
+import { loadValidators } from "../../cli/load-validators.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { applicationActor, userActor } from "../../runtime/common/actor.ts";
 import type { TypeValidator } from "../../runtime/common/type-validator.ts";
