@@ -33,8 +33,8 @@ type Shape = "read" | "create" | "update";
 /**
  * Builds the module of one type: its structures, enums and the three shapes `X` (as read),
  * `XCreate` (provision input: no readonly) and `XUpdate` (configure input: no readonly, no final,
- * all optional), and for an application root type `XSettings` (what installing an instance takes).
- * `null` on write means "no value"; it is accepted for optional properties only. `root` is the
+ * all optional), for an application root type `XSettings` (what installing an instance takes),
+ * and the params, reply and error types of the custom operations the type declares. `null` on write means "no value"; it is accepted for optional properties only. `root` is the
  * application root type of the type's package, if it has one.
  */
 export function typeModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, root?: ResolvedType): string {
