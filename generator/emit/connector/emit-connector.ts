@@ -91,7 +91,7 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
       const event = isEventHandler(op);
       const reply = event
         ? imports.use(`${CONNECTOR}/replies`, "EventReply")
-        : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : declared?.names.reply ? imports.useType(declared.owner, declared.names.reply) : "unknown";
+        : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : declared?.names.reply ? imports.useType(declared.owner, declared.names.reply) : imports.use(`${CONNECTOR}/app`, "HandlerResult");
       const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST <service>/<subscriber id>${op.path}, or SPEC 6.2's .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
       w.line(`/** ${doc} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`);
       w.line(`${propertyKey(methodName(op.name))}(ctx: ${ctx}${params ? `, params: ${params}` : ""}): ${maybe}<${reply}>;`);
