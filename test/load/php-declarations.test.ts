@@ -84,7 +84,8 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
     expect(ping.response).toMatchObject({ contentType: "text/plain" });
     expect(ping.response?.type).toBeUndefined();
     const connector = emitAll(model).find((f) => f.path.startsWith("connector/") && f.path.endsWith("widgets.gen.ts"))!.content;
-    expect(connector).toContain("ping(ctx: ApsCallContext, params: PingParams): MaybePromise<RawReply>;");
+    // No parameters: the handler takes none.
+    expect(connector).toContain("ping(ctx: ApsCallContext): MaybePromise<RawReply>;");
   });
 
   const outDir = mkdtempSync(join(tmpdir(), "aps-gen-php-"));
