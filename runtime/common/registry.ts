@@ -3,6 +3,22 @@
  * when serve starts or a package is imported) and the controller reads. Types only; the
  * controller's lookups live in runtime/controller/registry.ts.
  */
+import { accessBits, type Role } from "./actor.ts";
+
+/** Who may run an operation whose declaration names no access (aps-facts 6): admin and owner. */
+const OPERATION_DEFAULT: Readonly<Record<Role, boolean>> = { admin: true, owner: true, referrer: false, public: false };
+/** Retrieving a resource (`GET /`, the `retrieve` operation) also allows referrers by default. */
+const RETRIEVE_DEFAULT: Readonly<Record<Role, boolean>> = { ...OPERATION_DEFAULT, referrer: true };
+
+/** The access an operation has by default, per role; `retrieve` for the resource's own GET. */
+export function defaultOperationAccess(retrieve: boolean): Readonly<Record<Role, boolean>> {
+  return retrieve ? RETRIEVE_DEFAULT : OPERATION_DEFAULT;
+}
+
+/** The same as role bits (runtime/common/actor.ts). */
+export function defaultOperationBits(retrieve: boolean): number {
+  return accessBits(undefined, defaultOperationAccess(retrieve));
+}
 
 /** How the controller treats a property's value (RQL casts, read filtering). */
 export type PropertyKind = "string" | "integer" | "number" | "boolean" | "object" | "array" | "structure" | "link" | "unknown";

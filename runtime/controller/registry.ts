@@ -4,9 +4,8 @@
  * per request.
  */
 
-import { RoleBit } from "../common/actor.ts";
 
-import type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType } from "../common/registry.ts";
+import { defaultOperationBits, type PropertyKind, type RegistryOperation, type RegistryProperty, type RegistryRelation, type RegistryType } from "../common/registry.ts";
 
 export type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType };
 
@@ -24,9 +23,8 @@ export function implementsType(registry: TypeRegistry, typeId: string, base: str
 }
 
 /** Roles an operation allows when a type does not declare it: admin and owner (aps-facts 6). */
-const DEFAULT_OPERATION_ACCESS = RoleBit.admin | RoleBit.owner;
-/** Retrieve also allows referrers by default (aps-facts 6). */
-const DEFAULT_RETRIEVE_ACCESS = RoleBit.admin | RoleBit.owner | RoleBit.referrer;
+const DEFAULT_OPERATION_ACCESS = defaultOperationBits(false);
+const DEFAULT_RETRIEVE_ACCESS = defaultOperationBits(true);
 
 /** Role bits that may run `operation` on resources of `type`. */
 export function operationAccess(type: RegistryType, operation: string): number {

@@ -1,10 +1,8 @@
-import { accessBits, type Role } from "../../../runtime/common/actor.ts";
-import type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType } from "../../../runtime/common/registry.ts";
+import { accessBits } from "../../../runtime/common/actor.ts";
+import { defaultOperationAccess, type PropertyKind, type RegistryOperation, type RegistryProperty, type RegistryRelation, type RegistryType } from "../../../runtime/common/registry.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import { defaultPropertyAccess, type ApsModel, type Operation, type Property, type TypeRef } from "../../model/model.ts";
 
-/** Default access of operations (aps-facts 6): retrieve also for referrers, the rest admin and owner. */
-const READ_ACCESS: Readonly<Record<Role, boolean>> = { admin: true, owner: true, referrer: true, public: false };
 
 /**
  * The controller's view of every type of the model, in model order: plain data, so it can be
@@ -37,7 +35,7 @@ function registryProperty(p: Property): RegistryProperty {
 }
 
 function registryOperation(op: Operation, base: boolean): RegistryOperation {
-  const defaults = op.verb === "GET" && op.path === "/" ? READ_ACCESS : defaultPropertyAccess;
+  const defaults = defaultOperationAccess(op.verb === "GET" && op.path === "/");
   return { verb: op.verb, path: op.path, static: op.static, base, access: accessBits(op.access, defaults) };
 }
 
