@@ -94,7 +94,9 @@ describe("the packed package, installed elsewhere", () => {
   it("serves: starts, answers over HTTPS, imports a package (compiled in its worker thread), stops on SIGTERM", async () => {
     const data = join(consumer, "serve-data");
     work.push(data);
-    const child = spawn(process.execPath, [join(consumer, "node_modules/aps-gen/bin/aps-gen.js"), "serve", "--types", "cloudmail", "--port", "0", "--data", data], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+    // Its own embedded database: $DATABASE_URL (CI sets it) names a database other suites share,
+    // where the package imported below may be there already (409).
+    const child = spawn(process.execPath, [join(consumer, "node_modules/aps-gen/bin/aps-gen.js"), "serve", "--types", "cloudmail", "--port", "0", "--data", data], { cwd: consumer, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "", DATABASE_URL: "" } });
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     let out = "";
