@@ -74,7 +74,7 @@ function main(): void {
   // The installed bin runs dist/ when the sources are absent; from a checkout it runs them, so the
   // compiled entry is started directly here.
   const runner = join(root, "aps-gen.mjs");
-  writeFileSync(runner, `const { main } = await import(${JSON.stringify(join(repoDir, "dist/cli/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`);
+  writeFileSync(runner, `const { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`);
   const tsc = join(repoDir, "node_modules/typescript/bin/tsc");
 
   console.log(`CLI start-up: median of ${runs} runs, whole process (node start-up included)\n`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point of the aps-gen CLI. Installed from npm it runs the compiled JavaScript in dist/
+// Entry point of the aps-gen CLI. Installed from npm it runs the compiled JavaScript (the CLI bundled: dist/cli-bundle/)
 // with plain Node. In a checkout of the repository (the TypeScript sources are beside this file)
 // it runs the sources through tsx, resolving "aps-gen/..." to them, so no build step is needed
 // there (see README, "Set-up").
@@ -12,6 +12,6 @@ if (existsSync(sources)) {
   register();
   ({ main } = await import(sources.href));
 } else {
-  ({ main } = await import("../dist/cli/main.js"));
+  ({ main } = await import("../dist/cli-bundle/main.js"));
 }
 process.exitCode = await main(process.argv.slice(2));

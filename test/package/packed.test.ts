@@ -31,7 +31,7 @@ const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
 describe("the packed package, installed elsewhere", () => {
   it("ships dist, bin and core types, and no sources, tests, examples or tsx", () => {
     const installed = join(consumer, "node_modules/aps-gen");
-    for (const f of ["dist/cli/main.js", "dist/generator/index.d.ts", "dist/runtime/client/index.js", "dist/runtime/controller/store/migrations/meta/_journal.json", "types/core", "LICENSE", "CHANGELOG.md"]) expect(existsSync(join(installed, f)), f).toBe(true);
+    for (const f of ["dist/cli-bundle/main.js", "dist/cli/serve-model.js", "dist/generator/index.d.ts", "dist/runtime/client/index.js", "dist/runtime/controller/store/migrations/meta/_journal.json", "types/core", "LICENSE", "CHANGELOG.md"]) expect(existsSync(join(installed, f)), f).toBe(true);
     for (const f of ["generator", "runtime", "test", "types/examples", "generated", "bench"]) expect(existsSync(join(installed, f)), f).toBe(false);
     expect(existsSync(join(consumer, "node_modules/tsx"))).toBe(false);
     // Tarball size, reported for the note.
