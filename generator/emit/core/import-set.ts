@@ -7,6 +7,8 @@ export class ImportSet {
   private readonly usedLocal = new Set<string>();
   /** `spec|name` of imports used as values; all others are type-only. */
   private readonly values = new Set<string>();
+  /** Specifiers of other modules, by their path (path.relative is costly, and asked per name). */
+  private readonly specs = new Map<string, string>();
 
   /** `reserved`: names the module declares itself, which imports must not shadow. */
   constructor(
@@ -42,16 +44,19 @@ export class ImportSet {
 
   /** The specifier of another generated module, relative to this one. */
   relative(modulePath: string): string {
-    const spec = posix.relative(posix.dirname(this.modulePath), modulePath).replace(/\.ts$/, ".js");
-    return spec.startsWith(".") ? spec : `./${spec}`;
+    let spec = this.specs.get(modulePath);
+    if (spec === undefined) {
+      spec = posix.relative(posix.dirname(this.modulePath), modulePath).replace(/\.ts$/, ".js");
+      if (!spec.startsWith(".")) spec = `./${spec}`;
+      this.specs.set(modulePath, spec);
+    }
+    return spec;
   }
 
   /** Uses a name exported by another type's module (or this one: no import needed). */
   useType(owner: TypeNames, tsName: string): string {
     if (owner.modulePath === this.modulePath) return tsName;
-    let spec = posix.relative(posix.dirname(this.modulePath), owner.modulePath).replace(/\.ts$/, ".js");
-    if (!spec.startsWith(".")) spec = `./${spec}`;
-    return this.use(spec, tsName);
+    return this.use(this.relative(owner.modulePath), tsName);
   }
 
   render(): string[] {
