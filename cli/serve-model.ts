@@ -5,6 +5,7 @@ import { loadValidators } from "./load-validators.ts";
 import { startPackages } from "./package-import/package-compiler.ts";
 import { compileArchiveInWorker } from "./package-import/worker-compiler.ts";
 import type { ApsModel } from "../generator/model/model.ts";
+import { databaseUrlOf } from "./database-url.ts";
 
 /** Options of `aps-gen serve`. */
 export interface ServeOptions {
@@ -27,7 +28,7 @@ export interface ServeOptions {
  */
 export async function serveModel(model: ApsModel, options: ServeOptions, cwd: string): Promise<RunningController> {
   const validators = await loadValidators(model);
-  const databaseUrl = options["database-url"] ?? process.env.DATABASE_URL;
+  const databaseUrl = databaseUrlOf(options);
   return startController({
     types: buildRegistry(model),
     validators,

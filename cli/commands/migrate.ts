@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
 import type { Command, CommonOptions } from "../command-context.ts";
+import { databaseUrlOf } from "../database-url.ts";
 
 interface MigrateArgs extends CommonOptions {
   data: string;
@@ -20,7 +21,7 @@ export const migrateCommand: Command<MigrateArgs> = (context) => ({
     context.run(async () => {
       const { migrateDatabase } = await import("../../runtime/controller/migrate.ts");
       const { ControllerStartError } = await import("../../runtime/controller/support/start-errors.ts");
-      const url = args["database-url"] ?? process.env.DATABASE_URL;
+      const url = databaseUrlOf(args);
       try {
         const r = await migrateDatabase({ dataDir: resolve(context.cwd, args.data), ...(url ? { databaseUrl: url } : {}) });
         const where = r.database === "postgres" ? "PostgreSQL" : `embedded database in ${args.data}`;

@@ -4,6 +4,7 @@ import type { Argv } from "yargs";
 import type { Command, CommonOptions } from "../command-context.ts";
 import type { Console } from "../console.ts";
 import type { ServeOptions } from "../serve-model.ts";
+import { databaseUrlOf } from "../database-url.ts";
 
 type ServeArgs = CommonOptions & ServeOptions;
 
@@ -33,7 +34,7 @@ async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<n
   const result = compileCleanOrReport("serve", ExitCode.findings, options, io, cwd);
   if (typeof result === "number") return result;
   // Say what is coming before the slow part: a first start creates the embedded database.
-  const databaseUrl = options["database-url"] ?? process.env.DATABASE_URL;
+  const databaseUrl = databaseUrlOf(options);
   const firstStart = !databaseUrl && !existsSync(join(resolve(cwd, options.data), "pgdata", "PG_VERSION"));
   io.err(`starting the controller: ${plural(result.model.types.size, "type")} · ${databaseUrl ? "PostgreSQL" : firstStart ? `embedded database, created now in ${options.data} (first start: a few seconds)` : `embedded database in ${options.data}`}`);
   const { serveModel } = await import("../serve-model.ts");
