@@ -9,13 +9,14 @@
  * - an endpoint that serves only SPEC 6.2's `/<service>/events/<subscriber>/<handler>` still gets it.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
+import { portWrittenTo } from "../helpers/port-file.ts";
 import { until } from "../helpers/until.ts";
 
 const T = "http://cloudmail.example.com/types";
@@ -58,8 +59,7 @@ describe.each(databases)("controller -> endpoint paths of real connectors on %s"
     writeFileSync(join(dir, "server.key"), tls.server.key);
     const portFile = join(dir, "port");
     python = spawn("python3", [join(import.meta.dirname, "python", "strict_endpoint.py"), portFile, join(dir, "server.crt"), join(dir, "server.key")], { stdio: "inherit" });
-    for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
-    endpointUrl = `https://127.0.0.1:${readFileSync(portFile, "utf8")}`;
+    endpointUrl = `https://127.0.0.1:${await portWrittenTo(portFile)}`;
   }, 60_000);
   afterAll(async () => {
     python?.kill();

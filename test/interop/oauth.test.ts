@@ -9,12 +9,13 @@
  * 400, platform-forms Q12).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
+import { portWrittenTo } from "../helpers/port-file.ts";
 
 const KEY = "cloudmail-connector";
 const SECRET = "s3cret: not to be logged";
@@ -47,8 +48,7 @@ describe.each(databases)("OAuth 1.0a between the controller and a Python endpoin
     writeFileSync(join(dir, "controller-ca.crt"), t.controller.caCert);
     const portFile = join(dir, "port");
     python = spawn("python3", [join(import.meta.dirname, "python", "oauth_endpoint.py"), portFile, KEY, SECRET, join(dir, "controller-ca.crt")], { stdio: "inherit" });
-    for (let i = 0; i < 200 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
-    endpoint = `http://127.0.0.1:${readFileSync(portFile, "utf8")}`;
+    endpoint = `http://127.0.0.1:${await portWrittenTo(portFile)}`;
     packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name.toLowerCase() === "cloudmail").id;
   }, 60_000);
   afterAll(async () => {

@@ -4,13 +4,14 @@
  * from the install call with `ssl.load_cert_chain` and calls the controller back with it.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
+import { portWrittenTo } from "../helpers/port-file.ts";
 
 function get(url: string, ca: string): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
@@ -39,8 +40,7 @@ describe.each(databases)("a Python endpoint loads its instance credentials on %s
     writeFileSync(join(dir, "controller-ca.crt"), t.controller.caCert);
     const portFile = join(dir, "port");
     python = spawn("python3", [join(import.meta.dirname, "python", "endpoint.py"), portFile, join(dir, "server.crt"), join(dir, "server.key"), t.controller.url, join(dir, "controller-ca.crt")], { stdio: "inherit" });
-    for (let i = 0; i < 100 && !existsSync(portFile); i++) await new Promise((r) => setTimeout(r, 50));
-    endpointUrl = `https://127.0.0.1:${readFileSync(portFile, "utf8")}`;
+    endpointUrl = `https://127.0.0.1:${await portWrittenTo(portFile)}`;
   }, 60_000);
   afterAll(async () => {
     python?.kill();

@@ -53,6 +53,8 @@ server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 tls.load_cert_chain(server_cert, server_key)
 server.socket = tls.wrap_socket(server.socket, server_side=True)
-with open(port_file, "w") as f:
+# Written whole, then renamed into place: the test reads the file as soon as it exists.
+with open(port_file + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
+os.replace(port_file + ".tmp", port_file)
 server.serve_forever()

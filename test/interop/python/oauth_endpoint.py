@@ -10,7 +10,7 @@ signed the same way (oauth1.py).
 answers with what came back; `GET /seen` lists the calls it took and refused.
 argv: port-file key secret controller-ca-file
 """
-import http.server, json, ssl, sys, threading, time, urllib.error, urllib.parse, urllib.request
+import http.server, json, os, ssl, sys, threading, time, urllib.error, urllib.parse, urllib.request
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 import oauth1
@@ -88,6 +88,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-with open(port_file, "w") as f:
+# Written whole, then renamed into place: the test reads the file as soon as it exists.
+with open(port_file + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
+os.replace(port_file + ".tmp", port_file)
 server.serve_forever()
