@@ -3,6 +3,7 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, missing, nullRequired, overStringLimit, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import { checkContactAddress } from "./contact.gen.js";
 
 /** Checks the value of a body key if it is one of the properties and relations Account declares; false when it is none of them. */
@@ -10,39 +11,39 @@ export function accountMembers(key: string, v: unknown, actor: Actor, update: bo
   switch (key) {
     case "companyName": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/companyName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/companyName", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/companyName", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/companyName"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/companyName", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/companyName", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/companyName", v));
       }
       break;
     }
     case "addressPostal": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/addressPostal", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/addressPostal", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/addressPostal", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/addressPostal"));
         break;
       }
       checkContactAddress(v, "/addressPostal", errors);
       break;
     }
     case "users": {
-      if (update) errors.push({ path: "/users", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/users, not with configure" });
+      if (update) errors.push(relationOnUpdate("/users", "users"));
       else if (!Array.isArray(v)) errors.push(typeError("/users", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/users" + "/" + i, errors);
       break;
     }
     case "brand": {
-      if (update) errors.push({ path: "/brand", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/brand, not with configure" });
+      if (update) errors.push(relationOnUpdate("/brand", "brand"));
       else if (v !== null) checkLinkRef(v, "/brand", errors);
       break;
     }
@@ -63,10 +64,10 @@ export function validateAccountCreate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!accountMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Account; known: companyName, addressPostal, users, brand" });
+    if (!accountMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Account; known: companyName, addressPostal, users, brand"));
   }
-  if (b["companyName"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/companyName", code: "required", message: "is required" });
-  if (b["addressPostal"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/addressPostal", code: "required", message: "is required" });
+  if (b["companyName"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/companyName"));
+  if (b["addressPostal"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/addressPostal"));
   return errors;
 }
 
@@ -81,7 +82,7 @@ export function validateAccountUpdate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!accountMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Account; known: companyName, addressPostal, users, brand" });
+    if (!accountMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Account; known: companyName, addressPostal, users, brand"));
   }
   return errors;
 }

@@ -2,6 +2,7 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { missing, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import { contactMembers } from "./contact.gen.js";
 import { userMembers } from "./user.gen.js";
 
@@ -16,9 +17,9 @@ export function validateAdminUserCreate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of AdminUser" });
+    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of AdminUser"));
   }
-  if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/login", code: "required", message: "is required" });
+  if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
   return errors;
 }
 
@@ -33,7 +34,7 @@ export function validateAdminUserUpdate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of AdminUser" });
+    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of AdminUser"));
   }
   return errors;
 }

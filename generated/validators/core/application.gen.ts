@@ -2,6 +2,7 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks a provision (create) body of Application written by `actor`; returns every error, none when valid. */
 export function validateApplicationCreate(body: unknown, actor: Actor): ValidationError[] {
@@ -14,7 +15,7 @@ export function validateApplicationCreate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Application; it declares none" });
+    errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Application; it declares none"));
   }
   return errors;
 }
@@ -30,7 +31,7 @@ export function validateApplicationUpdate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Application; it declares none" });
+    errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Application; it declares none"));
   }
   return errors;
 }

@@ -2,37 +2,38 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, missing, nullRequired, overStringLimit, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations Brand declares; false when it is none of them. */
 export function brandMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
   switch (key) {
     case "name": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/name", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/name", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/name"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/name", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/name", v));
       }
       break;
     }
     case "domain": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/domain", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/domain", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/domain", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/domain"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/domain", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/domain", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/domain", v));
       }
       break;
     }
@@ -53,10 +54,10 @@ export function validateBrandCreate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!brandMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Brand; known: name, domain" });
+    if (!brandMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Brand; known: name, domain"));
   }
-  if (b["name"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/name", code: "required", message: "is required" });
-  if (b["domain"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/domain", code: "required", message: "is required" });
+  if (b["name"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/name"));
+  if (b["domain"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/domain"));
   return errors;
 }
 
@@ -71,7 +72,7 @@ export function validateBrandUpdate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!brandMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Brand; known: name, domain" });
+    if (!brandMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Brand; known: name, domain"));
   }
   return errors;
 }

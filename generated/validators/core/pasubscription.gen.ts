@@ -3,6 +3,7 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, nullRequired, overStringLimit, relationOnUpdate, structureArrayTooLong, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import { parseSubscriptionResources, subscriptionMembers } from "./subscription.gen.js";
 
 /** Checks a value of structure `ActivationStructure` of PASubscription; pushes what is wrong onto `errors`. */
@@ -19,7 +20,7 @@ export function checkPASubscriptionActivationStructure(value: unknown, path: str
       case "domainApsId": {
         if (typeof v !== "string") errors.push(typeError(path + "/domainApsId", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/domainApsId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/domainApsId", v));
         }
         break;
       }
@@ -30,7 +31,7 @@ export function checkPASubscriptionActivationStructure(value: unknown, path: str
             const vItem = v[vIndex];
             checkPASubscriptionSubscriptionResourceLimit(vItem, path + "/subscriptionResourceLimits" + "/" + vIndex, errors);
           }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: path + "/subscriptionResourceLimits", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong(path + "/subscriptionResourceLimits"));
         }
         break;
       }
@@ -41,14 +42,14 @@ export function checkPASubscriptionActivationStructure(value: unknown, path: str
             const vItem = v[vIndex];
             if (typeof vItem !== "string") errors.push(typeError(path + "/apsDefaults" + "/" + vIndex, "a string", vItem));
             else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: path + "/apsDefaults" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit(path + "/apsDefaults" + "/" + vIndex, vItem));
             }
           }
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ActivationStructure; known: domainApsId, subscriptionResourceLimits, apsDefaults" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ActivationStructure; known: domainApsId, subscriptionResourceLimits, apsDefaults"));
     }
   }
 }
@@ -65,23 +66,19 @@ export function checkPASubscriptionSubscriptionResourceLimit(value: unknown, pat
     if (v === undefined) continue;
     switch (key) {
       case "resourceId": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/resourceId", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/resourceId", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/resourceId", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/resourceId", v));
         break;
       }
       case "resourceLimit": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/resourceLimit", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/resourceLimit", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/resourceLimit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/resourceLimit", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure SubscriptionResourceLimit; known: resourceId, resourceLimit" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure SubscriptionResourceLimit; known: resourceId, resourceLimit"));
     }
   }
-  if (o["resourceId"] === undefined) errors.push({ path: path + "/resourceId", code: "required", message: "is required" });
-  if (o["resourceLimit"] === undefined) errors.push({ path: path + "/resourceLimit", code: "required", message: "is required" });
+  if (o["resourceId"] === undefined) errors.push(missing(path + "/resourceId"));
+  if (o["resourceLimit"] === undefined) errors.push(missing(path + "/resourceLimit"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations PASubscription declares; false when it is none of them. */
@@ -89,49 +86,43 @@ export function pASubscriptionMembers(key: string, v: unknown, actor: Actor, upd
   switch (key) {
     case "subscriptionId": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/subscriptionId", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/subscriptionId", "admin, owner"));
         break;
       }
       if (update && !actor.application) {
-        errors.push({ path: "/subscriptionId", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        errors.push(finalOnUpdate("/subscriptionId"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/subscriptionId", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/subscriptionId"));
         break;
       }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/subscriptionId", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/subscriptionId", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/subscriptionId", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (!isInt64(v)) errors.push(int64Error("/subscriptionId", v));
       break;
     }
     case "serviceTemplateId": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/serviceTemplateId", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/serviceTemplateId", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/serviceTemplateId", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/serviceTemplateId"));
         break;
       }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/serviceTemplateId", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/serviceTemplateId", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/serviceTemplateId", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (!isInt64(v)) errors.push(int64Error("/serviceTemplateId", v));
       break;
     }
     case "activationStructure": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/activationStructure", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/activationStructure", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkPASubscriptionActivationStructure(v, "/activationStructure", errors);
       break;
     }
     case "account": {
-      if (update) errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
+      if (update) errors.push(relationOnUpdate("/account", "account"));
       else if (v !== null) checkLinkRef(v, "/account", errors);
       break;
     }
@@ -152,10 +143,10 @@ export function validatePASubscriptionCreate(body: unknown, actor: Actor): Valid
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!pASubscriptionMembers(key, v, actor, false, errors) && !subscriptionMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account" });
+    if (!pASubscriptionMembers(key, v, actor, false, errors) && !subscriptionMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account"));
   }
-  if (b["subscriptionId"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/subscriptionId", code: "required", message: "is required" });
-  if (b["serviceTemplateId"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/serviceTemplateId", code: "required", message: "is required" });
+  if (b["subscriptionId"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/subscriptionId"));
+  if (b["serviceTemplateId"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/serviceTemplateId"));
   return errors;
 }
 
@@ -170,7 +161,7 @@ export function validatePASubscriptionUpdate(body: unknown, actor: Actor): Valid
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!pASubscriptionMembers(key, v, actor, true, errors) && !subscriptionMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account" });
+    if (!pASubscriptionMembers(key, v, actor, true, errors) && !subscriptionMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account"));
   }
   return errors;
 }

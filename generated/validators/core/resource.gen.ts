@@ -2,6 +2,7 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { int64Error, isInt64, missing, overStringLimit, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks a value of structure `Counter` of Resource; pushes what is wrong onto `errors`. */
 export function checkResourceCounter(value: unknown, path: string, errors: ValidationError[]): void {
@@ -15,19 +16,15 @@ export function checkResourceCounter(value: unknown, path: string, errors: Valid
     if (v === undefined) continue;
     switch (key) {
       case "usage": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/usage", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/usage", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/usage", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/usage", v));
         break;
       }
       case "limit": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/limit", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/limit", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/limit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/limit", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure Counter; known: usage, limit" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Counter; known: usage, limit"));
     }
   }
 }
@@ -44,13 +41,11 @@ export function checkResourceLimit(value: unknown, path: string, errors: Validat
     if (v === undefined) continue;
     switch (key) {
       case "limit": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/limit", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/limit", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/limit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/limit", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure Limit; known: limit" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Limit; known: limit"));
     }
   }
 }
@@ -67,13 +62,11 @@ export function checkResourceUsage(value: unknown, path: string, errors: Validat
     if (v === undefined) continue;
     switch (key) {
       case "usage": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/usage", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/usage", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/usage", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/usage", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure Usage; known: usage" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Usage; known: usage"));
     }
   }
 }
@@ -92,19 +85,19 @@ export function checkResourceNotificationSource(value: unknown, path: string, er
       case "type": {
         if (typeof v !== "string") errors.push(typeError(path + "/type", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/type", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/type", v));
         }
         break;
       }
       case "id": {
         if (typeof v !== "string") errors.push(typeError(path + "/id", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/id", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/id", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure NotificationSource; known: type, id" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure NotificationSource; known: type, id"));
     }
   }
 }
@@ -123,21 +116,19 @@ export function checkResourceNotification(value: unknown, path: string, errors: 
       case "type": {
         if (typeof v !== "string") errors.push(typeError(path + "/type", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/type", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/type", v));
         }
         break;
       }
       case "time": {
         if (typeof v !== "string") errors.push(typeError(path + "/time", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/time", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/time", v));
         }
         break;
       }
       case "serial": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/serial", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/serial", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/serial", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/serial", v));
         break;
       }
       case "source": {
@@ -147,21 +138,21 @@ export function checkResourceNotification(value: unknown, path: string, errors: 
       case "event": {
         if (typeof v !== "string") errors.push(typeError(path + "/event", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/event", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/event", v));
         }
         break;
       }
       case "subscription": {
         if (typeof v !== "string") errors.push(typeError(path + "/subscription", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/subscription", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/subscription", v));
         }
         break;
       }
       case "relation": {
         if (typeof v !== "string") errors.push(typeError(path + "/relation", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/relation", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/relation", v));
         }
         break;
       }
@@ -170,10 +161,10 @@ export function checkResourceNotification(value: unknown, path: string, errors: 
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure Notification; known: type, time, serial, source, event, subscription, relation, target" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Notification; known: type, time, serial, source, event, subscription, relation, target"));
     }
   }
-  if (o["type"] === undefined) errors.push({ path: path + "/type", code: "required", message: "is required" });
+  if (o["type"] === undefined) errors.push(missing(path + "/type"));
 }
 
 /** Checks a value of structure `ErrorInfo` of Resource; pushes what is wrong onto `errors`. */
@@ -188,32 +179,30 @@ export function checkResourceErrorInfo(value: unknown, path: string, errors: Val
     if (v === undefined) continue;
     switch (key) {
       case "code": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/code", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/code", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/code", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/code", v));
         break;
       }
       case "error": {
         if (typeof v !== "string") errors.push(typeError(path + "/error", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/error", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/error", v));
         }
         break;
       }
       case "message": {
         if (typeof v !== "string") errors.push(typeError(path + "/message", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/message", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/message", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ErrorInfo; known: code, error, message" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
-  if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
-  if (o["message"] === undefined) errors.push({ path: path + "/message", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
+  if (o["error"] === undefined) errors.push(missing(path + "/error"));
+  if (o["message"] === undefined) errors.push(missing(path + "/message"));
 }
 
 /** Checks a provision (create) body of Resource written by `actor`; returns every error, none when valid. */
@@ -227,7 +216,7 @@ export function validateResourceCreate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Resource; it declares none" });
+    errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Resource; it declares none"));
   }
   return errors;
 }
@@ -243,7 +232,7 @@ export function validateResourceUpdate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Resource; it declares none" });
+    errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Resource; it declares none"));
   }
   return errors;
 }

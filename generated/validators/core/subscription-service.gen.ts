@@ -3,17 +3,18 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations subscriptionService declares; false when it is none of them. */
 export function subscriptionServiceMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
   switch (key) {
     case "account": {
-      if (update) errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
+      if (update) errors.push(relationOnUpdate("/account", "account"));
       else if (v !== null) checkLinkRef(v, "/account", errors);
       break;
     }
     case "subscription": {
-      if (update) errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
+      if (update) errors.push(relationOnUpdate("/subscription", "subscription"));
       else if (v !== null) checkLinkRef(v, "/subscription", errors);
       break;
     }
@@ -34,7 +35,7 @@ export function validateSubscriptionServiceCreate(body: unknown, actor: Actor): 
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionServiceMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of subscriptionService; known: account, subscription" });
+    if (!subscriptionServiceMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of subscriptionService; known: account, subscription"));
   }
   return errors;
 }
@@ -50,7 +51,7 @@ export function validateSubscriptionServiceUpdate(body: unknown, actor: Actor): 
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionServiceMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of subscriptionService; known: account, subscription" });
+    if (!subscriptionServiceMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of subscriptionService; known: account, subscription"));
   }
   return errors;
 }

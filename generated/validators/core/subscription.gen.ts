@@ -2,7 +2,8 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, int64Error, isInt64, missing, overStringLimit, patternMismatch, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 const PATTERN_0 = new RegExp("unit|b|kb|mb|gb|.*", "u");
 
@@ -20,55 +21,51 @@ export function checkSubscriptionResource(value: unknown, path: string, errors: 
       case "id": {
         if (typeof v !== "string") errors.push(typeError(path + "/id", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/id", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/id", v));
         }
         break;
       }
       case "title": {
         if (typeof v !== "string") errors.push(typeError(path + "/title", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/title", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/title", v));
         }
         break;
       }
       case "apsId": {
         if (typeof v !== "string") errors.push(typeError(path + "/apsId", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/apsId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/apsId", v));
         }
         break;
       }
       case "apsType": {
         if (typeof v !== "string") errors.push(typeError(path + "/apsType", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/apsType", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/apsType", v));
         }
         break;
       }
       case "applicationId": {
         if (typeof v !== "string") errors.push(typeError(path + "/applicationId", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/applicationId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/applicationId", v));
         }
         break;
       }
       case "property": {
         if (typeof v !== "string") errors.push(typeError(path + "/property", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/property", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/property", v));
         }
         break;
       }
       case "usage": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/usage", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/usage", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/usage", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/usage", v));
         break;
       }
       case "limit": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/limit", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/limit", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/limit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/limit", v));
         break;
       }
       case "autoprovisioning": {
@@ -78,17 +75,17 @@ export function checkSubscriptionResource(value: unknown, path: string, errors: 
       case "unit": {
         if (typeof v !== "string") errors.push(typeError(path + "/unit", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/unit", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_0.test(v)) errors.push({ path: path + "/unit", code: "pattern", message: "does not match the pattern unit|b|kb|mb|gb|.*: " + showValue(v) });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/unit", v));
+          if (!PATTERN_0.test(v)) errors.push(patternMismatch(path + "/unit", "unit|b|kb|mb|gb|.*", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure SubscriptionResource; known: id, title, apsId, apsType, applicationId, property, usage, limit, autoprovisioning, unit" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure SubscriptionResource; known: id, title, apsId, apsType, applicationId, property, usage, limit, autoprovisioning, unit"));
     }
   }
-  if (o["id"] === undefined) errors.push({ path: path + "/id", code: "required", message: "is required" });
-  if (o["unit"] === undefined) errors.push({ path: path + "/unit", code: "required", message: "is required" });
+  if (o["id"] === undefined) errors.push(missing(path + "/id"));
+  if (o["unit"] === undefined) errors.push(missing(path + "/unit"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Subscription declares; false when it is none of them. */
@@ -96,56 +93,48 @@ export function subscriptionMembers(key: string, v: unknown, actor: Actor, updat
   switch (key) {
     case "trial": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/trial", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/trial", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "boolean") errors.push(typeError("/trial", "true or false", v));
       break;
     }
     case "disabled": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/disabled", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/disabled", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "boolean") errors.push(typeError("/disabled", "true or false", v));
       break;
     }
     case "name": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/name", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/name", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/name", v));
       }
       break;
     }
     case "description": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/description", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/description", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/description", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/description", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/description", v));
       }
       break;
     }
     case "services": {
-      if (update) errors.push({ path: "/services", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/services, not with configure" });
+      if (update) errors.push(relationOnUpdate("/services", "services"));
       else if (!Array.isArray(v)) errors.push(typeError("/services", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/services" + "/" + i, errors);
       break;
@@ -174,7 +163,7 @@ export function validateSubscriptionCreate(body: unknown, actor: Actor): Validat
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Subscription; known: trial, disabled, name, description, services" });
+    if (!subscriptionMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Subscription; known: trial, disabled, name, description, services"));
   }
   return errors;
 }
@@ -190,7 +179,7 @@ export function validateSubscriptionUpdate(body: unknown, actor: Actor): Validat
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Subscription; known: trial, disabled, name, description, services" });
+    if (!subscriptionMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Subscription; known: trial, disabled, name, description, services"));
   }
   return errors;
 }

@@ -3,12 +3,13 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations UserService declares; false when it is none of them. */
 export function userServiceMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
   switch (key) {
     case "user": {
-      if (update) errors.push({ path: "/user", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/user, not with configure" });
+      if (update) errors.push(relationOnUpdate("/user", "user"));
       else if (v !== null) checkLinkRef(v, "/user", errors);
       break;
     }
@@ -29,7 +30,7 @@ export function validateUserServiceCreate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userServiceMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of UserService; known: user" });
+    if (!userServiceMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of UserService; known: user"));
   }
   return errors;
 }
@@ -45,7 +46,7 @@ export function validateUserServiceUpdate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userServiceMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of UserService; known: user" });
+    if (!userServiceMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of UserService; known: user"));
   }
   return errors;
 }

@@ -3,6 +3,7 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, missing, nullRequired, overStringLimit, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import { contactMembers } from "./contact.gen.js";
 
 /** Checks the value of a body key if it is one of the properties and relations User declares; false when it is none of them. */
@@ -10,35 +11,33 @@ export function userMembers(key: string, v: unknown, actor: Actor, update: boole
   switch (key) {
     case "login": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/login", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/login", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/login", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/login"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/login", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/login", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/login", v));
       }
       break;
     }
     case "password": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/password", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/password", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/password", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/password", v));
       }
       break;
     }
     case "services": {
-      if (update) errors.push({ path: "/services", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/services, not with configure" });
+      if (update) errors.push(relationOnUpdate("/services", "services"));
       else if (!Array.isArray(v)) errors.push(typeError("/services", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/services" + "/" + i, errors);
       break;
@@ -60,9 +59,9 @@ export function validateUserCreate(body: unknown, actor: Actor): ValidationError
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of User" });
+    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of User"));
   }
-  if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/login", code: "required", message: "is required" });
+  if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
   return errors;
 }
 
@@ -77,7 +76,7 @@ export function validateUserUpdate(body: unknown, actor: Actor): ValidationError
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of User" });
+    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of User"));
   }
   return errors;
 }

@@ -91,23 +91,21 @@ export function writableGate(p: Property): "always" | "application" | number {
 
 function propertyCase(w: CodeWriter, p: Property, scope: ModuleScope): void {
   const path = JSON.stringify(`/${pointer(p.name)}`);
-  const reject = (condition: string, code: string, message: string) =>
-    w.block(`if (${condition}) {`, () => w.line(`errors.push({ path: ${path}, code: "${code}", message: ${JSON.stringify(message)} });`).line("break;"));
+  const rule = (name: string) => scope.runtime("validation-rules", name);
+  const reject = (condition: string, error: string) => w.block(`if (${condition}) {`, () => w.line(`errors.push(${error});`).line("break;"));
   const gate = writableGate(p);
-  if (gate === "application") reject("!actor.application", "readonly", "is read-only: only the application sets it (SPEC 2.2)");
-  else if (gate !== "always") reject(`!actor.application && (actor.roles & ${gate}) === 0`, "access", `may not be written with the caller's roles; its access allows ${allowedRoles(gate)}`);
-  if (p.final) reject("update && !actor.application", "final", "is final: it can be set only when the resource is created, not changed by configure");
-  w.block("if (v === null) {", () => {
-    // null means "no value" (README: null semantics): fine for optional properties only.
-    if (p.required) w.line(`errors.push({ path: ${path}, code: "required", message: "is required and cannot be null" });`);
-    w.line("break;");
-  });
+  if (gate === "application") reject("!actor.application", `${rule("readOnly")}(${path})`);
+  else if (gate !== "always") reject(`!actor.application && (actor.roles & ${gate}) === 0`, `${rule("accessDenied")}(${path}, ${JSON.stringify(allowedRoles(gate))})`);
+  if (p.final) reject("update && !actor.application", `${rule("finalOnUpdate")}(${path})`);
+  // null means "no value" (README: null semantics): fine for optional properties only.
+  if (p.required) reject("v === null", `${rule("nullRequired")}(${path})`);
+  else w.line("if (v === null) break;");
   valueCheck(p, "v", path, scope, w);
 }
 
 function relationCase(w: CodeWriter, r: Relation, scope: ModuleScope): void {
   const path = JSON.stringify(`/${pointer(r.name)}`);
-  w.line(`if (update) errors.push({ path: ${path}, code: "unknown", message: ${JSON.stringify(`is a relation: change its links with POST or DELETE /aps/2/resources/{id}/${r.name}, not with configure`)} });`);
+  w.line(`if (update) errors.push(${scope.runtime("validation-rules", "relationOnUpdate")}(${path}, ${JSON.stringify(r.name)}));`);
   const check = scope.runtime("link-ref", "checkLinkRef");
   if (r.collection) {
     const typeError = scope.runtime("validation-error", "typeError");

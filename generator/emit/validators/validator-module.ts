@@ -89,6 +89,7 @@ function structureChecker(w: CodeWriter, s: Structure, own: TypeNames, scope: Mo
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   const typeError = scope.runtime("validation-error", "typeError");
   const seg = scope.runtime("validation-error", "pointerSegment");
+  const unknownKey = scope.runtime("validation-rules", "unknownKey");
   w.line(`/** Checks a value of structure \`${s.name}\` of ${own.tsName}; pushes what is wrong onto \`errors\`. */`);
   w.block(`export function ${fn}(value: unknown, path: string, errors: ${errorType}[]): void {`, () => {
     w.block(`if (typeof value !== "object" || value === null || Array.isArray(value)) {`, () => {
@@ -105,13 +106,13 @@ function structureChecker(w: CodeWriter, s: Structure, own: TypeNames, scope: Mo
           });
         }
         w.line("default:").indented(() =>
-          w.line(`errors.push({ path: path + "/" + ${seg}(key), code: "unknown", message: ${JSON.stringify(`"`)} + key + ${JSON.stringify(`" is not a member of structure ${s.name}${memberHint(s.properties.keys())}`)} });`),
+          w.line(`errors.push(${unknownKey}(path + "/" + ${seg}(key), key, ${JSON.stringify(`is not a member of structure ${s.name}${memberHint(s.properties.keys())}`)}));`),
         );
       });
     });
     for (const p of s.properties.values()) {
       if (!p.required) continue;
-      w.line(`if (o[${JSON.stringify(p.name)}] === undefined) errors.push({ path: path + ${JSON.stringify(`/${pointer(p.name)}`)}, code: "required", message: "is required" });`);
+      w.line(`if (o[${JSON.stringify(p.name)}] === undefined) errors.push(${scope.runtime("validation-rules", "missing")}(path + ${JSON.stringify(`/${pointer(p.name)}`)}));`);
     }
   });
   return w;
@@ -131,7 +132,7 @@ function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: st
   const seg = scope.runtime("validation-error", "pointerSegment");
   const what = mode === "create" ? "a provision (create) body" : "a configure (update) body";
   const update = mode === "update";
-  const unknown = `errors.push({ path: "/" + ${seg}(key), code: "unknown", message: ${JSON.stringify(`"`)} + key + ${JSON.stringify(`" is not a property of ${type.name}${memberHint([...type.properties.keys(), ...type.relations.keys()])}`)} });`;
+  const unknown = `errors.push(${scope.runtime("validation-rules", "unknownKey")}("/" + ${seg}(key), key, ${JSON.stringify(`is not a property of ${type.name}${memberHint([...type.properties.keys(), ...type.relations.keys()])}`)}));`;
   w.line(`/** Checks ${what} of ${type.name} written by \`actor\`; returns every error, none when valid. */`);
   w.block(`export function ${fn}(body: unknown, actor: ${actorType}): ${errorType}[] {`, () => {
     w.line(`const errors: ${errorType}[] = [];`);
@@ -153,7 +154,7 @@ function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: st
         if (!p.required) continue;
         const gate = writableGate(p);
         const cond = gate === "always" ? "" : gate === "application" ? " && actor.application" : ` && (actor.application || (actor.roles & ${gate}) !== 0)`;
-        w.line(`if (b[${JSON.stringify(p.name)}] === undefined${cond}) errors.push({ path: ${JSON.stringify(`/${pointer(p.name)}`)}, code: "required", message: "is required" });`);
+        w.line(`if (b[${JSON.stringify(p.name)}] === undefined${cond}) errors.push(${scope.runtime("validation-rules", "missing")}(${JSON.stringify(`/${pointer(p.name)}`)}));`);
       }
     }
     w.line("return errors;");
@@ -174,7 +175,7 @@ function operationParser(w: CodeWriter, op: Operation, type: ResolvedType, fn: s
       // Pointers into the call: /path/<name>, /query/<name>, and /body for the (single) body.
       const path = JSON.stringify(p.kind === "body" ? "/body" : `/${p.kind}/${pointer(p.name)}`);
       const key = JSON.stringify(p.name);
-      const missing = p.required ? ` else errors.push({ path: ${path}, code: "required", message: "is required" });` : "";
+      const missing = p.required ? ` else errors.push(${scope.runtime("validation-rules", "missing")}(${path}));` : "";
       if (p.kind === "body") {
         w.block("{", () => {
           w.line("const v = input.body;");

@@ -28,40 +28,39 @@ export function propertySpec(p: Property): ValueSpec {
  */
 export function valueCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, w: CodeWriter): void {
   const push = (code: string) => w.line(code);
+  const rule = (name: string) => scope.runtime("validation-rules", name);
+  const report = (builder: string, ...args: string[]) => `errors.push(${rule(builder)}(${[path, ...args].join(", ")}));`;
   const t = spec.type;
-  const err = (code: string, message: string) => `errors.push({ path: ${path}, code: "${code}", message: ${message} });`;
   switch (t.kind) {
     case "primitive":
       switch (t.name) {
         case "string": {
           push(`if (typeof ${v} !== "string") ${typeErr(scope, path, "a string", v)}`);
-          w.block(`else {`, () => w.lines(stringChecks(spec, v, path, scope, err)));
+          w.block(`else {`, () => w.lines(stringChecks(spec, v, path, scope)));
           break;
         }
         case "integer":
         case "long": {
-          push(`if (typeof ${v} !== "number" && typeof ${v} !== "bigint") ${typeErr(scope, path, "an integer", v)}`);
-          push(`else if (typeof ${v} === "number" && !Number.isInteger(${v})) ${typeErr(scope, path, "an integer", v)}`);
-          push(`else if (${v} < ${Limits.minInt64}n || ${v} > ${Limits.maxInt64}n) ${err("range", `${v} + " is outside the signed 64-bit range (${Limits.minInt64} to ${Limits.maxInt64})"`)}`);
-          const e = enumCheck(spec, v, path, scope, err, "numeric");
+          push(`if (!${rule("isInt64")}(${v})) ${report("int64Error", v)}`);
+          const e = enumCheck(spec, v, path, scope, "numeric");
           if (e) push(`else ${e}`);
           break;
         }
         case "number": {
           push(`if (typeof ${v} !== "number" && typeof ${v} !== "bigint") ${typeErr(scope, path, "a number", v)}`);
-          const e = enumCheck(spec, v, path, scope, err, "numeric");
+          const e = enumCheck(spec, v, path, scope, "numeric");
           if (e) push(`else ${e}`);
           break;
         }
         case "boolean": {
           push(`if (typeof ${v} !== "boolean") ${typeErr(scope, path, "true or false", v)}`);
-          const e = enumCheck(spec, v, path, scope, err, "scalar");
+          const e = enumCheck(spec, v, path, scope, "scalar");
           if (e) push(`else ${e}`);
           break;
         }
         case "object": {
           push(`if (typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})) ${typeErr(scope, path, "an object", v)}`);
-          const e = enumCheck(spec, v, path, scope, err, "deep");
+          const e = enumCheck(spec, v, path, scope, "deep");
           if (e) push(`else ${e}`);
           break;
         }
@@ -70,16 +69,12 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
     case "array": {
       push(`if (!Array.isArray(${v})) ${typeErr(scope, path, "an array", v)}`);
       w.block(`else {`, () => {
-        if (spec.minItems !== undefined && spec.minItems > 0) {
-          push(`if (${v}.length < ${spec.minItems}) ${err("minItems", `"has " + ${v}.length + " items; at least ${spec.minItems} ${spec.minItems === 1 ? "is" : "are"} required"`)}`);
-        }
-        if (spec.maxItems !== undefined) {
-          push(`if (${v}.length > ${spec.maxItems}) ${err("maxItems", `"has " + ${v}.length + " items; at most ${spec.maxItems} are allowed"`)}`);
-        }
+        if (spec.minItems !== undefined && spec.minItems > 0) push(`if (${v}.length < ${spec.minItems}) ${report("tooFewItems", `${v}.length`, String(spec.minItems))}`);
+        if (spec.maxItems !== undefined) push(`if (${v}.length > ${spec.maxItems}) ${report("tooManyItems", `${v}.length`, String(spec.maxItems))}`);
         if (spec.uniqueItems) {
           const dup = scope.runtime("aps-equality", "firstDuplicate");
           push(`const dup = ${dup}(${v});`);
-          push(`if (dup >= 0) ${err("uniqueItems", `"item " + dup + " repeats an earlier item; items must be unique"`)}`);
+          push(`if (dup >= 0) ${report("repeatedItem", "dup")}`);
         }
         const item = `${v}Item`;
         const index = `${v}Index`;
@@ -91,9 +86,9 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
         });
         if (t.items.kind === "structure") {
           const length = scope.runtime("validation-error", "jsonTextLength");
-          push(`if (${v}.length > 0 && ${length}(${v}) > ${Limits.maxStructureArrayJson}) ${err("limit", `"is longer than ${Limits.maxStructureArrayJson} characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation"`)}`);
+          push(`if (${v}.length > 0 && ${length}(${v}) > ${Limits.maxStructureArrayJson}) ${report("structureArrayTooLong")}`);
         }
-        const e = enumCheck(spec, v, path, scope, err, "deep");
+        const e = enumCheck(spec, v, path, scope, "deep");
         if (e) push(e);
       });
       break;
@@ -123,26 +118,25 @@ function typeErr(scope: ModuleScope, path: string, expected: string, v: string):
  * Length checks count code points, as JSON Schema does. A string's UTF-16 length is an upper
  * bound of its code points and at most twice their number, so the count runs only near a bound.
  */
-function stringChecks(spec: ValueSpec, v: string, path: string, scope: ModuleScope, err: (c: string, m: string) => string): string[] {
+function stringChecks(spec: ValueSpec, v: string, path: string, scope: ModuleScope): string[] {
   const out: string[] = [];
-  const cp = () => scope.runtime("validation-error", "codePointLength");
+  const cp = scope.runtime("validation-error", "codePointLength");
+  const rule = (name: string) => scope.runtime("validation-rules", name);
   const limit = Limits.maxStringLength;
   const max = spec.maxLength !== undefined && spec.maxLength < limit ? spec.maxLength : limit;
-  const maxCode = max < limit ? "maxLength" : "limit";
-  const maxWhy = max < limit ? `at most ${max} are allowed` : `the most a string property can hold is ${limit} (SPEC 8)`;
-  out.push(`if (${v}.length > ${max} && ${cp()}(${v}) > ${max}) ${err(maxCode, `"has " + ${cp()}(${v}) + " characters; ${maxWhy}"`)}`);
+  const tooLong = max < limit ? `${rule("tooLong")}(${path}, ${v}, ${max})` : `${rule("overStringLimit")}(${path}, ${v})`;
+  out.push(`if (${v}.length > ${max} && ${cp}(${v}) > ${max}) errors.push(${tooLong});`);
   if (spec.minLength !== undefined && spec.minLength > 0) {
     // Fewer characters than UTF-16 units only with surrogate pairs: count only then.
     const surrogate = scope.runtime("validation-error", "HIGH_SURROGATE");
-    out.push(
-      `if (${v}.length < ${spec.minLength} || (${v}.length < ${2 * spec.minLength} && ${surrogate}.test(${v}) && ${cp()}(${v}) < ${spec.minLength})) ${err("minLength", `"has " + ${cp()}(${v}) + " characters; at least ${spec.minLength} ${spec.minLength === 1 ? "is" : "are"} required"`)}`,
-    );
+    const short = `${v}.length < ${spec.minLength} || (${v}.length < ${2 * spec.minLength} && ${surrogate}.test(${v}) && ${cp}(${v}) < ${spec.minLength})`;
+    out.push(`if (${short}) errors.push(${rule("tooShort")}(${path}, ${v}, ${spec.minLength}));`);
   }
   if (spec.pattern !== undefined) {
     const re = scope.pattern(spec.pattern);
-    out.push(`if (!${re}.test(${v})) ${err("pattern", `${JSON.stringify(`does not match the pattern ${spec.pattern}: `)} + ${scope.runtime("validation-error", "showValue")}(${v})`)}`);
+    out.push(`if (!${re}.test(${v})) errors.push(${rule("patternMismatch")}(${path}, ${JSON.stringify(spec.pattern)}, ${v}));`);
   }
-  const e = enumCheck(spec, v, path, scope, err, "scalar");
+  const e = enumCheck(spec, v, path, scope, "scalar");
   if (e) out.push(e);
   return out;
 }
@@ -152,21 +146,21 @@ function stringChecks(spec: ValueSpec, v: string, path: string, scope: ModuleSco
  * are looked up in a set; numbers by their exact decimal text (so 1 and 1n are the same value);
  * arrays and objects by APS equality.
  */
-function enumCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, err: (c: string, m: string) => string, how: "scalar" | "numeric" | "deep"): string | undefined {
+function enumCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, how: "scalar" | "numeric" | "deep"): string | undefined {
   if (!spec.enum?.length) return undefined;
   const listed = spec.enum.map((l) => l.raw).join(", ");
-  const message = `${scope.runtime("validation-error", "showValue")}(${v}) + ${JSON.stringify(` is not one of the allowed values: ${listed.length > 200 ? `${listed.slice(0, 197)}...` : listed}`)}`;
+  const report = `errors.push(${scope.runtime("validation-rules", "notInEnum")}(${path}, ${v}, ${JSON.stringify(listed.length > 200 ? `${listed.slice(0, 197)}...` : listed)}));`;
   if (how === "scalar") {
     const set = scope.constant("ENUM", `new Set<unknown>([${spec.enum.map((l) => JSON.stringify(l.value)).join(", ")}])`);
-    return `if (!${set}.has(${v})) ${err("enum", message)}`;
+    return `if (!${set}.has(${v})) ${report}`;
   }
   if (how === "numeric") {
     const set = scope.constant("ENUM", `new Set<string>([${spec.enum.map((l) => JSON.stringify(numberKey(l))).join(", ")}])`);
-    return `if (!${set}.has(String(${v}))) ${err("enum", message)}`;
+    return `if (!${set}.has(String(${v}))) ${report}`;
   }
   const list = scope.constant("ENUM", `[${spec.enum.map((l) => JSON.stringify(l.value)).join(", ")}] as const`);
   const equal = scope.runtime("aps-equality", "apsEqual");
-  return `if (!${list}.some((allowed) => ${equal}(allowed, ${v}))) ${err("enum", message)}`;
+  return `if (!${list}.some((allowed) => ${equal}(allowed, ${v}))) ${report}`;
 }
 
 /** The decimal text `String(value)` gives for a literal's number, exact for 64-bit integers. */

@@ -3,6 +3,7 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, int64Error, isInt64, missing, nullRequired, overStringLimit, relationOnUpdate, tooLong, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks a value of structure `ConnectionCheck` of CloudMail; pushes what is wrong onto `errors`. */
 export function checkCloudMailConnectionCheck(value: unknown, path: string, errors: ValidationError[]): void {
@@ -20,23 +21,21 @@ export function checkCloudMailConnectionCheck(value: unknown, path: string, erro
         break;
       }
       case "latencyMs": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/latencyMs", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/latencyMs", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/latencyMs", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/latencyMs", v));
         break;
       }
       case "serverVersion": {
         if (typeof v !== "string") errors.push(typeError(path + "/serverVersion", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/serverVersion", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/serverVersion", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ConnectionCheck; known: reachable, latencyMs, serverVersion" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ConnectionCheck; known: reachable, latencyMs, serverVersion"));
     }
   }
-  if (o["reachable"] === undefined) errors.push({ path: path + "/reachable", code: "required", message: "is required" });
+  if (o["reachable"] === undefined) errors.push(missing(path + "/reachable"));
 }
 
 /** Checks a value of structure `ErrorInfo` of CloudMail; pushes what is wrong onto `errors`. */
@@ -51,31 +50,29 @@ export function checkCloudMailErrorInfo(value: unknown, path: string, errors: Va
     if (v === undefined) continue;
     switch (key) {
       case "code": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/code", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/code", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/code", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/code", v));
         break;
       }
       case "error": {
         if (typeof v !== "string") errors.push(typeError(path + "/error", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/error", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/error", v));
         }
         break;
       }
       case "message": {
         if (typeof v !== "string") errors.push(typeError(path + "/message", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/message", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/message", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ErrorInfo; known: code, error, message" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
-  if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
+  if (o["error"] === undefined) errors.push(missing(path + "/error"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations CloudMail declares; false when it is none of them. */
@@ -83,93 +80,85 @@ export function cloudMailMembers(key: string, v: unknown, actor: Actor, update: 
   switch (key) {
     case "apiEndpoint": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/apiEndpoint", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/apiEndpoint", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/apiEndpoint", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/apiEndpoint"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/apiEndpoint", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiEndpoint", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/apiEndpoint", v));
       }
       break;
     }
     case "apiKey": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/apiKey", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/apiKey", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/apiKey", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/apiKey"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/apiKey", "a string", v));
       else {
-        if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/apiKey", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-        if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push({ path: "/apiKey", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 16 are required" });
+        if (v.length > 64 && codePointLength(v) > 64) errors.push(tooLong("/apiKey", v, 64));
+        if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push(tooShort("/apiKey", v, 16));
       }
       break;
     }
     case "apiSecret": {
       if (!actor.application && (actor.roles & 1) === 0) {
-        errors.push({ path: "/apiSecret", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
+        errors.push(accessDenied("/apiSecret", "admin"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/apiSecret", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/apiSecret"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/apiSecret", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiSecret", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/apiSecret", v));
       }
       break;
     }
     case "imapHost": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/imapHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/imapHost", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/imapHost", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/imapHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/imapHost", v));
       }
       break;
     }
     case "smtpHost": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/smtpHost", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/smtpHost", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/smtpHost", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/smtpHost", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/smtpHost", v));
       }
       break;
     }
     case "defaultQuota": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/defaultQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/defaultQuota", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/defaultQuota", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/defaultQuota", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/defaultQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/defaultQuota", v));
       break;
     }
     case "tenants": {
-      if (update) errors.push({ path: "/tenants", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenants, not with configure" });
+      if (update) errors.push(relationOnUpdate("/tenants", "tenants"));
       else if (!Array.isArray(v)) errors.push(typeError("/tenants", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/tenants" + "/" + i, errors);
       break;
@@ -198,11 +187,11 @@ export function validateCloudMailCreate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!cloudMailMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants" });
+    if (!cloudMailMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants"));
   }
-  if (b["apiEndpoint"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/apiEndpoint", code: "required", message: "is required" });
-  if (b["apiKey"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/apiKey", code: "required", message: "is required" });
-  if (b["apiSecret"] === undefined && (actor.application || (actor.roles & 1) !== 0)) errors.push({ path: "/apiSecret", code: "required", message: "is required" });
+  if (b["apiEndpoint"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/apiEndpoint"));
+  if (b["apiKey"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/apiKey"));
+  if (b["apiSecret"] === undefined && (actor.application || (actor.roles & 1) !== 0)) errors.push(missing("/apiSecret"));
   return errors;
 }
 
@@ -217,7 +206,7 @@ export function validateCloudMailUpdate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!cloudMailMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants" });
+    if (!cloudMailMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants"));
   }
   return errors;
 }

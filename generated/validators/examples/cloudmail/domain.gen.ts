@@ -3,7 +3,8 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, notInEnum, nullRequired, overStringLimit, patternMismatch, readOnly, relationOnUpdate, repeatedItem, structureArrayTooLong, tooLong, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 const ENUM_0 = new Set<unknown>(["MX", "TXT", "CNAME"]);
 const PATTERN_1 = new RegExp("^[a-z0-9-]{1,63}$", "u");
@@ -22,38 +23,36 @@ export function checkDomainDnsRecord(value: unknown, path: string, errors: Valid
       case "kind": {
         if (typeof v !== "string") errors.push(typeError(path + "/kind", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/kind", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_0.has(v)) errors.push({ path: path + "/kind", code: "enum", message: showValue(v) + " is not one of the allowed values: \"MX\", \"TXT\", \"CNAME\"" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/kind", v));
+          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/kind", v, "\"MX\", \"TXT\", \"CNAME\""));
         }
         break;
       }
       case "host": {
         if (typeof v !== "string") errors.push(typeError(path + "/host", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/host", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/host", v));
         }
         break;
       }
       case "value": {
         if (typeof v !== "string") errors.push(typeError(path + "/value", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/value", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/value", v));
         }
         break;
       }
       case "priority": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/priority", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/priority", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/priority", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/priority", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure DnsRecord; known: kind, host, value, priority" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure DnsRecord; known: kind, host, value, priority"));
     }
   }
-  if (o["kind"] === undefined) errors.push({ path: path + "/kind", code: "required", message: "is required" });
-  if (o["host"] === undefined) errors.push({ path: path + "/host", code: "required", message: "is required" });
-  if (o["value"] === undefined) errors.push({ path: path + "/value", code: "required", message: "is required" });
+  if (o["kind"] === undefined) errors.push(missing(path + "/kind"));
+  if (o["host"] === undefined) errors.push(missing(path + "/host"));
+  if (o["value"] === undefined) errors.push(missing(path + "/value"));
 }
 
 /** Checks a value of structure `DnsCheck` of Domain; pushes what is wrong onto `errors`. */
@@ -78,15 +77,15 @@ export function checkDomainDnsCheck(value: unknown, path: string, errors: Valida
             const vItem = v[vIndex];
             checkDomainDnsRecord(vItem, path + "/missing" + "/" + vIndex, errors);
           }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: path + "/missing", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong(path + "/missing"));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure DnsCheck; known: verified, missing" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure DnsCheck; known: verified, missing"));
     }
   }
-  if (o["verified"] === undefined) errors.push({ path: path + "/verified", code: "required", message: "is required" });
+  if (o["verified"] === undefined) errors.push(missing(path + "/verified"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Domain declares; false when it is none of them. */
@@ -94,106 +93,96 @@ export function domainMembers(key: string, v: unknown, actor: Actor, update: boo
   switch (key) {
     case "name": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/name", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/name", "admin, owner"));
         break;
       }
       if (update && !actor.application) {
-        errors.push({ path: "/name", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        errors.push(finalOnUpdate("/name"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/name", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/name"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/name", "a string", v));
       else {
-        if (v.length > 253 && codePointLength(v) > 253) errors.push({ path: "/name", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 253 are allowed" });
+        if (v.length > 253 && codePointLength(v) > 253) errors.push(tooLong("/name", v, 253));
       }
       break;
     }
     case "verified": {
       if (!actor.application) {
-        errors.push({ path: "/verified", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/verified"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "boolean") errors.push(typeError("/verified", "true or false", v));
       break;
     }
     case "verifiedAt": {
       if (!actor.application) {
-        errors.push({ path: "/verifiedAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/verifiedAt"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/verifiedAt", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/verifiedAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/verifiedAt", v));
       }
       break;
     }
     case "catchAll": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/catchAll", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/catchAll", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/catchAll", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/catchAll", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/catchAll", v));
       }
       break;
     }
     case "dkimSelector": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/dkimSelector", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/dkimSelector", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/dkimSelector", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/dkimSelector", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        if (!PATTERN_1.test(v)) errors.push({ path: "/dkimSelector", code: "pattern", message: "does not match the pattern ^[a-z0-9-]{1,63}$: " + showValue(v) });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/dkimSelector", v));
+        if (!PATTERN_1.test(v)) errors.push(patternMismatch("/dkimSelector", "^[a-z0-9-]{1,63}$", v));
       }
       break;
     }
     case "mxHosts": {
       if (!actor.application) {
-        errors.push({ path: "/mxHosts", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/mxHosts"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (!Array.isArray(v)) errors.push(typeError("/mxHosts", "an array", v));
       else {
         const dup = firstDuplicate(v);
-        if (dup >= 0) errors.push({ path: "/mxHosts", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        if (dup >= 0) errors.push(repeatedItem("/mxHosts", dup));
         for (let vIndex = 0; vIndex < v.length; vIndex++) {
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/mxHosts" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/mxHosts" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/mxHosts" + "/" + vIndex, vItem));
           }
         }
       }
       break;
     }
     case "tenant": {
-      if (update) errors.push({ path: "/tenant", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenant, not with configure" });
+      if (update) errors.push(relationOnUpdate("/tenant", "tenant"));
       else if (v !== null) checkLinkRef(v, "/tenant", errors);
       break;
     }
     case "mailboxes": {
-      if (update) errors.push({ path: "/mailboxes", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/mailboxes, not with configure" });
+      if (update) errors.push(relationOnUpdate("/mailboxes", "mailboxes"));
       else if (!Array.isArray(v)) errors.push(typeError("/mailboxes", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/mailboxes" + "/" + i, errors);
       break;
@@ -229,9 +218,9 @@ export function validateDomainCreate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!domainMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes" });
+    if (!domainMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes"));
   }
-  if (b["name"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/name", code: "required", message: "is required" });
+  if (b["name"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/name"));
   return errors;
 }
 
@@ -246,7 +235,7 @@ export function validateDomainUpdate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!domainMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes" });
+    if (!domainMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes"));
   }
   return errors;
 }

@@ -4,7 +4,8 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, notInEnum, nullRequired, overStringLimit, patternMismatch, readOnly, relationOnUpdate, repeatedItem, structureArrayTooLong, tooLong, tooManyItems, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import type { MailboxChangePasswordParams, MailboxCheckAvailabilityParams, MailboxPurgeArchiveParams } from "../../../types/examples/cloudmail/mailbox.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -24,7 +25,7 @@ export function checkMailboxForwardingRule(value: unknown, path: string, errors:
       case "target": {
         if (typeof v !== "string") errors.push(typeError(path + "/target", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/target", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/target", v));
         }
         break;
       }
@@ -33,10 +34,10 @@ export function checkMailboxForwardingRule(value: unknown, path: string, errors:
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ForwardingRule; known: target, keepCopy" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ForwardingRule; known: target, keepCopy"));
     }
   }
-  if (o["target"] === undefined) errors.push({ path: path + "/target", code: "required", message: "is required" });
+  if (o["target"] === undefined) errors.push(missing(path + "/target"));
 }
 
 /** Checks a value of structure `AutoReply` of Mailbox; pushes what is wrong onto `errors`. */
@@ -57,14 +58,14 @@ export function checkMailboxAutoReply(value: unknown, path: string, errors: Vali
       case "subject": {
         if (typeof v !== "string") errors.push(typeError(path + "/subject", "a string", v));
         else {
-          if (v.length > 200 && codePointLength(v) > 200) errors.push({ path: path + "/subject", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 200 are allowed" });
+          if (v.length > 200 && codePointLength(v) > 200) errors.push(tooLong(path + "/subject", v, 200));
         }
         break;
       }
       case "body": {
         if (typeof v !== "string") errors.push(typeError(path + "/body", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/body", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/body", v));
         }
         break;
       }
@@ -73,10 +74,10 @@ export function checkMailboxAutoReply(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure AutoReply; known: enabled, subject, body, period" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure AutoReply; known: enabled, subject, body, period"));
     }
   }
-  if (o["enabled"] === undefined) errors.push({ path: path + "/enabled", code: "required", message: "is required" });
+  if (o["enabled"] === undefined) errors.push(missing(path + "/enabled"));
 }
 
 /** Checks a value of structure `DateRange` of Mailbox; pushes what is wrong onto `errors`. */
@@ -93,19 +94,19 @@ export function checkMailboxDateRange(value: unknown, path: string, errors: Vali
       case "from": {
         if (typeof v !== "string") errors.push(typeError(path + "/from", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/from", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/from", v));
         }
         break;
       }
       case "to": {
         if (typeof v !== "string") errors.push(typeError(path + "/to", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/to", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/to", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure DateRange; known: from, to" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure DateRange; known: from, to"));
     }
   }
 }
@@ -124,8 +125,8 @@ export function checkMailboxPasswordChange(value: unknown, path: string, errors:
       case "newPassword": {
         if (typeof v !== "string") errors.push(typeError(path + "/newPassword", "a string", v));
         else {
-          if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: path + "/newPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: path + "/newPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
+          if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong(path + "/newPassword", v, 128));
+          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push(tooShort(path + "/newPassword", v, 10));
         }
         break;
       }
@@ -134,10 +135,10 @@ export function checkMailboxPasswordChange(value: unknown, path: string, errors:
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure PasswordChange; known: newPassword, signOutEverywhere" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure PasswordChange; known: newPassword, signOutEverywhere"));
     }
   }
-  if (o["newPassword"] === undefined) errors.push({ path: path + "/newPassword", code: "required", message: "is required" });
+  if (o["newPassword"] === undefined) errors.push(missing(path + "/newPassword"));
 }
 
 /** Checks a value of structure `AvailabilityQuery` of Mailbox; pushes what is wrong onto `errors`. */
@@ -154,23 +155,23 @@ export function checkMailboxAvailabilityQuery(value: unknown, path: string, erro
       case "localPart": {
         if (typeof v !== "string") errors.push(typeError(path + "/localPart", "a string", v));
         else {
-          if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: path + "/localPart", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
+          if (v.length > 64 && codePointLength(v) > 64) errors.push(tooLong(path + "/localPart", v, 64));
         }
         break;
       }
       case "domain": {
         if (typeof v !== "string") errors.push(typeError(path + "/domain", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/domain", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/domain", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure AvailabilityQuery; known: localPart, domain" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure AvailabilityQuery; known: localPart, domain"));
     }
   }
-  if (o["localPart"] === undefined) errors.push({ path: path + "/localPart", code: "required", message: "is required" });
-  if (o["domain"] === undefined) errors.push({ path: path + "/domain", code: "required", message: "is required" });
+  if (o["localPart"] === undefined) errors.push(missing(path + "/localPart"));
+  if (o["domain"] === undefined) errors.push(missing(path + "/domain"));
 }
 
 /** Checks a value of structure `AvailabilityResult` of Mailbox; pushes what is wrong onto `errors`. */
@@ -191,22 +192,22 @@ export function checkMailboxAvailabilityResult(value: unknown, path: string, err
       case "suggestions": {
         if (!Array.isArray(v)) errors.push(typeError(path + "/suggestions", "an array", v));
         else {
-          if (v.length > 5) errors.push({ path: path + "/suggestions", code: "maxItems", message: "has " + v.length + " items; at most 5 are allowed" });
+          if (v.length > 5) errors.push(tooManyItems(path + "/suggestions", v.length, 5));
           for (let vIndex = 0; vIndex < v.length; vIndex++) {
             const vItem = v[vIndex];
             if (typeof vItem !== "string") errors.push(typeError(path + "/suggestions" + "/" + vIndex, "a string", vItem));
             else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: path + "/suggestions" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit(path + "/suggestions" + "/" + vIndex, vItem));
             }
           }
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure AvailabilityResult; known: available, suggestions" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure AvailabilityResult; known: available, suggestions"));
     }
   }
-  if (o["available"] === undefined) errors.push({ path: path + "/available", code: "required", message: "is required" });
+  if (o["available"] === undefined) errors.push(missing(path + "/available"));
 }
 
 /** Checks a value of structure `PurgeResult` of Mailbox; pushes what is wrong onto `errors`. */
@@ -221,19 +222,15 @@ export function checkMailboxPurgeResult(value: unknown, path: string, errors: Va
     if (v === undefined) continue;
     switch (key) {
       case "messages": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/messages", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/messages", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/messages", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/messages", v));
         break;
       }
       case "freed": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/freed", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/freed", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/freed", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/freed", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure PurgeResult; known: messages, freed" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure PurgeResult; known: messages, freed"));
     }
   }
 }
@@ -243,180 +240,152 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
   switch (key) {
     case "localPart": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/localPart", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/localPart", "admin, owner"));
         break;
       }
       if (update && !actor.application) {
-        errors.push({ path: "/localPart", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        errors.push(finalOnUpdate("/localPart"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/localPart", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/localPart"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/localPart", "a string", v));
       else {
-        if (v.length > 64 && codePointLength(v) > 64) errors.push({ path: "/localPart", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 64 are allowed" });
-        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/localPart", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
-        if (!PATTERN_0.test(v)) errors.push({ path: "/localPart", code: "pattern", message: "does not match the pattern ^[a-z0-9][a-z0-9._-]*$: " + showValue(v) });
+        if (v.length > 64 && codePointLength(v) > 64) errors.push(tooLong("/localPart", v, 64));
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push(tooShort("/localPart", v, 1));
+        if (!PATTERN_0.test(v)) errors.push(patternMismatch("/localPart", "^[a-z0-9][a-z0-9._-]*$", v));
       }
       break;
     }
     case "address": {
       if (!actor.application) {
-        errors.push({ path: "/address", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/address"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/address", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/address", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/address", v));
       }
       break;
     }
     case "displayName": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/displayName", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/displayName", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/displayName", "a string", v));
       else {
-        if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/displayName", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/displayName", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+        if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong("/displayName", v, 128));
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push(tooShort("/displayName", v, 1));
       }
       break;
     }
     case "password": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/password", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/password", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/password", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/password"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
       else {
-        if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/password", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-        if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push({ path: "/password", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 10 are required" });
+        if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong("/password", v, 128));
+        if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push(tooShort("/password", v, 10));
       }
       break;
     }
     case "plan": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/plan", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/plan", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/plan", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/plan", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        if (!ENUM_1.has(v)) errors.push({ path: "/plan", code: "enum", message: showValue(v) + " is not one of the allowed values: \"basic\", \"business\", \"enterprise\"" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/plan", v));
+        if (!ENUM_1.has(v)) errors.push(notInEnum("/plan", v, "\"basic\", \"business\", \"enterprise\""));
       }
       break;
     }
     case "quota": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/quota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/quota", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/quota", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/quota", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/quota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/quota", v));
       break;
     }
     case "used": {
       if (!actor.application) {
-        errors.push({ path: "/used", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/used"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/used", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/used", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/used", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/used", v));
       break;
     }
     case "archiveQuota": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/archiveQuota", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/archiveQuota", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/archiveQuota", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/archiveQuota", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/archiveQuota", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/archiveQuota", v));
       break;
     }
     case "maxMessageSize": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/maxMessageSize", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/maxMessageSize", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/maxMessageSize", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/maxMessageSize", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/maxMessageSize", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/maxMessageSize", v));
       break;
     }
     case "spamThreshold": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/spamThreshold", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/spamThreshold", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/spamThreshold", "a number", v));
       break;
     }
     case "spamSubjectFilter": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/spamSubjectFilter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/spamSubjectFilter", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/spamSubjectFilter", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/spamSubjectFilter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/spamSubjectFilter", v));
       }
       break;
     }
     case "aliases": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/aliases", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/aliases", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (!Array.isArray(v)) errors.push(typeError("/aliases", "an array", v));
       else {
-        if (v.length > 25) errors.push({ path: "/aliases", code: "maxItems", message: "has " + v.length + " items; at most 25 are allowed" });
+        if (v.length > 25) errors.push(tooManyItems("/aliases", v.length, 25));
         const dup = firstDuplicate(v);
-        if (dup >= 0) errors.push({ path: "/aliases", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        if (dup >= 0) errors.push(repeatedItem("/aliases", dup));
         for (let vIndex = 0; vIndex < v.length; vIndex++) {
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/aliases" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/aliases" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/aliases" + "/" + vIndex, vItem));
           }
         }
       }
@@ -424,113 +393,99 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
     }
     case "forwarding": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/forwarding", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/forwarding", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (!Array.isArray(v)) errors.push(typeError("/forwarding", "an array", v));
       else {
-        if (v.length > 10) errors.push({ path: "/forwarding", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
+        if (v.length > 10) errors.push(tooManyItems("/forwarding", v.length, 10));
         for (let vIndex = 0; vIndex < v.length; vIndex++) {
           const vItem = v[vIndex];
           checkMailboxForwardingRule(vItem, "/forwarding" + "/" + vIndex, errors);
         }
-        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/forwarding", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong("/forwarding"));
       }
       break;
     }
     case "autoReply": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/autoReply", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/autoReply", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkMailboxAutoReply(v, "/autoReply", errors);
       break;
     }
     case "clientSettings": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/clientSettings", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/clientSettings", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "object" || v === null || Array.isArray(v)) errors.push(typeError("/clientSettings", "an object", v));
       break;
     }
     case "lastLogin": {
       if (!actor.application) {
-        errors.push({ path: "/lastLogin", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/lastLogin"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/lastLogin", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLogin", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/lastLogin", v));
       }
       break;
     }
     case "lastLoginIp": {
       if (!actor.application) {
-        errors.push({ path: "/lastLoginIp", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/lastLoginIp"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/lastLoginIp", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/lastLoginIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/lastLoginIp", v));
       }
       break;
     }
     case "supportNote": {
       if (!actor.application && (actor.roles & 1) === 0) {
-        errors.push({ path: "/supportNote", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
+        errors.push(accessDenied("/supportNote", "admin"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/supportNote", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/supportNote", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/supportNote", v));
       }
       break;
     }
     case "backendId": {
       if (!actor.application) {
-        errors.push({ path: "/backendId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/backendId"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/backendId", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backendId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/backendId", v));
       }
       break;
     }
     case "tenant": {
-      if (update) errors.push({ path: "/tenant", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/tenant, not with configure" });
+      if (update) errors.push(relationOnUpdate("/tenant", "tenant"));
       else if (v !== null) checkLinkRef(v, "/tenant", errors);
       break;
     }
     case "domain": {
-      if (update) errors.push({ path: "/domain", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/domain, not with configure" });
+      if (update) errors.push(relationOnUpdate("/domain", "domain"));
       else if (v !== null) checkLinkRef(v, "/domain", errors);
       break;
     }
     case "user": {
-      if (update) errors.push({ path: "/user", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/user, not with configure" });
+      if (update) errors.push(relationOnUpdate("/user", "user"));
       else if (v !== null) checkLinkRef(v, "/user", errors);
       break;
     }
@@ -549,7 +504,7 @@ export function parseMailboxChangePassword(input: OperationInput): OperationPara
     if (v !== undefined && v !== null) {
       checkMailboxPasswordChange(v, "/body", errors);
       params["request"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as MailboxChangePasswordParams };
 }
@@ -563,7 +518,7 @@ export function parseMailboxCheckAvailability(input: OperationInput): OperationP
     if (v !== undefined && v !== null) {
       checkMailboxAvailabilityQuery(v, "/body", errors);
       params["query"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as MailboxCheckAvailabilityParams };
 }
@@ -585,7 +540,7 @@ export function parseMailboxPurgeArchive(input: OperationInput): OperationParams
       const r = convertParameter(text, "integer");
       if (r.ok) params["olderThanDays"] = r.value;
       else errors.push({ path: "/query/olderThanDays", code: r.code, message: r.message });
-    } else errors.push({ path: "/query/olderThanDays", code: "required", message: "is required" });
+    } else errors.push(missing("/query/olderThanDays"));
   }
   {
     const text = input.query["dryRun"];
@@ -609,10 +564,10 @@ export function validateMailboxCreate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!mailboxMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Mailbox" });
+    if (!mailboxMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Mailbox"));
   }
-  if (b["localPart"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/localPart", code: "required", message: "is required" });
-  if (b["password"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/password", code: "required", message: "is required" });
+  if (b["localPart"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/localPart"));
+  if (b["password"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/password"));
   return errors;
 }
 
@@ -627,7 +582,7 @@ export function validateMailboxUpdate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!mailboxMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Mailbox" });
+    if (!mailboxMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Mailbox"));
   }
   return errors;
 }

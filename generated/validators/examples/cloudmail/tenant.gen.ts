@@ -3,7 +3,8 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, int64Error, isInt64, missing, notInEnum, overStringLimit, patternMismatch, readOnly, relationOnUpdate, structureArrayTooLong, tooManyItems, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import type { TenantImportMailboxesParams, TenantOnDomainLinkedParams, TenantOnMailboxChangedParams, TenantOnSubscriptionLimitsChangedParams, TenantUsageParams } from "../../../types/examples/cloudmail/tenant.gen.js";
 import { checkContactAddress } from "../../core/contact.gen.js";
 import { checkResourceCounter, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
@@ -25,47 +26,43 @@ export function checkTenantUsageReport(value: unknown, path: string, errors: Val
       case "period": {
         if (typeof v !== "string") errors.push(typeError(path + "/period", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/period", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_0.test(v)) errors.push({ path: path + "/period", code: "pattern", message: "does not match the pattern ^[0-9]{4}-[0-9]{2}$: " + showValue(v) });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/period", v));
+          if (!PATTERN_0.test(v)) errors.push(patternMismatch(path + "/period", "^[0-9]{4}-[0-9]{2}$", v));
         }
         break;
       }
       case "generatedAt": {
         if (typeof v !== "string") errors.push(typeError(path + "/generatedAt", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/generatedAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/generatedAt", v));
         }
         break;
       }
       case "trafficIn": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/trafficIn", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/trafficIn", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/trafficIn", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/trafficIn", v));
         break;
       }
       case "trafficOut": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/trafficOut", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/trafficOut", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/trafficOut", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/trafficOut", v));
         break;
       }
       case "topMailboxes": {
         if (!Array.isArray(v)) errors.push(typeError(path + "/topMailboxes", "an array", v));
         else {
-          if (v.length > 50) errors.push({ path: path + "/topMailboxes", code: "maxItems", message: "has " + v.length + " items; at most 50 are allowed" });
+          if (v.length > 50) errors.push(tooManyItems(path + "/topMailboxes", v.length, 50));
           for (let vIndex = 0; vIndex < v.length; vIndex++) {
             const vItem = v[vIndex];
             checkTenantMailboxUsage(vItem, path + "/topMailboxes" + "/" + vIndex, errors);
           }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: path + "/topMailboxes", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong(path + "/topMailboxes"));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure UsageReport; known: period, generatedAt, trafficIn, trafficOut, topMailboxes" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure UsageReport; known: period, generatedAt, trafficIn, trafficOut, topMailboxes"));
     }
   }
-  if (o["period"] === undefined) errors.push({ path: path + "/period", code: "required", message: "is required" });
+  if (o["period"] === undefined) errors.push(missing(path + "/period"));
 }
 
 /** Checks a value of structure `MailboxUsage` of Tenant; pushes what is wrong onto `errors`. */
@@ -82,21 +79,19 @@ export function checkTenantMailboxUsage(value: unknown, path: string, errors: Va
       case "address": {
         if (typeof v !== "string") errors.push(typeError(path + "/address", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/address", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/address", v));
         }
         break;
       }
       case "used": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/used", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/used", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/used", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/used", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure MailboxUsage; known: address, used" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure MailboxUsage; known: address, used"));
     }
   }
-  if (o["address"] === undefined) errors.push({ path: path + "/address", code: "required", message: "is required" });
+  if (o["address"] === undefined) errors.push(missing(path + "/address"));
 }
 
 /** Checks a value of structure `ImportReport` of Tenant; pushes what is wrong onto `errors`. */
@@ -111,9 +106,7 @@ export function checkTenantImportReport(value: unknown, path: string, errors: Va
     if (v === undefined) continue;
     switch (key) {
       case "created": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/created", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/created", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/created", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/created", v));
         break;
       }
       case "skipped": {
@@ -123,17 +116,17 @@ export function checkTenantImportReport(value: unknown, path: string, errors: Va
             const vItem = v[vIndex];
             if (typeof vItem !== "string") errors.push(typeError(path + "/skipped" + "/" + vIndex, "a string", vItem));
             else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: path + "/skipped" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit(path + "/skipped" + "/" + vIndex, vItem));
             }
           }
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ImportReport; known: created, skipped" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ImportReport; known: created, skipped"));
     }
   }
-  if (o["created"] === undefined) errors.push({ path: path + "/created", code: "required", message: "is required" });
+  if (o["created"] === undefined) errors.push(missing(path + "/created"));
 }
 
 /** Checks a value of structure `ErrorInfo` of Tenant; pushes what is wrong onto `errors`. */
@@ -148,31 +141,29 @@ export function checkTenantErrorInfo(value: unknown, path: string, errors: Valid
     if (v === undefined) continue;
     switch (key) {
       case "code": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/code", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/code", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/code", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/code", v));
         break;
       }
       case "error": {
         if (typeof v !== "string") errors.push(typeError(path + "/error", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/error", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/error", v));
         }
         break;
       }
       case "message": {
         if (typeof v !== "string") errors.push(typeError(path + "/message", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/message", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/message", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ErrorInfo; known: code, error, message" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
-  if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
+  if (o["error"] === undefined) errors.push(missing(path + "/error"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Tenant declares; false when it is none of them. */
@@ -180,113 +171,97 @@ export function tenantMembers(key: string, v: unknown, actor: Actor, update: boo
   switch (key) {
     case "organizationId": {
       if (!actor.application) {
-        errors.push({ path: "/organizationId", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/organizationId"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/organizationId", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/organizationId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/organizationId", v));
       }
       break;
     }
     case "mailboxCount": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/mailboxCount", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/mailboxCount", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceCounter(v, "/mailboxCount", errors);
       break;
     }
     case "storage": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/storage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/storage", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceCounter(v, "/storage", errors);
       break;
     }
     case "archiveStorage": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/archiveStorage", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/archiveStorage", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceUsage(v, "/archiveStorage", errors);
       break;
     }
     case "retentionDays": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/retentionDays", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/retentionDays", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/retentionDays", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/retentionDays", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/retentionDays", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-      else if (!ENUM_1.has(String(v))) errors.push({ path: "/retentionDays", code: "enum", message: showValue(v) + " is not one of the allowed values: 30, 90, 365, 3650" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/retentionDays", v));
+      else if (!ENUM_1.has(String(v))) errors.push(notInEnum("/retentionDays", v, "30, 90, 365, 3650"));
       break;
     }
     case "billingAddress": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/billingAddress", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/billingAddress", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkContactAddress(v, "/billingAddress", errors);
       break;
     }
     case "contractStart": {
       if (!actor.application) {
-        errors.push({ path: "/contractStart", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/contractStart"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/contractStart", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/contractStart", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/contractStart", v));
       }
       break;
     }
     case "app": {
-      if (update) errors.push({ path: "/app", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/app, not with configure" });
+      if (update) errors.push(relationOnUpdate("/app", "app"));
       else if (v !== null) checkLinkRef(v, "/app", errors);
       break;
     }
     case "account": {
-      if (update) errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
+      if (update) errors.push(relationOnUpdate("/account", "account"));
       else if (v !== null) checkLinkRef(v, "/account", errors);
       break;
     }
     case "subscription": {
-      if (update) errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
+      if (update) errors.push(relationOnUpdate("/subscription", "subscription"));
       else if (v !== null) checkLinkRef(v, "/subscription", errors);
       break;
     }
     case "domains": {
-      if (update) errors.push({ path: "/domains", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/domains, not with configure" });
+      if (update) errors.push(relationOnUpdate("/domains", "domains"));
       else if (!Array.isArray(v)) errors.push(typeError("/domains", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/domains" + "/" + i, errors);
       break;
     }
     case "mailboxes": {
-      if (update) errors.push({ path: "/mailboxes", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/mailboxes, not with configure" });
+      if (update) errors.push(relationOnUpdate("/mailboxes", "mailboxes"));
       else if (!Array.isArray(v)) errors.push(typeError("/mailboxes", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/mailboxes" + "/" + i, errors);
       break;
@@ -307,7 +282,7 @@ export function parseTenantUsage(input: OperationInput): OperationParams<TenantU
       const r = convertParameter(text, "string");
       if (r.ok) params["period"] = r.value;
       else errors.push({ path: "/path/period", code: r.code, message: r.message });
-    } else errors.push({ path: "/path/period", code: "required", message: "is required" });
+    } else errors.push(missing("/path/period"));
   }
   {
     const text = input.query["top"];
@@ -341,7 +316,7 @@ export function parseTenantImportMailboxes(input: OperationInput): OperationPara
   const params: Record<string, unknown> = {};
   {
     const v = input.body;
-    if (v !== undefined) params["file"] = v; else errors.push({ path: "/body", code: "required", message: "is required" });
+    if (v !== undefined) params["file"] = v; else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantImportMailboxesParams };
 }
@@ -355,7 +330,7 @@ export function parseTenantOnSubscriptionLimitsChanged(input: OperationInput): O
     if (v !== undefined && v !== null) {
       checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantOnSubscriptionLimitsChangedParams };
 }
@@ -369,7 +344,7 @@ export function parseTenantOnDomainLinked(input: OperationInput): OperationParam
     if (v !== undefined && v !== null) {
       checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantOnDomainLinkedParams };
 }
@@ -383,7 +358,7 @@ export function parseTenantOnMailboxChanged(input: OperationInput): OperationPar
     if (v !== undefined && v !== null) {
       checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantOnMailboxChangedParams };
 }
@@ -399,7 +374,7 @@ export function validateTenantCreate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!tenantMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes" });
+    if (!tenantMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes"));
   }
   return errors;
 }
@@ -415,7 +390,7 @@ export function validateTenantUpdate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!tenantMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes" });
+    if (!tenantMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes"));
   }
   return errors;
 }

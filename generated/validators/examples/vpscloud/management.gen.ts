@@ -3,7 +3,8 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, int64Error, isInt64, missing, overStringLimit, patternMismatch, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import type { ManagementOnSubscriptionLimitsChangedParams, ManagementOnVpsLinkedParams, ManagementUsageReportParams } from "../../../types/examples/vpscloud/management.gen.js";
 import { checkResourceCounter, checkResourceLimit, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
 
@@ -21,31 +22,29 @@ export function checkManagementErrorInfo(value: unknown, path: string, errors: V
     if (v === undefined) continue;
     switch (key) {
       case "code": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/code", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/code", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/code", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/code", v));
         break;
       }
       case "error": {
         if (typeof v !== "string") errors.push(typeError(path + "/error", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/error", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/error", v));
         }
         break;
       }
       case "message": {
         if (typeof v !== "string") errors.push(typeError(path + "/message", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/message", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/message", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ErrorInfo; known: code, error, message" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
-  if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
+  if (o["error"] === undefined) errors.push(missing(path + "/error"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Management declares; false when it is none of them. */
@@ -53,91 +52,79 @@ export function managementMembers(key: string, v: unknown, actor: Actor, update:
   switch (key) {
     case "servers": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/servers", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/servers", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceCounter(v, "/servers", errors);
       break;
     }
     case "memory": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/memory", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceCounter(v, "/memory", errors);
       break;
     }
     case "backupSpace": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/backupSpace", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/backupSpace", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceLimit(v, "/backupSpace", errors);
       break;
     }
     case "serverHours": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/serverHours", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/serverHours", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceUsage(v, "/serverHours", errors);
       break;
     }
     case "cpuTime": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/cpuTime", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/cpuTime", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkResourceUsage(v, "/cpuTime", errors);
       break;
     }
     case "defaultDatacenter": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/defaultDatacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/defaultDatacenter", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/defaultDatacenter", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/defaultDatacenter", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        if (!PATTERN_0.test(v)) errors.push({ path: "/defaultDatacenter", code: "pattern", message: "does not match the pattern ^[a-z]{3}[0-9]$: " + showValue(v) });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/defaultDatacenter", v));
+        if (!PATTERN_0.test(v)) errors.push(patternMismatch("/defaultDatacenter", "^[a-z]{3}[0-9]$", v));
       }
       break;
     }
     case "app": {
-      if (update) errors.push({ path: "/app", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/app, not with configure" });
+      if (update) errors.push(relationOnUpdate("/app", "app"));
       else if (v !== null) checkLinkRef(v, "/app", errors);
       break;
     }
     case "account": {
-      if (update) errors.push({ path: "/account", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/account, not with configure" });
+      if (update) errors.push(relationOnUpdate("/account", "account"));
       else if (v !== null) checkLinkRef(v, "/account", errors);
       break;
     }
     case "subscription": {
-      if (update) errors.push({ path: "/subscription", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/subscription, not with configure" });
+      if (update) errors.push(relationOnUpdate("/subscription", "subscription"));
       else if (v !== null) checkLinkRef(v, "/subscription", errors);
       break;
     }
     case "vpses": {
-      if (update) errors.push({ path: "/vpses", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/vpses, not with configure" });
+      if (update) errors.push(relationOnUpdate("/vpses", "vpses"));
       else if (!Array.isArray(v)) errors.push(typeError("/vpses", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/vpses" + "/" + i, errors);
       break;
@@ -158,7 +145,7 @@ export function parseManagementUsageReport(input: OperationInput): OperationPara
       const r = convertParameter(text, "string");
       if (r.ok) params["month"] = r.value;
       else errors.push({ path: "/path/month", code: r.code, message: r.message });
-    } else errors.push({ path: "/path/month", code: "required", message: "is required" });
+    } else errors.push(missing("/path/month"));
   }
   {
     const text = input.query["includeDeleted"];
@@ -180,7 +167,7 @@ export function parseManagementOnSubscriptionLimitsChanged(input: OperationInput
     if (v !== undefined && v !== null) {
       checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as ManagementOnSubscriptionLimitsChangedParams };
 }
@@ -194,7 +181,7 @@ export function parseManagementOnVpsLinked(input: OperationInput): OperationPara
     if (v !== undefined && v !== null) {
       checkResourceNotification(v, "/body", errors);
       params["event"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as ManagementOnVpsLinkedParams };
 }
@@ -210,7 +197,7 @@ export function validateManagementCreate(body: unknown, actor: Actor): Validatio
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!managementMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses" });
+    if (!managementMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses"));
   }
   return errors;
 }
@@ -226,7 +213,7 @@ export function validateManagementUpdate(body: unknown, actor: Actor): Validatio
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!managementMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses" });
+    if (!managementMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses"));
   }
   return errors;
 }

@@ -3,7 +3,8 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, finalOnUpdate, missing, notInEnum, nullRequired, overStringLimit, readOnly, relationOnUpdate, tooLong, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import type { SnapshotRestoreParams } from "../../../types/examples/vpscloud/snapshot.gen.js";
 
 const ENUM_0 = new Set<unknown>(["manual", "scheduled"]);
@@ -13,80 +14,72 @@ export function snapshotMembers(key: string, v: unknown, actor: Actor, update: b
   switch (key) {
     case "label": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/label", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/label", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/label", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/label"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
       else {
-        if (v.length > 80 && codePointLength(v) > 80) errors.push({ path: "/label", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 80 are allowed" });
-        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push({ path: "/label", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 1 is required" });
+        if (v.length > 80 && codePointLength(v) > 80) errors.push(tooLong("/label", v, 80));
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push(tooShort("/label", v, 1));
       }
       break;
     }
     case "kind": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/kind", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/kind", "admin, owner"));
         break;
       }
       if (update && !actor.application) {
-        errors.push({ path: "/kind", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        errors.push(finalOnUpdate("/kind"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/kind", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/kind", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        if (!ENUM_0.has(v)) errors.push({ path: "/kind", code: "enum", message: showValue(v) + " is not one of the allowed values: \"manual\", \"scheduled\"" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/kind", v));
+        if (!ENUM_0.has(v)) errors.push(notInEnum("/kind", v, "\"manual\", \"scheduled\""));
       }
       break;
     }
     case "size": {
       if (!actor.application) {
-        errors.push({ path: "/size", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/size"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/size", "a number", v));
       break;
     }
     case "takenAt": {
       if (!actor.application) {
-        errors.push({ path: "/takenAt", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/takenAt"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/takenAt", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/takenAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/takenAt", v));
       }
       break;
     }
     case "expiresOn": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/expiresOn", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/expiresOn", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/expiresOn", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/expiresOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/expiresOn", v));
       }
       break;
     }
     case "vps": {
-      if (update) errors.push({ path: "/vps", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/vps, not with configure" });
+      if (update) errors.push(relationOnUpdate("/vps", "vps"));
       else if (v !== null) checkLinkRef(v, "/vps", errors);
       break;
     }
@@ -129,9 +122,9 @@ export function validateSnapshotCreate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!snapshotMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps" });
+    if (!snapshotMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps"));
   }
-  if (b["label"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/label", code: "required", message: "is required" });
+  if (b["label"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/label"));
   return errors;
 }
 
@@ -146,7 +139,7 @@ export function validateSnapshotUpdate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!snapshotMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps" });
+    if (!snapshotMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps"));
   }
   return errors;
 }

@@ -4,7 +4,8 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, int64Error, isInt64, missing, nullRequired, overStringLimit, patternMismatch, relationOnUpdate, repeatedItem, structureArrayTooLong, tooFewItems, tooManyItems, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import type { VpsCloudSyncImagesParams } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z]{3}[0-9]$", "u");
@@ -23,15 +24,15 @@ export function checkVpsCloudDatacenter(value: unknown, path: string, errors: Va
       case "code": {
         if (typeof v !== "string") errors.push(typeError(path + "/code", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/code", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_0.test(v)) errors.push({ path: path + "/code", code: "pattern", message: "does not match the pattern ^[a-z]{3}[0-9]$: " + showValue(v) });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/code", v));
+          if (!PATTERN_0.test(v)) errors.push(patternMismatch(path + "/code", "^[a-z]{3}[0-9]$", v));
         }
         break;
       }
       case "city": {
         if (typeof v !== "string") errors.push(typeError(path + "/city", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/city", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/city", v));
         }
         break;
       }
@@ -42,22 +43,22 @@ export function checkVpsCloudDatacenter(value: unknown, path: string, errors: Va
       case "gateway": {
         if (typeof v !== "string") errors.push(typeError(path + "/gateway", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/gateway", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/gateway", v));
         }
         break;
       }
       case "gateway6": {
         if (typeof v !== "string") errors.push(typeError(path + "/gateway6", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/gateway6", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/gateway6", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure Datacenter; known: code, city, position, gateway, gateway6" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Datacenter; known: code, city, position, gateway, gateway6"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
 }
 
 /** Checks a value of structure `GeoPoint` of VpsCloud; pushes what is wrong onto `errors`. */
@@ -80,7 +81,7 @@ export function checkVpsCloudGeoPoint(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure GeoPoint; known: latitude, longitude" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure GeoPoint; known: latitude, longitude"));
     }
   }
 }
@@ -97,31 +98,29 @@ export function checkVpsCloudErrorInfo(value: unknown, path: string, errors: Val
     if (v === undefined) continue;
     switch (key) {
       case "code": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/code", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/code", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/code", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/code", v));
         break;
       }
       case "error": {
         if (typeof v !== "string") errors.push(typeError(path + "/error", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/error", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/error", v));
         }
         break;
       }
       case "message": {
         if (typeof v !== "string") errors.push(typeError(path + "/message", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/message", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/message", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ErrorInfo; known: code, error, message" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
-  if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
+  if (o["error"] === undefined) errors.push(missing(path + "/error"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations VpsCloud declares; false when it is none of them. */
@@ -129,86 +128,80 @@ export function vpsCloudMembers(key: string, v: unknown, actor: Actor, update: b
   switch (key) {
     case "apiUrl": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/apiUrl", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/apiUrl", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/apiUrl", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/apiUrl"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/apiUrl", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiUrl", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/apiUrl", v));
       }
       break;
     }
     case "apiToken": {
       if (!actor.application && (actor.roles & 0) === 0) {
-        errors.push({ path: "/apiToken", code: "access", message: "may not be written with the caller's roles; its access allows no user role (only the application)" });
+        errors.push(accessDenied("/apiToken", "no user role (only the application)"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/apiToken", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/apiToken"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/apiToken", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/apiToken", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/apiToken", v));
       }
       break;
     }
     case "managementIp": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/managementIp", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/managementIp", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/managementIp", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/managementIp", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/managementIp", v));
       }
       break;
     }
     case "agentVersion": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/agentVersion", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/agentVersion", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/agentVersion", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/agentVersion", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/agentVersion", v));
       }
       break;
     }
     case "datacenters": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/datacenters", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/datacenters", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (!Array.isArray(v)) errors.push(typeError("/datacenters", "an array", v));
       else {
-        if (v.length < 1) errors.push({ path: "/datacenters", code: "minItems", message: "has " + v.length + " items; at least 1 is required" });
-        if (v.length > 8) errors.push({ path: "/datacenters", code: "maxItems", message: "has " + v.length + " items; at most 8 are allowed" });
+        if (v.length < 1) errors.push(tooFewItems("/datacenters", v.length, 1));
+        if (v.length > 8) errors.push(tooManyItems("/datacenters", v.length, 8));
         const dup = firstDuplicate(v);
-        if (dup >= 0) errors.push({ path: "/datacenters", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        if (dup >= 0) errors.push(repeatedItem("/datacenters", dup));
         for (let vIndex = 0; vIndex < v.length; vIndex++) {
           const vItem = v[vIndex];
           checkVpsCloudDatacenter(vItem, "/datacenters" + "/" + vIndex, errors);
         }
-        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/datacenters", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong("/datacenters"));
       }
       break;
     }
     case "managements": {
-      if (update) errors.push({ path: "/managements", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/managements, not with configure" });
+      if (update) errors.push(relationOnUpdate("/managements", "managements"));
       else if (!Array.isArray(v)) errors.push(typeError("/managements", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/managements" + "/" + i, errors);
       break;
@@ -245,10 +238,10 @@ export function validateVpsCloudCreate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsCloudMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements" });
+    if (!vpsCloudMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements"));
   }
-  if (b["apiUrl"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/apiUrl", code: "required", message: "is required" });
-  if (b["apiToken"] === undefined && (actor.application || (actor.roles & 0) !== 0)) errors.push({ path: "/apiToken", code: "required", message: "is required" });
+  if (b["apiUrl"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/apiUrl"));
+  if (b["apiToken"] === undefined && (actor.application || (actor.roles & 0) !== 0)) errors.push(missing("/apiToken"));
   return errors;
 }
 
@@ -263,7 +256,7 @@ export function validateVpsCloudUpdate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsCloudMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements" });
+    if (!vpsCloudMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements"));
   }
   return errors;
 }

@@ -4,7 +4,8 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, showValue, typeError } from "aps-gen/runtime/common/validation-error";
+import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
+import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, notInEnum, nullRequired, overStringLimit, patternMismatch, readOnly, relationOnUpdate, repeatedItem, structureArrayTooLong, tooLong, tooManyItems, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
 import type { VpsMetricsParams, VpsMigrateParams, VpsRebootParams, VpsResizeParams, VpsTakeSnapshotParams } from "../../../types/examples/vpscloud/vps.gen.js";
 import { checkVpsCloudDatacenter } from "./vps-cloud.gen.js";
 
@@ -29,29 +30,27 @@ export function checkVpsFirewallRule(value: unknown, path: string, errors: Valid
       case "protocol": {
         if (typeof v !== "string") errors.push(typeError(path + "/protocol", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/protocol", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!ENUM_0.has(v)) errors.push({ path: path + "/protocol", code: "enum", message: showValue(v) + " is not one of the allowed values: \"tcp\", \"udp\", \"icmp\"" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/protocol", v));
+          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/protocol", v, "\"tcp\", \"udp\", \"icmp\""));
         }
         break;
       }
       case "port": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/port", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/port", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/port", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/port", v));
         break;
       }
       case "source": {
         if (typeof v !== "string") errors.push(typeError(path + "/source", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/source", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/source", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure FirewallRule; known: protocol, port, source" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure FirewallRule; known: protocol, port, source"));
     }
   }
-  if (o["protocol"] === undefined) errors.push({ path: path + "/protocol", code: "required", message: "is required" });
+  if (o["protocol"] === undefined) errors.push(missing(path + "/protocol"));
 }
 
 /** Checks a value of structure `NetworkConfig` of Vps; pushes what is wrong onto `errors`. */
@@ -76,16 +75,16 @@ export function checkVpsNetworkConfig(value: unknown, path: string, errors: Vali
       case "mac": {
         if (typeof v !== "string") errors.push(typeError(path + "/mac", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/mac", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-          if (!PATTERN_1.test(v)) errors.push({ path: path + "/mac", code: "pattern", message: "does not match the pattern ^([0-9a-f]{2}:){5}[0-9a-f]{2}$: " + showValue(v) });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/mac", v));
+          if (!PATTERN_1.test(v)) errors.push(patternMismatch(path + "/mac", "^([0-9a-f]{2}:){5}[0-9a-f]{2}$", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure NetworkConfig; known: primary, ipv6, mac" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure NetworkConfig; known: primary, ipv6, mac"));
     }
   }
-  if (o["primary"] === undefined) errors.push({ path: path + "/primary", code: "required", message: "is required" });
+  if (o["primary"] === undefined) errors.push(missing(path + "/primary"));
 }
 
 /** Checks a value of structure `IpAssignment` of Vps; pushes what is wrong onto `errors`. */
@@ -102,35 +101,33 @@ export function checkVpsIpAssignment(value: unknown, path: string, errors: Valid
       case "address": {
         if (typeof v !== "string") errors.push(typeError(path + "/address", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/address", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/address", v));
         }
         break;
       }
       case "prefixLength": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/prefixLength", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/prefixLength", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/prefixLength", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/prefixLength", v));
         break;
       }
       case "gateway": {
         if (typeof v !== "string") errors.push(typeError(path + "/gateway", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/gateway", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/gateway", v));
         }
         break;
       }
       case "reverseDns": {
         if (typeof v !== "string") errors.push(typeError(path + "/reverseDns", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/reverseDns", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/reverseDns", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure IpAssignment; known: address, prefixLength, gateway, reverseDns" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure IpAssignment; known: address, prefixLength, gateway, reverseDns"));
     }
   }
-  if (o["address"] === undefined) errors.push({ path: path + "/address", code: "required", message: "is required" });
+  if (o["address"] === undefined) errors.push(missing(path + "/address"));
 }
 
 /** Checks a value of structure `ResizeRequest` of Vps; pushes what is wrong onto `errors`. */
@@ -145,21 +142,15 @@ export function checkVpsResizeRequest(value: unknown, path: string, errors: Vali
     if (v === undefined) continue;
     switch (key) {
       case "cores": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/cores", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/cores", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/cores", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/cores", v));
         break;
       }
       case "memory": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/memory", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/memory", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/memory", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/memory", v));
         break;
       }
       case "disk": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/disk", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/disk", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/disk", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/disk", v));
         break;
       }
       case "allowReboot": {
@@ -167,7 +158,7 @@ export function checkVpsResizeRequest(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ResizeRequest; known: cores, memory, disk, allowReboot" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ResizeRequest; known: cores, memory, disk, allowReboot"));
     }
   }
 }
@@ -186,7 +177,7 @@ export function checkVpsSnapshotRequest(value: unknown, path: string, errors: Va
       case "label": {
         if (typeof v !== "string") errors.push(typeError(path + "/label", "a string", v));
         else {
-          if (v.length > 80 && codePointLength(v) > 80) errors.push({ path: path + "/label", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 80 are allowed" });
+          if (v.length > 80 && codePointLength(v) > 80) errors.push(tooLong(path + "/label", v, 80));
         }
         break;
       }
@@ -195,10 +186,10 @@ export function checkVpsSnapshotRequest(value: unknown, path: string, errors: Va
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure SnapshotRequest; known: label, quiesce" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure SnapshotRequest; known: label, quiesce"));
     }
   }
-  if (o["label"] === undefined) errors.push({ path: path + "/label", code: "required", message: "is required" });
+  if (o["label"] === undefined) errors.push(missing(path + "/label"));
 }
 
 /** Checks a value of structure `TaskInfo` of Vps; pushes what is wrong onto `errors`. */
@@ -215,28 +206,26 @@ export function checkVpsTaskInfo(value: unknown, path: string, errors: Validatio
       case "taskId": {
         if (typeof v !== "string") errors.push(typeError(path + "/taskId", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/taskId", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/taskId", v));
         }
         break;
       }
       case "startedAt": {
         if (typeof v !== "string") errors.push(typeError(path + "/startedAt", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/startedAt", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/startedAt", v));
         }
         break;
       }
       case "estimatedSeconds": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/estimatedSeconds", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/estimatedSeconds", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/estimatedSeconds", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/estimatedSeconds", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure TaskInfo; known: taskId, startedAt, estimatedSeconds" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure TaskInfo; known: taskId, startedAt, estimatedSeconds"));
     }
   }
-  if (o["taskId"] === undefined) errors.push({ path: path + "/taskId", code: "required", message: "is required" });
+  if (o["taskId"] === undefined) errors.push(missing(path + "/taskId"));
 }
 
 /** Checks a value of structure `MetricSeries` of Vps; pushes what is wrong onto `errors`. */
@@ -253,34 +242,34 @@ export function checkVpsMetricSeries(value: unknown, path: string, errors: Valid
       case "metric": {
         if (typeof v !== "string") errors.push(typeError(path + "/metric", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/metric", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/metric", v));
         }
         break;
       }
       case "unit": {
         if (typeof v !== "string") errors.push(typeError(path + "/unit", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/unit", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/unit", v));
         }
         break;
       }
       case "points": {
         if (!Array.isArray(v)) errors.push(typeError(path + "/points", "an array", v));
         else {
-          if (v.length > 200) errors.push({ path: path + "/points", code: "maxItems", message: "has " + v.length + " items; at most 200 are allowed" });
+          if (v.length > 200) errors.push(tooManyItems(path + "/points", v.length, 200));
           for (let vIndex = 0; vIndex < v.length; vIndex++) {
             const vItem = v[vIndex];
             checkVpsMetricPoint(vItem, path + "/points" + "/" + vIndex, errors);
           }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: path + "/points", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong(path + "/points"));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure MetricSeries; known: metric, unit, points" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure MetricSeries; known: metric, unit, points"));
     }
   }
-  if (o["metric"] === undefined) errors.push({ path: path + "/metric", code: "required", message: "is required" });
+  if (o["metric"] === undefined) errors.push(missing(path + "/metric"));
 }
 
 /** Checks a value of structure `MetricPoint` of Vps; pushes what is wrong onto `errors`. */
@@ -297,7 +286,7 @@ export function checkVpsMetricPoint(value: unknown, path: string, errors: Valida
       case "at": {
         if (typeof v !== "string") errors.push(typeError(path + "/at", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/at", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/at", v));
         }
         break;
       }
@@ -306,11 +295,11 @@ export function checkVpsMetricPoint(value: unknown, path: string, errors: Valida
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure MetricPoint; known: at, value" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure MetricPoint; known: at, value"));
     }
   }
-  if (o["at"] === undefined) errors.push({ path: path + "/at", code: "required", message: "is required" });
-  if (o["value"] === undefined) errors.push({ path: path + "/value", code: "required", message: "is required" });
+  if (o["at"] === undefined) errors.push(missing(path + "/at"));
+  if (o["value"] === undefined) errors.push(missing(path + "/value"));
 }
 
 /** Checks a value of structure `OsImage` of Vps; pushes what is wrong onto `errors`. */
@@ -327,28 +316,26 @@ export function checkVpsOsImage(value: unknown, path: string, errors: Validation
       case "code": {
         if (typeof v !== "string") errors.push(typeError(path + "/code", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/code", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/code", v));
         }
         break;
       }
       case "title": {
         if (typeof v !== "string") errors.push(typeError(path + "/title", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/title", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/title", v));
         }
         break;
       }
       case "minDisk": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/minDisk", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/minDisk", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/minDisk", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/minDisk", v));
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure OsImage; known: code, title, minDisk" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure OsImage; known: code, title, minDisk"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
 }
 
 /** Checks a value of structure `ErrorInfo` of Vps; pushes what is wrong onto `errors`. */
@@ -363,31 +350,29 @@ export function checkVpsErrorInfo(value: unknown, path: string, errors: Validati
     if (v === undefined) continue;
     switch (key) {
       case "code": {
-        if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError(path + "/code", "an integer", v));
-        else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError(path + "/code", "an integer", v));
-        else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: path + "/code", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+        if (!isInt64(v)) errors.push(int64Error(path + "/code", v));
         break;
       }
       case "error": {
         if (typeof v !== "string") errors.push(typeError(path + "/error", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/error", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/error", v));
         }
         break;
       }
       case "message": {
         if (typeof v !== "string") errors.push(typeError(path + "/message", "a string", v));
         else {
-          if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: path + "/message", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/message", v));
         }
         break;
       }
       default:
-        errors.push({ path: path + "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a member of structure ErrorInfo; known: code, error, message" });
+        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
     }
   }
-  if (o["code"] === undefined) errors.push({ path: path + "/code", code: "required", message: "is required" });
-  if (o["error"] === undefined) errors.push({ path: path + "/error", code: "required", message: "is required" });
+  if (o["code"] === undefined) errors.push(missing(path + "/code"));
+  if (o["error"] === undefined) errors.push(missing(path + "/error"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Vps declares; false when it is none of them. */
@@ -395,155 +380,131 @@ export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolea
   switch (key) {
     case "hostname": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/hostname", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/hostname", "admin, owner"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/hostname", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/hostname"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/hostname", "a string", v));
       else {
-        if (v.length > 63 && codePointLength(v) > 63) errors.push({ path: "/hostname", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 63 are allowed" });
+        if (v.length > 63 && codePointLength(v) > 63) errors.push(tooLong("/hostname", v, 63));
       }
       break;
     }
     case "notes": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/notes", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/notes", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/notes", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/notes", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/notes", v));
       }
       break;
     }
     case "os": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/os", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/os", "admin, owner"));
         break;
       }
       if (update && !actor.application) {
-        errors.push({ path: "/os", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        errors.push(finalOnUpdate("/os"));
         break;
       }
       if (v === null) {
-        errors.push({ path: "/os", code: "required", message: "is required and cannot be null" });
+        errors.push(nullRequired("/os"));
         break;
       }
       if (typeof v !== "string") errors.push(typeError("/os", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/os", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        if (!ENUM_2.has(v)) errors.push({ path: "/os", code: "enum", message: showValue(v) + " is not one of the allowed values: \"debian-12\", \"ubuntu-24.04\", \"alma-9\", \"windows-2022\"" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/os", v));
+        if (!ENUM_2.has(v)) errors.push(notInEnum("/os", v, "\"debian-12\", \"ubuntu-24.04\", \"alma-9\", \"windows-2022\""));
       }
       break;
     }
     case "cores": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/cores", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/cores", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cores", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/cores", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/cores", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-      else if (!ENUM_3.has(String(v))) errors.push({ path: "/cores", code: "enum", message: showValue(v) + " is not one of the allowed values: 1, 2, 4, 8, 16" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/cores", v));
+      else if (!ENUM_3.has(String(v))) errors.push(notInEnum("/cores", v, "1, 2, 4, 8, 16"));
       break;
     }
     case "cpuShare": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/cpuShare", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/cpuShare", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/cpuShare", "a number", v));
       break;
     }
     case "memory": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/memory", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/memory", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/memory", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/memory", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/memory", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/memory", v));
       break;
     }
     case "disk": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/disk", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/disk", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/disk", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/disk", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/disk", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/disk", v));
       break;
     }
     case "trafficLimit": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/trafficLimit", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/trafficLimit", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
-      if (typeof v !== "number" && typeof v !== "bigint") errors.push(typeError("/trafficLimit", "an integer", v));
-      else if (typeof v === "number" && !Number.isInteger(v)) errors.push(typeError("/trafficLimit", "an integer", v));
-      else if (v < -9223372036854775808n || v > 9223372036854775807n) errors.push({ path: "/trafficLimit", code: "range", message: v + " is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)" });
-      else if (!ENUM_4.has(String(v))) errors.push({ path: "/trafficLimit", code: "enum", message: showValue(v) + " is not one of the allowed values: 102400, 1048576, 9223372036854775807" });
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/trafficLimit", v));
+      else if (!ENUM_4.has(String(v))) errors.push(notInEnum("/trafficLimit", v, "102400, 1048576, 9223372036854775807"));
       break;
     }
     case "rootPassword": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/rootPassword", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/rootPassword", "admin, owner"));
         break;
       }
       if (update && !actor.application) {
-        errors.push({ path: "/rootPassword", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        errors.push(finalOnUpdate("/rootPassword"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/rootPassword", "a string", v));
       else {
-        if (v.length > 128 && codePointLength(v) > 128) errors.push({ path: "/rootPassword", code: "maxLength", message: "has " + codePointLength(v) + " characters; at most 128 are allowed" });
-        if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push({ path: "/rootPassword", code: "minLength", message: "has " + codePointLength(v) + " characters; at least 12 are required" });
+        if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong("/rootPassword", v, 128));
+        if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push(tooShort("/rootPassword", v, 12));
       }
       break;
     }
     case "sshKeys": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/sshKeys", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/sshKeys", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (!Array.isArray(v)) errors.push(typeError("/sshKeys", "an array", v));
       else {
-        if (v.length > 10) errors.push({ path: "/sshKeys", code: "maxItems", message: "has " + v.length + " items; at most 10 are allowed" });
+        if (v.length > 10) errors.push(tooManyItems("/sshKeys", v.length, 10));
         const dup = firstDuplicate(v);
-        if (dup >= 0) errors.push({ path: "/sshKeys", code: "uniqueItems", message: "item " + dup + " repeats an earlier item; items must be unique" });
+        if (dup >= 0) errors.push(repeatedItem("/sshKeys", dup));
         for (let vIndex = 0; vIndex < v.length; vIndex++) {
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/sshKeys" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push({ path: "/sshKeys" + "/" + vIndex, code: "limit", message: "has " + codePointLength(vItem) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/sshKeys" + "/" + vIndex, vItem));
           }
         }
       }
@@ -551,130 +512,114 @@ export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolea
     }
     case "firewall": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/firewall", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/firewall", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (!Array.isArray(v)) errors.push(typeError("/firewall", "an array", v));
       else {
-        if (v.length > 30) errors.push({ path: "/firewall", code: "maxItems", message: "has " + v.length + " items; at most 30 are allowed" });
+        if (v.length > 30) errors.push(tooManyItems("/firewall", v.length, 30));
         for (let vIndex = 0; vIndex < v.length; vIndex++) {
           const vItem = v[vIndex];
           checkVpsFirewallRule(vItem, "/firewall" + "/" + vIndex, errors);
         }
-        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push({ path: "/firewall", code: "limit", message: "is longer than 4000 characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation" });
+        if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong("/firewall"));
       }
       break;
     }
     case "network": {
       if (!actor.application) {
-        errors.push({ path: "/network", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/network"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkVpsNetworkConfig(v, "/network", errors);
       break;
     }
     case "datacenter": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/datacenter", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/datacenter", "admin, owner"));
         break;
       }
       if (update && !actor.application) {
-        errors.push({ path: "/datacenter", code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" });
+        errors.push(finalOnUpdate("/datacenter"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       checkVpsCloudDatacenter(v, "/datacenter", errors);
       break;
     }
     case "state": {
       if (!actor.application) {
-        errors.push({ path: "/state", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/state"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/state", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/state", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
-        if (!ENUM_5.has(v)) errors.push({ path: "/state", code: "enum", message: showValue(v) + " is not one of the allowed values: \"running\", \"stopped\", \"rebooting\", \"migrating\"" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/state", v));
+        if (!ENUM_5.has(v)) errors.push(notInEnum("/state", v, "\"running\", \"stopped\", \"rebooting\", \"migrating\""));
       }
       break;
     }
     case "backupWindow": {
       if (!actor.application && (actor.roles & 3) === 0) {
-        errors.push({ path: "/backupWindow", code: "access", message: "may not be written with the caller's roles; its access allows admin, owner" });
+        errors.push(accessDenied("/backupWindow", "admin, owner"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/backupWindow", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/backupWindow", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/backupWindow", v));
       }
       break;
     }
     case "createdOn": {
       if (!actor.application) {
-        errors.push({ path: "/createdOn", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/createdOn"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/createdOn", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/createdOn", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/createdOn", v));
       }
       break;
     }
     case "hypervisorNode": {
       if (!actor.application) {
-        errors.push({ path: "/hypervisorNode", code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" });
+        errors.push(readOnly("/hypervisorNode"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "string") errors.push(typeError("/hypervisorNode", "a string", v));
       else {
-        if (v.length > 4000 && codePointLength(v) > 4000) errors.push({ path: "/hypervisorNode", code: "limit", message: "has " + codePointLength(v) + " characters; the most a string property can hold is 4000 (SPEC 8)" });
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/hypervisorNode", v));
       }
       break;
     }
     case "abuseFlag": {
       if (!actor.application && (actor.roles & 1) === 0) {
-        errors.push({ path: "/abuseFlag", code: "access", message: "may not be written with the caller's roles; its access allows admin" });
+        errors.push(accessDenied("/abuseFlag", "admin"));
         break;
       }
-      if (v === null) {
-        break;
-      }
+      if (v === null) break;
       if (typeof v !== "boolean") errors.push(typeError("/abuseFlag", "true or false", v));
       break;
     }
     case "management": {
-      if (update) errors.push({ path: "/management", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/management, not with configure" });
+      if (update) errors.push(relationOnUpdate("/management", "management"));
       else if (v !== null) checkLinkRef(v, "/management", errors);
       break;
     }
     case "snapshots": {
-      if (update) errors.push({ path: "/snapshots", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/snapshots, not with configure" });
+      if (update) errors.push(relationOnUpdate("/snapshots", "snapshots"));
       else if (!Array.isArray(v)) errors.push(typeError("/snapshots", "an array of links", v));
       else for (let i = 0; i < v.length; i++) checkLinkRef(v[i], "/snapshots" + "/" + i, errors);
       break;
     }
     case "contact": {
-      if (update) errors.push({ path: "/contact", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/contact, not with configure" });
+      if (update) errors.push(relationOnUpdate("/contact", "contact"));
       else if (v !== null) checkLinkRef(v, "/contact", errors);
       break;
     }
@@ -724,7 +669,7 @@ export function parseVpsMetrics(input: OperationInput): OperationParams<VpsMetri
       const r = convertParameter(text, "string");
       if (r.ok) params["metric"] = r.value;
       else errors.push({ path: "/path/metric", code: r.code, message: r.message });
-    } else errors.push({ path: "/path/metric", code: "required", message: "is required" });
+    } else errors.push(missing("/path/metric"));
   }
   {
     const text = input.query["since"];
@@ -762,7 +707,7 @@ export function parseVpsResize(input: OperationInput): OperationParams<VpsResize
     if (v !== undefined && v !== null) {
       checkVpsResizeRequest(v, "/body", errors);
       params["size"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsResizeParams };
 }
@@ -777,7 +722,7 @@ export function parseVpsMigrate(input: OperationInput): OperationParams<VpsMigra
       const r = convertParameter(text, "string");
       if (r.ok) params["targetNode"] = r.value;
       else errors.push({ path: "/query/targetNode", code: r.code, message: r.message });
-    } else errors.push({ path: "/query/targetNode", code: "required", message: "is required" });
+    } else errors.push(missing("/query/targetNode"));
   }
   {
     const text = input.query["live"];
@@ -799,7 +744,7 @@ export function parseVpsTakeSnapshot(input: OperationInput): OperationParams<Vps
     if (v !== undefined && v !== null) {
       checkVpsSnapshotRequest(v, "/body", errors);
       params["request"] = v;
-    } else errors.push({ path: "/body", code: "required", message: "is required" });
+    } else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as VpsTakeSnapshotParams };
 }
@@ -822,10 +767,10 @@ export function validateVpsCreate(body: unknown, actor: Actor): ValidationError[
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsMembers(key, v, actor, false, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Vps" });
+    if (!vpsMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Vps"));
   }
-  if (b["hostname"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/hostname", code: "required", message: "is required" });
-  if (b["os"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push({ path: "/os", code: "required", message: "is required" });
+  if (b["hostname"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/hostname"));
+  if (b["os"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/os"));
   return errors;
 }
 
@@ -840,7 +785,7 @@ export function validateVpsUpdate(body: unknown, actor: Actor): ValidationError[
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsMembers(key, v, actor, true, errors)) errors.push({ path: "/" + pointerSegment(key), code: "unknown", message: "\"" + key + "\" is not a property of Vps" });
+    if (!vpsMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Vps"));
   }
   return errors;
 }
