@@ -54,7 +54,7 @@ export async function loadConfig(cwd: string, command: string | undefined, expli
 }
 
 /** Checks a config object's shape and picks what applies to `command`. */
-export function readConfig(value: unknown, path: string, command: string | undefined): ApsGenConfig {
+function readConfig(value: unknown, path: string, command: string | undefined): ApsGenConfig {
   if (!isObject(value)) throw new ConfigError(`${path}: the config must be an object, e.g. {"types": ["types"], "rules": {"APS093": "off"}}`);
   const options: Record<string, unknown> = {};
   let rules = new Map<string, RuleSetting>();

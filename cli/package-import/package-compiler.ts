@@ -5,7 +5,6 @@ import { join, resolve } from "node:path";
 import { unzipBounded } from "../../runtime/common/bounded-unzip.ts";
 import { PackageRejected, type CompiledPackage, type CompileStep, type PackageRecord } from "../../runtime/controller/packages/catalog.ts";
 import { archiveFiles, folderFiles } from "../../runtime/controller/packages/package-files.ts";
-import type { RegistryType } from "../../runtime/controller/registry.ts";
 import { formatDiagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
 import { compileValidatorScripts, instantiateValidatorScripts, type ValidatorScript } from "../load-validators.ts";
@@ -76,7 +75,7 @@ export async function loadCompiledArchive(archive: Uint8Array, data: CompiledArc
 }
 
 /** Reports each step with the time since the previous one (or since it was made). */
-export function stopwatch(progress: ((step: CompileStep) => void) | undefined): (phase: string, counts?: Record<string, number>) => void {
+function stopwatch(progress: ((step: CompileStep) => void) | undefined): (phase: string, counts?: Record<string, number>) => void {
   let last = performance.now();
   return (phase, counts) => {
     const now = performance.now();

@@ -1,4 +1,4 @@
-import { type ApsModel, type Operation, type Parameter, type ResolvedType, type TypeRef } from "../model/model.ts";
+import { type ApsModel, type Operation, type Parameter, type TypeRef } from "../model/model.ts";
 import { isBaseOperation } from "../model/base-operations.ts";
 import { Codes } from "../diagnostics/codes.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";

@@ -4,10 +4,10 @@ import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import type { Loc, SourceFile } from "./source-file.ts";
 
 /** The APS 2 package descriptor namespace. */
-export const APS2_NAMESPACE = "http://aps-standard.org/ns/2";
+const APS2_NAMESPACE = "http://aps-standard.org/ns/2";
 
 /** One `<service>` of APP-META.xml: the URL segment of a type and where its schema lives. */
-export interface ServiceEntry {
+interface ServiceEntry {
   readonly id: string;
   /** `<schema path>`; absent when the type is produced from code we cannot read (PHP annotations). */
   readonly schemaPath?: string;

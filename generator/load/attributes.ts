@@ -5,7 +5,7 @@ import { jsonTypeName, nodeLoc, objectMembers, rawText, type JsonNode } from "./
 import type { Loc, SourceFile } from "./source-file.ts";
 
 /** The JSON type an attribute must have. `any` accepts every value (e.g. `default`). */
-export type AttributeKind = "string" | "boolean" | "integer" | "object" | "array" | "any";
+type AttributeKind = "string" | "boolean" | "integer" | "object" | "array" | "any";
 
 /** The attributes an element may carry and the JSON type of each. */
 export type AttributeSpec = Readonly<Record<string, AttributeKind>>;

@@ -1,6 +1,5 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { basename, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { packageRoot } from "../../runtime/common/package-root.ts";
 import { Codes } from "../diagnostics/codes.ts";
 import { DiagnosticSink, type Diagnostic } from "../diagnostics/diagnostic.ts";
@@ -24,7 +23,7 @@ export interface LoadedPackage {
 }
 
 /** One declaration of a package: a JSON file, or the type a service declares in PHP. */
-export interface LoadedDocument {
+interface LoadedDocument {
   readonly doc: JsonDocument;
   readonly service?: string;
   /** Set when the declaration was read from PHP annotations rather than a JSON file. */
@@ -46,7 +45,7 @@ export interface LoadOptions {
 }
 
 /** Where the core types bundled with aps-gen live. */
-export const BUNDLED_CORE_DIR = join(packageRoot(import.meta.url), "types", "core");
+const BUNDLED_CORE_DIR = join(packageRoot(import.meta.url), "types", "core");
 
 const SCHEMA_FILE = /\.(schema|schema\.gen|schema\.json)$/;
 const SKIPPED_DIRS = new Set(["node_modules", "generated"]);

@@ -4,10 +4,10 @@ import type { Loc } from "../load/source-file.ts";
 export { CoreTypeIds } from "../../runtime/common/core-types.ts";
 
 /** Primitive names usable as a property type. */
-export type PropertyPrimitive = "string" | "number" | "integer" | "boolean" | "object";
+type PropertyPrimitive = "string" | "number" | "integer" | "boolean" | "object";
 
 /** Primitive names usable for path and query parameters (`long` is a 64-bit integer). */
-export type ParameterPrimitive = "string" | "integer" | "long" | "number" | "boolean";
+type ParameterPrimitive = "string" | "integer" | "long" | "number" | "boolean";
 
 /**
  * What a `type` attribute means once resolved. Readers create `unresolved` for every

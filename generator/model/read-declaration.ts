@@ -7,7 +7,7 @@ import { isJsonMediaType } from "./json-media-type.ts";
 import type { Access, Literal, Operation, Parameter, Property, Relation, ResponseDecl, Structure, TypeDeclaration, TypeRef, Verb } from "./model.ts";
 
 /** Names of properties, relations, operations and structures (SPEC 2.2, 8). */
-export const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 const TYPE_ATTRIBUTES: AttributeSpec = {
   apsVersion: "any", name: "any", id: "any", implements: "any", description: "string", title: "string",
@@ -441,7 +441,7 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 }
 
 /** Why a type id is malformed (SPEC 9, aps-facts 8), or undefined when it is fine. */
-export function typeIdProblem(id: string): string | undefined {
+function typeIdProblem(id: string): string | undefined {
   if (!/^http:\/\/[^/\s:]+(\/[^/\s]+)*$/.test(id)) return "must be an http:// URI without port, spaces or empty segments";
   const last = id.slice(id.lastIndexOf("/") + 1);
   if (!/^\d+(\.\d+)?$/.test(last)) return `must end with a version segment such as /1.0 (found "${last}")`;

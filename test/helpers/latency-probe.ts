@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 
 /** One GET: when it was due (ms since the epoch), how long it took from then (ms), and its status. */
-export interface LatencySample {
+interface LatencySample {
   readonly at: number;
   readonly ms: number;
   readonly status: number;

@@ -19,7 +19,7 @@ export const admin: Actor = userActor(["admin"]);
 export const app: Actor = applicationActor;
 
 /** A valid create body, written as JSON text so tests can splice exact numbers into it. */
-export const VALID = '"name": "abc", "size": "m"';
+const VALID = '"name": "abc", "size": "m"';
 
 /** Parses `{<VALID>, <extra>}` losslessly. */
 export function body(extra = ""): unknown {

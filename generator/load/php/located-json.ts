@@ -14,7 +14,7 @@ export type LocatedValue =
   | { readonly kind: "object"; readonly members: LocatedMember[]; readonly loc: Loc };
 
 /** One `"key": value` member; the key points where the member was declared. */
-export interface LocatedMember {
+interface LocatedMember {
   readonly key: string;
   readonly keyLoc: Loc;
   readonly value: LocatedValue;

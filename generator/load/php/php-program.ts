@@ -342,7 +342,7 @@ function docOf(node: PhpNode): DocComment | undefined {
 }
 
 /** The position of a node in its file. */
-export function nodeLoc(file: SourceFile, node: PhpNode): Loc {
+function nodeLoc(file: SourceFile, node: PhpNode): Loc {
   return locAt(file, node.loc?.start.offset ?? 0);
 }
 

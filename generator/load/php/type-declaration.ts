@@ -4,7 +4,7 @@ import type { DocTag } from "./doc-tags.ts";
 import { object, put, scalar, type LocatedValue } from "./located-json.ts";
 import { readOperationAnnotations } from "./operation-annotations.ts";
 import { shortClassName, type PhpClass, type PhpMethod, type PhpProgram, type PhpProperty } from "./php-program.ts";
-import { accessObject, readPropertyAnnotations, type MemberDeclaration } from "./property-annotations.ts";
+import { accessObject, readPropertyAnnotations } from "./property-annotations.ts";
 import { firstTag, usableTags } from "./usable-tags.ts";
 
 const CLASS_TAGS = new Set(["type", "implements", "access"]);

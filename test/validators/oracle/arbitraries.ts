@@ -13,7 +13,7 @@
  * (plain prototypes, `__proto__` as an own key, no `-0`).
  */
 import fc from "fast-check";
-import type { ApsModel, Literal, TypeRef } from "../../../generator/model/model.ts";
+import type { ApsModel, TypeRef } from "../../../generator/model/model.ts";
 import {
   compilePattern,
   effectiveMaxLength,
@@ -28,7 +28,7 @@ import {
 type Arb = fc.Arbitrary<unknown>;
 
 /** One change applied to a valid-looking body. */
-export type Mutation =
+type Mutation =
   | { readonly kind: "set"; readonly key: string; readonly value: unknown }
   | { readonly kind: "delete"; readonly key: string }
   | { readonly kind: "replace"; readonly value: unknown };
@@ -66,7 +66,7 @@ const ANY_JSON: Arb = fc.oneof(
 );
 
 /** Equality of SPEC 2.6 on JSON values (own implementation, independent of the runtime). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
@@ -94,12 +94,12 @@ function define(o: Record<string, unknown>, key: string, value: unknown): void {
 }
 
 /** The JSON form a request body would have after parsing. */
-export function asParsedJson(v: unknown): unknown {
+function asParsedJson(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v)) as unknown;
 }
 
 /** Applies mutations in order to a copy of `body`. */
-export function applyMutations(body: Record<string, unknown>, mutations: readonly Mutation[]): unknown {
+function applyMutations(body: Record<string, unknown>, mutations: readonly Mutation[]): unknown {
   let out: unknown = { ...body };
   for (const m of mutations) {
     if (m.kind === "replace") {
@@ -133,7 +133,7 @@ function deeper(ctx: Ctx, compact = ctx.compact): Ctx {
 }
 
 /** Builds value arbitraries of one model, memoising structures per depth. */
-export class ValueArbitraries {
+class ValueArbitraries {
   private readonly structureCache = new Map<string, Arb>();
 
   constructor(private readonly model: ApsModel) {}

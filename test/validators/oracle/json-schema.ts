@@ -10,7 +10,7 @@
  * - the 4000-character limit on the JSON text of an array of structures (SPEC 8);
  * - `bigint` values (never generated).
  */
-import { Ajv, type CodeOptions, type Options, type ValidateFunction } from "ajv";
+import { Ajv, type CodeOptions, type Options } from "ajv";
 import {
   defaultPropertyAccess,
   type ApsModel,
@@ -31,10 +31,10 @@ export type OracleMode = "create" | "update";
 export type OracleActor = "owner" | "application";
 
 /** SPEC 8: longest string value, in characters. */
-export const MAX_STRING = 4000;
+const MAX_STRING = 4000;
 /** SPEC 8: signed 64-bit bounds (as JS numbers they round to ±2^63, exact within ±2^53 only). */
-export const MIN_INT64 = -9223372036854775808;
-export const MAX_INT64 = 9223372036854775807;
+const MIN_INT64 = -9223372036854775808;
+const MAX_INT64 = 9223372036854775807;
 
 /** What one property may do in one mode for one actor. */
 export interface PropertyRule {
@@ -86,7 +86,7 @@ export function compilePattern(pattern: string): RegExp {
 type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
 
 /** ajv's regular-expression engine, set to {@link compilePattern}. */
-export const apsRegExp: RegExpEngine = Object.assign((pattern: string) => compilePattern(pattern), {
+const apsRegExp: RegExpEngine = Object.assign((pattern: string) => compilePattern(pattern), {
   code: "compilePattern",
 });
 
@@ -115,7 +115,7 @@ function toJson(v: unknown): unknown {
 }
 
 /** `{aps: {id: "..."}}`: a link to another resource. Other keys are allowed at both levels. */
-export const LINK_REF: Schema = {
+const LINK_REF: Schema = {
   type: "object",
   required: ["aps"],
   properties: {
@@ -270,7 +270,7 @@ function schemaOfType(model: ApsModel, type: ResolvedType, mode: OracleMode, act
 }
 
 /** ajv options the oracle is meant for: every error, own keys only, the APS regular expressions. */
-export const ORACLE_AJV_OPTIONS: Options = {
+const ORACLE_AJV_OPTIONS: Options = {
   allErrors: true,
   strict: false,
   ownProperties: true,
@@ -282,7 +282,3 @@ export function oracleAjv(): Ajv {
   return new Ajv(ORACLE_AJV_OPTIONS);
 }
 
-/** Compiles an oracle schema once; reuse the function for every value. */
-export function compileOracle(ajv: Ajv, schema: Schema): ValidateFunction {
-  return ajv.compile(schema);
-}
