@@ -8,7 +8,7 @@ import type { Caller } from "../auth/caller.ts";
 import { ControllerError } from "../support/errors.ts";
 import { CoreEvent } from "../events/core-events.ts";
 import { raise } from "../events/raise.ts";
-import { contentRange } from "../support/http-json.ts";
+import { contentRangeHeader } from "../../common/content-range.ts";
 import { implementsType, type TypeRegistry } from "../registry.ts";
 import { applicationsFor, forwardOrigin } from "../resources/applications.ts";
 import type { ResourceContext } from "../resources/resource-context.ts";
@@ -188,7 +188,7 @@ export class RelationService {
     const { type } = await this.ctx.access.visible(caller, id, "retrieve");
     // In SQL, not as a list of ids: a collection may hold more members than a statement takes parameters.
     const page = await this.resources.list(caller, query, relationMembers(this.registry(), type, id, relation));
-    return { value: page.items, range: contentRange(page.start, page.items.length, page.total) };
+    return { value: page.items, range: contentRangeHeader(page.start, page.items.length, page.total) };
   }
 
   /**
@@ -210,7 +210,7 @@ export class RelationService {
       if (!visible.has(l.sourceId)) continue;
       out.push({ relation: l.relation, kind: this.registry().get(l.sourceType)?.relations[l.relation]?.required ? "strong" : "weak", direction: "in", id: l.sourceId, href: `/aps/2/resources/${l.sourceId}` });
     }
-    return { value: out, range: contentRange(0, out.length, out.length) };
+    return { value: out, range: contentRangeHeader(0, out.length, out.length) };
   }
 }
 

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
-import { contentRange, readJsonBody, sendJson } from "../support/http-json.ts";
+import { readJsonBody, sendJson, sendList } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import { installRequestOf, platformInstanceView } from "../instances/platform-install.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
@@ -24,7 +24,7 @@ export function applicationInstanceRoutes(service: InstanceService, catalog: Pac
   });
   app.get("/", async (c) => {
     const list = (await service.list(c.get("caller"))).map((i) => platformInstanceView(i, catalog));
-    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
+    return sendList(c, list);
   });
   app.get("/:id", async (c) => sendJson(c, platformInstanceView(await service.describe(c.get("caller"), c.req.param("id")), catalog)));
   app.delete("/:id", async (c) => sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")));

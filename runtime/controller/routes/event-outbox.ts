@@ -9,7 +9,7 @@ import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { NotificationStore } from "../events/notification-store.ts";
-import { contentRange, sendJson } from "../support/http-json.ts";
+import { sendJson, sendList } from "../support/http-json.ts";
 
 export function eventOutboxRoutes(store: NotificationStore, nudge: () => void): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
@@ -20,7 +20,7 @@ export function eventOutboxRoutes(store: NotificationStore, nudge: () => void): 
   for (const state of ["dead", "pending"] as const) {
     app.get(`/${state}`, async (c) => {
       const list = await store.list(state);
-      return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
+      return sendList(c, list);
     });
   }
   app.post("/dead/replay", async (c) => {

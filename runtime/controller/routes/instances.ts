@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
-import { contentRange, readJsonBody, sendJson } from "../support/http-json.ts";
+import { readJsonBody, sendJson, sendList } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 
 export function instanceRoutes(service: InstanceService): Hono<ControllerEnv> {
@@ -13,7 +13,7 @@ export function instanceRoutes(service: InstanceService): Hono<ControllerEnv> {
   app.post("/", async (c) => sendJson(c, await service.install(c.get("caller"), await readJsonBody(c)), 201));
   app.get("/", async (c) => {
     const list = await service.list(c.get("caller"));
-    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
+    return sendList(c, list);
   });
   app.get("/:id", async (c) => sendJson(c, await service.describe(c.get("caller"), c.req.param("id"))));
   app.delete("/:id", async (c) => sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")));

@@ -12,7 +12,7 @@ import { ArchiveTooLarge, checkDeclaredSizes } from "../../common/bounded-unzip.
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
-import { contentRange, sendJson } from "../support/http-json.ts";
+import { sendJson, sendList } from "../support/http-json.ts";
 import { decodePathText } from "../support/path-text.ts";
 import { readBodyBytes } from "../support/request-body.ts";
 import { PackageRejected, type PackageCatalog, type PackageCompiler, type PackageRecord } from "../packages/catalog.ts";
@@ -29,7 +29,7 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
   app.get("/", async (c) => {
     await catalog.refresh();
     const list = catalog.list().map((p) => packageView(p, catalog.registry));
-    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
+    return sendList(c, list);
   });
   app.post("/", async (c) => {
     requireProviderAdmin(c.get("caller"), "import packages");

@@ -10,7 +10,7 @@
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
-import { contentRange, sendJson } from "../support/http-json.ts";
+import { sendJson, sendList } from "../support/http-json.ts";
 
 const RESOURCE_TYPE_MANAGER = "resource-type-manager";
 const OFFERED = `${RESOURCE_TYPE_MANAGER} (read only, with no resource types)`;
@@ -19,7 +19,7 @@ export function platformServiceRoutes(): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   const base = `/${RESOURCE_TYPE_MANAGER}`;
   app.get(base, (c) => sendJson(c, { alias: RESOURCE_TYPE_MANAGER, resourceTypes: { href: `/aps/2/services/${RESOURCE_TYPE_MANAGER}/resourceTypes` } }));
-  app.get(`${base}/resourceTypes`, (c) => sendJson(c, [], 200, { "Content-Range": contentRange(0, 0, 0) }));
+  app.get(`${base}/resourceTypes`, (c) => sendList(c, []));
   app.get(`${base}/resourceTypes/:id`, (c) => {
     throw new ControllerError(404, `Resource type ${c.req.param("id")} does not exist: this controller keeps no billing resource types (the platform makes them with OA's addResourceType RPC, which aps-gen does not serve).`);
   });

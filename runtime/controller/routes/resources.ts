@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
-import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../support/http-json.ts";
+import { parseRequestJson, readJsonBody, sendJson, sendList } from "../support/http-json.ts";
 import { withRangeHeader } from "../support/range-header.ts";
 import { lazyBody } from "../support/request-body.ts";
 import { tidyPath } from "../support/request-path.ts";
@@ -31,7 +31,7 @@ export function resourceRoutes({ resources: service, relations, operations, susp
     const page = await service.list(c.get("caller"), query);
     // 200 also for a part of the matches: Connect and FallBall take only 200 (docs/platform-forms.md §1.2, §1.3);
     // the total is in Content-Range, which dojo stores read (§1.7).
-    return sendJson(c, page.items, 200, { "Content-Range": contentRange(page.start, page.items.length, page.total) });
+    return sendList(c, page.items, page.start, page.total);
   });
   // FallBall and the Connect extension configure with the target named by aps.id in the body (platform-forms §1.2, §1.3).
   app.put("/", async (c) => {

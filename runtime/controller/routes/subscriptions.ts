@@ -13,7 +13,7 @@ import { peerCertificate } from "../auth/peer-certificate.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
-import { contentRange, parseRequestJson, readJsonBody, sendJson } from "../support/http-json.ts";
+import { parseRequestJson, readJsonBody, sendJson, sendList } from "../support/http-json.ts";
 import type { InstanceService } from "../instances/instance-service.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
@@ -37,7 +37,7 @@ export function subscriptionRoutes(service: SubscriptionService, lookup: Subscri
   const app = new Hono<Env>();
   app.get("/:id/aps/subscriptions", async (c) => {
     const items = await service.list(await subscriberOf(c, lookup));
-    return sendJson(c, items, 200, { "Content-Range": contentRange(0, items.length, items.length) });
+    return sendList(c, items);
   });
   app.post("/:id/aps/subscriptions", async (c) => {
     const subscriber = await subscriberOf(c, lookup);

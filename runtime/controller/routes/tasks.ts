@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
-import { contentRange, sendJson } from "../support/http-json.ts";
+import { sendList } from "../support/http-json.ts";
 import type { TaskRow, TaskStore } from "../tasks/task-store.ts";
 import { isUuid } from "../support/uuid.ts";
 
@@ -12,7 +12,7 @@ export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
   app.get("/", async (c) => {
     requireProviderAdmin(c.get("caller"), "see tasks");
     const list = (await tasks.list()).map(taskView);
-    return sendJson(c, list, 200, { "Content-Range": contentRange(0, list.length, list.length) });
+    return sendList(c, list);
   });
   app.delete("/:id", async (c) => {
     requireProviderAdmin(c.get("caller"), "see tasks");

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { parseRql, RqlError, type RqlFilter, type RqlQuery } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
-import { contentRange, sendJson } from "../support/http-json.ts";
+import { sendJson, sendList } from "../support/http-json.ts";
 import { decodePathText } from "../support/path-text.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType, TypeRegistry } from "../registry.ts";
@@ -27,7 +27,7 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     const all = [...types.values()].filter((t) => !query.filter || matches(query.filter, t, types));
     const start = query.limit?.start ?? 0;
     const page = all.slice(start, start + (query.limit?.count ?? 1000));
-    return sendJson(c, page.map(typeDocument), 200, { "Content-Range": contentRange(start, page.length, all.length) });
+    return sendList(c, page.map(typeDocument), start, all.length);
   });
   app.get("/*", async (c) => {
     const rest = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, "").replace(/\/$/, ""), "type id");

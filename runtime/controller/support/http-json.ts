@@ -1,5 +1,6 @@
 /** JSON in and out of the controller, exact for 64-bit integers both ways. */
 import type { Context } from "hono";
+import { contentRangeHeader } from "../../common/content-range.ts";
 import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
 import { MAX_JSON_NESTING, nestsDeeperThan } from "../../common/json-nesting.ts";
 import { ControllerError } from "./errors.ts";
@@ -64,7 +65,7 @@ export function sendJson(c: Context, value: unknown, status = 200, headers: Reco
   return new Response(stringifyJson(value), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
-/** `items FIRST-LAST/TOTAL` for a page of `count` items from `start` (SPEC 4.6); an empty page has `*` for FIRST-LAST. */
-export function contentRange(start: number, count: number, total: number): string {
-  return count > 0 ? `items ${start}-${start + count - 1}/${total}` : `items */${total}`;
+/** A list reply (SPEC 4.6): the items, with the `Content-Range` of the page they are; the whole list unless `start` and `total` say otherwise. */
+export function sendList(c: Context, items: readonly unknown[], start = 0, total = items.length): Response {
+  return sendJson(c, items, 200, { "Content-Range": contentRangeHeader(start, items.length, total) });
 }
