@@ -4,16 +4,10 @@
  * `resourceId` on the client to act for one of its resources' owners (`APS-Resource-ID`), and
  * `transactionId` to join the call being handled.
  */
+import type { ApplicationService } from "../common/package-info.ts";
 import { segment, send, sendJson, type ApsClient } from "./client.ts";
 
-/** One service of the calling instance's package. */
-export interface ApplicationService {
-  /** Where the type's document is (`GET` it for its properties, counters among them). */
-  readonly schema: string;
-  /** The type whose resources the service provides. */
-  readonly type: string;
-  readonly href: string;
-}
+export type { ApplicationService } from "../common/package-info.ts";
 
 /** The services of the calling instance's package, keyed by service id (the platform's form). */
 export function listApplicationServices(client: ApsClient): Promise<Record<string, ApplicationService>> {

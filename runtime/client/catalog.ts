@@ -3,41 +3,14 @@
  * `composing`) and packages (`/aps/2/packages`: details, `APP-META.xml`, files, and the provider's
  * import of an `.app.zip`).
  */
+import type { PackageInfo } from "../common/package-info.ts";
+import type { TypeInfo } from "../common/type-info.ts";
 import { segment, send, sendJson, type ApsClient, type RawBody } from "./client.ts";
 import { listPage, type Page } from "./pages.ts";
 import { rqlText } from "./rql.ts";
 
-/** A type as `/aps/2/types` describes it: its APS JSON declaration as written, own members only. */
-export interface TypeInfo {
-  readonly aps: { readonly id: string; readonly href: string };
-  readonly id: string;
-  readonly name: string;
-  readonly apsVersion: string;
-  /** The types it implements directly, as declared (their own documents name theirs). */
-  readonly implements?: readonly string[];
-  readonly properties?: Record<string, unknown>;
-  readonly relations?: Record<string, unknown>;
-  readonly operations?: Record<string, unknown>;
-  readonly structures?: Record<string, unknown>;
-}
-
-/** A package as `/aps/2/packages` describes it. */
-export interface PackageInfo {
-  readonly id: string;
-  readonly appId: string;
-  /** APP-META.xml `<name>`. */
-  readonly name: string;
-  /** The package's slug (its folder or archive name). */
-  readonly slug: string;
-  readonly version: string;
-  readonly release: string;
-  readonly origin: string;
-  /** Its services by id, with the type each serves and where that type's document is. */
-  readonly services: Record<string, { readonly type: string; readonly schema: string }>;
-  /** The ids of the types it declares. */
-  readonly types: readonly string[];
-  readonly href: string;
-}
+export type { PackageInfo, PackageService } from "../common/package-info.ts";
+export type { TypeInfo } from "../common/type-info.ts";
 
 /** Which types to list: those implementing a type (itself included), those a type is composed of, or an RQL text of your own. */
 export type TypeQuery = { readonly implementing: string } | { readonly composing: string } | { readonly rql: string };

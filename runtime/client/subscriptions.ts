@@ -1,19 +1,8 @@
 /** Event subscriptions of a subscriber resource (SPEC 6.1): `/aps/2/resources/{id}/aps/subscriptions`. */
+import type { Subscription, SubscriptionRequest } from "../common/subscription.ts";
 import { segment, send, sendJson, type ApsClient } from "./client.ts";
 
-/** What a subscription asks for; `handler` names a POST operation of the subscriber's type. */
-export interface SubscriptionRequest<Handler extends string = string> {
-  readonly event: string;
-  readonly source: { readonly type: string } | { readonly id: string };
-  readonly handler: Handler;
-  /** linked/unlinked only: the relation of the source. */
-  readonly relation?: string;
-}
-
-/** A stored subscription. */
-export interface Subscription<Handler extends string = string> extends SubscriptionRequest<Handler> {
-  readonly id: string;
-}
+export type { Subscription, SubscriptionRequest } from "../common/subscription.ts";
 
 const base = (subscriberId: string) => `/aps/2/resources/${segment(subscriberId)}/aps/subscriptions`;
 

@@ -1,6 +1,8 @@
 /**
  * Shapes shared by every generated module: the `aps` meta-section, links, and the 64-bit
- * integer type. Generated code imports these as `aps-gen/runtime/common/types`.
+ * integer type. Generated code imports these as `aps-gen/runtime/common/types`; the controller
+ * builds its resource views and the calls it makes to endpoints with them, so the compiler holds
+ * both sides to one contract.
  */
 
 /**
@@ -39,9 +41,31 @@ export interface ApsCreateMeta {
   status?: string;
 }
 
+/** A resource as the controller answers it: the `aps` section, then the properties and links the reader may see. */
+export type ApsResource = { readonly aps: ApsMeta } & { readonly [member: string]: unknown };
+
+/** What the `aps` section of a provisioning call to an endpoint holds: the new resource's id and type. */
+export interface ApsProvisionMeta {
+  readonly id: string;
+  readonly type: string;
+}
+
+/**
+ * `aps.x509` of the install call to an endpoint (and of a credentials update): the instance's
+ * certificate and private key as one PEM text, and the certificate the controller presents
+ * followed by its CA (aps-facts 6). The connector keeps it and hides it from handlers.
+ */
+export interface ApsX509 {
+  readonly self: string;
+  readonly controller: string;
+}
+
+/** How a relation links: `strong` (required singular), `weak` (optional singular) or `collection`. */
+export type LinkKind = "strong" | "weak" | "collection";
+
 /** A singular link as shown in a resource: strong (required relation) or weak. */
 export interface ApsLink {
-  readonly aps: { readonly link: "strong" | "weak"; readonly id: string; readonly href: string };
+  readonly aps: { readonly link: Exclude<LinkKind, "collection">; readonly id: string; readonly href: string };
 }
 
 /** A collection link as shown in a resource: `href` lists the linked resources. */

@@ -1,0 +1,13 @@
+/** A type as `/aps/2/types` describes it (SPEC 4.1, 4.2): its APS JSON declaration as written, own members only, with `aps.href` where it is served. */
+export interface TypeInfo {
+  readonly aps: { readonly id: string; readonly href: string };
+  readonly id: string;
+  readonly name: string;
+  readonly apsVersion: string;
+  /** The types it implements directly, as declared (their own documents name theirs). */
+  readonly implements?: readonly string[];
+  readonly properties?: Record<string, unknown>;
+  readonly relations?: Record<string, unknown>;
+  readonly operations?: Record<string, unknown>;
+  readonly structures?: Record<string, unknown>;
+}
