@@ -16,6 +16,7 @@ import { Accepted, ConnectorError, RawReply, type MaybePromise } from "./replies
 import { isSignedBy } from "./trust.ts";
 import { connectorRequestLog, type RequestLogVariables } from "./request-log.ts";
 import { routePattern } from "../common/path-template.ts";
+import type { ApsLinkRef, ApsX509 } from "../common/types.ts";
 
 /**
  * What a handler may return: a JSON body, nothing, a 202 (Accepted) or a non-JSON reply
@@ -120,7 +121,8 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
     app.delete(`/${service}/:id`, async (c) => reply(c, await run(() => handlers.unprovision?.(ctxOf(c))), 204, "unprovision"));
     app.post(`/${service}/:id/:relation`, async (c) => {
       const relation = c.req.param("relation");
-      const other = ((await readJson(c)) as { aps?: { id?: unknown } }).aps?.id;
+      // The controller sends a link reference (forward/forwarder.ts linkChanged).
+      const other = ((await readJson(c)) as Partial<ApsLinkRef>).aps?.id;
       const callback = handlers.links?.[relation]?.linked;
       if (!callback) return reply(c, new ConnectorError(501, `links of "${relation}" are not tracked here`), 501, "link");
       return reply(c, await run(async () => void (await callback(ctxOf(c), String(other)))), 204, `link of ${relation}`);
@@ -150,7 +152,7 @@ async function provision(c: Context<Env>, service: string, handlers: ServiceHand
  */
 async function takeCredentials(c: Context<Env>, body: Record<string, unknown>, options: ConnectorOptions): Promise<boolean> {
   const aps = (body.aps ?? {}) as Record<string, unknown>;
-  const x509 = aps.x509 as { self?: string; controller?: string } | undefined;
+  const x509 = aps.x509 as Partial<ApsX509> | undefined;
   if (!x509?.self || !x509.controller) return false;
   await options.credentials.save(c.req.header("aps-instance-id") ?? "", { certAndKey: x509.self, controllerCa: x509.controller });
   const { x509: _hidden, ...rest } = aps;

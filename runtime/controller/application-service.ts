@@ -4,6 +4,8 @@
  * to the application: it is the one asking. It may write readonly properties and reads
  * encrypted ones (SPEC 2.2, 2.3).
  */
+import type { ApplicationService as ApplicationServiceInfo } from "../common/package-info.ts";
+import type { ApsResource } from "../common/types.ts";
 import { randomUUID } from "node:crypto";
 import { applicationActor, RoleBit } from "../common/actor.ts";
 import { ControllerError, invalidBody } from "./support/errors.ts";
@@ -13,7 +15,7 @@ import type { PackageCatalog } from "./packages/catalog.ts";
 import { implementsType, type RegistryRelation, type RegistryType } from "./registry.ts";
 import { isLinkTargetGone } from "./store/link-target-error.ts";
 import { splitAsReadBody } from "./relations/as-read-body.ts";
-import { resourceView } from "./resources/resource-view.ts";
+import { linkAnswer, resourceView, type LinkAnswer } from "./resources/resource-view.ts";
 import { typeHref } from "./type-document.ts";
 import type { InstanceRow } from "./instances/instance-service.ts";
 import type { LinkChange, ResourceStore, StoredResource } from "./store/resource-store.ts";
@@ -44,12 +46,12 @@ export class ApplicationService {
    * where that type's document is: `{"tenant": {"schema": "/aps/2/types/..."}}` is what the Connect
    * extension and FallBall read (oaclient:237-295, resources/__init__.py:215-250; platform-forms row 32).
    */
-  services(caller: ApplicationCaller): Record<string, { schema: string; type: string; href: string }> {
+  services(caller: ApplicationCaller): Record<string, ApplicationServiceInfo> {
     return Object.fromEntries(this.serviceTypes(caller).map((t) => [t.service!, { schema: typeHref(t.id), type: t.id, href: `/aps/2/application/${t.service}` }]));
   }
 
   /** Registers a resource the application created itself: stored as sent, no call back. */
-  async register(caller: ApplicationCaller, service: string, body: unknown): Promise<Record<string, unknown>> {
+  async register(caller: ApplicationCaller, service: string, body: unknown): Promise<ApsResource> {
     const type = this.typeOf(caller, service);
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, "The body must be a JSON object with the resource's properties.");
     const input = body as Record<string, unknown>;
@@ -70,7 +72,7 @@ export class ApplicationService {
     return this.view((await this.store.get(id))!, type);
   }
 
-  async read(caller: ApplicationCaller, service: string, id: string): Promise<Record<string, unknown>> {
+  async read(caller: ApplicationCaller, service: string, id: string): Promise<ApsResource> {
     const { row, type } = await this.own(caller, service, id);
     return this.view(row, type);
   }
@@ -81,7 +83,7 @@ export class ApplicationService {
    * request_tracker_utils.py:349-381): unchanged links and `aps` members go (as-read-body.ts);
    * changed singular links are relinked once the properties are stored, their targets checked first.
    */
-  async configure(caller: ApplicationCaller, service: string, id: string, body: unknown): Promise<Record<string, unknown>> {
+  async configure(caller: ApplicationCaller, service: string, id: string, body: unknown): Promise<ApsResource> {
     const { row, type } = await this.own(caller, service, id);
     const status = (body as { aps?: { status?: unknown } } | null)?.aps?.status;
     const { properties, relinks } = splitAsReadBody(type, row, await this.store.linksFrom(id), body);
@@ -120,7 +122,7 @@ export class ApplicationService {
    * `POST aps/2/application/{service}/{id}/{relation}/{target}` with no body
    * (hub/account_data_change.py:44-58). The application is the one asking: it is not told back.
    */
-  async link(caller: ApplicationCaller, service: string, id: string, relation: string, targetId: string): Promise<Record<string, unknown>> {
+  async link(caller: ApplicationCaller, service: string, id: string, relation: string, targetId: string): Promise<LinkAnswer> {
     const { row, type } = await this.own(caller, service, id);
     const rel = this.relationOf(type, relation);
     const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
@@ -133,7 +135,7 @@ export class ApplicationService {
     ];
     const change = await this.store.link(id, relation, targetId, !rel.collection, events).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
     if (!change) throw new ControllerError(409, `${targetId} or ${id} was removed or is being unprovisioned; no link was made.`);
-    return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
+    return linkAnswer(rel, targetId);
   }
 
   /** Removes a link of one of the instance's resources (the `DELETE` of {@link link}). */
@@ -178,7 +180,7 @@ export class ApplicationService {
     return { id: row.ownerAccount, path: row.ownerPath };
   }
 
-  private view(row: StoredResource, type: RegistryType): Record<string, unknown> {
+  private view(row: StoredResource, type: RegistryType): ApsResource {
     return resourceView(row, type, { roles: ALL_ROLES, application: true }, { rows: this.rows, full: true });
   }
 }

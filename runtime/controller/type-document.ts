@@ -9,6 +9,7 @@
  * all (aps-facts §8, S8a), so a type's document never repeats its parents. Clients that need an
  * inherited member read the parent named in `implements` (`GET /aps/2/types/{parent}`).
  */
+import type { TypeInfo } from "../common/type-info.ts";
 import type { RegistryType } from "./registry.ts";
 
 /** Where a type's document is served; the id is percent-encoded so that its `//` survives any path tidying. */
@@ -16,10 +17,11 @@ export function typeHref(typeId: string): string {
   return `/aps/2/types/${encodeURIComponent(typeId)}`;
 }
 
-export function typeDocument(t: RegistryType): Record<string, unknown> {
+export function typeDocument(t: RegistryType): TypeInfo {
   const aps = { id: t.id, href: typeHref(t.id) };
   if (t.declaration) {
-    const { aps: _written, ...declared } = t.declaration;
+    // Only declarations without errors reach the registry, and those have their id, name and apsVersion.
+    const { aps: _written, ...declared } = t.declaration as Omit<TypeInfo, "aps"> & { readonly aps?: unknown };
     return { aps, ...declared };
   }
   // A registry built without declarations (only tests build one by hand): the compiled view.

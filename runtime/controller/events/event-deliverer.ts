@@ -10,6 +10,7 @@
  * serial order per subscriber: a process that dies mid-delivery leaves it to the lease.
  */
 import type { Logger } from "pino";
+import type { EventNotification } from "../../common/event-notification.ts";
 import { BackgroundLoop } from "../support/background-loop.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
@@ -39,7 +40,7 @@ export interface DeliveryTargets {
   readonly registry: () => TypeRegistry;
   targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
   /** POSTs the notification to `path` on the endpoint. */
-  notify(target: EndpointTarget, path: string, notification: Record<string, unknown>): Promise<EndpointReply>;
+  notify(target: EndpointTarget, path: string, notification: EventNotification): Promise<EndpointReply>;
 }
 
 export class EventDeliverer {
@@ -122,7 +123,7 @@ export class EventDeliverer {
  * core `Notification` structure (core-types.md 14); link events also name the relation and the
  * other end of the link.
  */
-export function notificationBody(n: ClaimedNotification): Record<string, unknown> {
+export function notificationBody(n: ClaimedNotification): EventNotification {
   return {
     event: n.event,
     type: n.event,

@@ -4,6 +4,7 @@
  * `notifications` and `event_clock`).
  */
 import { sql } from "drizzle-orm";
+import type { OutboxNotification } from "../../common/outbox-notification.ts";
 import { rowsOf, type Db } from "../store/open-database.ts";
 
 /** A notification claimed for delivery, with what the delivery needs of its subscriber. */
@@ -22,21 +23,6 @@ export interface ClaimedNotification {
   readonly relation: string | null;
   readonly targetId: string | null;
   readonly attempts: number;
-}
-
-/** A notification as an admin sees it (the dead-letter list). */
-export interface NotificationView {
-  readonly id: number;
-  readonly serial: number | null;
-  readonly subscription: string;
-  readonly subscriber: string;
-  readonly event: string;
-  readonly time: string;
-  readonly source: { readonly id: string; readonly type: string };
-  readonly state: string;
-  readonly attempts: number;
-  readonly nextAt: string;
-  readonly lastError: string | null;
 }
 
 /** How long a claimed notification is reserved for the process delivering it. */
@@ -127,7 +113,7 @@ export class NotificationStore {
   }
 
   /** Notifications in a state (`dead`: the dead-letter list; `pending`: not yet delivered), oldest first. */
-  async list(state: "dead" | "pending", limit = 1000): Promise<NotificationView[]> {
+  async list(state: "dead" | "pending", limit = 1000): Promise<OutboxNotification[]> {
     const rows = rowsOf<Record<string, unknown>>(
       await this.db.execute(sql`
         select id, serial, subscription_id, subscriber_id, event, time, source_id, source_type, state, attempts, next_at, last_error

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
+import type { Subscription } from "../../common/subscription.ts";
 import { ControllerError } from "../support/errors.ts";
 import { implementsType, type RegistryType, type TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
@@ -33,14 +34,14 @@ export class SubscriptionService {
     private readonly store: ResourceStore,
   ) {}
 
-  async list(subscriber: Subscriber): Promise<Record<string, unknown>[]> {
+  async list(subscriber: Subscriber): Promise<Subscription[]> {
     const rows = subscriber.staged
       ? await this.staging(subscriber).list()
       : await this.db.select().from(subscriptions).where(eq(subscriptions.subscriberId, subscriber.id)).orderBy(asc(subscriptions.created), asc(subscriptions.id));
     return rows.map(view);
   }
 
-  async create(subscriber: Subscriber, body: unknown): Promise<Record<string, unknown>> {
+  async create(subscriber: Subscriber, body: unknown): Promise<Subscription> {
     const row: SubscriptionRow = { id: randomUUID(), subscriberId: subscriber.id, created: new Date().toISOString(), ...(await this.parse(subscriber.type, body)) };
     if (subscriber.staged) await this.staging(subscriber).add(row);
     else await this.db.insert(subscriptions).values(row);
@@ -101,11 +102,12 @@ export class SubscriptionService {
   }
 }
 
-function view(row: SubscriptionRow): Record<string, unknown> {
+function view(row: SubscriptionRow): Subscription {
   return {
     id: row.id,
     event: row.event,
-    source: row.sourceId ? { id: row.sourceId } : { type: row.sourceType },
+    // parse() stores exactly one of the two.
+    source: row.sourceId ? { id: row.sourceId } : { type: row.sourceType! },
     ...(row.relation ? { relation: row.relation } : {}),
     handler: row.handler,
   };

@@ -4,6 +4,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
+import { linkRef } from "../../common/link-ref.ts";
+import type { EventNotification } from "../../common/event-notification.ts";
+import type { ApsProvisionMeta, ApsX509 } from "../../common/types.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { RegistryType } from "../registry.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
@@ -20,6 +23,12 @@ export interface ForwardOrigin {
   /** The request the call is made for: its id goes with the call and on the log line of it. */
   readonly request?: RequestScope;
 }
+
+/**
+ * What a provisioning call sends: the new resource's id and type in `aps` (and, on the install
+ * call of an application root, the instance's credentials), then its properties and links.
+ */
+export type ProvisionBody = { readonly aps: ApsProvisionMeta & { readonly x509?: ApsX509 } } & { readonly [member: string]: unknown };
 
 /** What a base operation led to: done, or accepted for later (a 202, SPEC 3). */
 export type ForwardOutcome =
@@ -57,7 +66,7 @@ export class Forwarder {
    * which is not followed), the platform's own log shows `POST /async/vpses` (aps-facts §4), and
    * slash-tolerant endpoints (FallBall, the connector runtime) take both (platform-forms §4 Q4).
    */
-  provision(target: EndpointTarget, type: RegistryType, resource: Record<string, unknown>, origin: ForwardOrigin): Promise<ForwardOutcome> {
+  provision(target: EndpointTarget, type: RegistryType, resource: ProvisionBody, origin: ForwardOrigin): Promise<ForwardOutcome> {
     return this.base(target, { method: "POST", path: `/${serviceOf(type)}`, body: stringifyJson(resource), ...this.origin(origin) }, [200, 201, 204], "sync", origin.request);
   }
 
@@ -103,7 +112,7 @@ export class Forwarder {
    */
   async linkChanged(target: EndpointTarget, type: RegistryType, id: string, relation: string, other: string, added: boolean, origin: ForwardOrigin): Promise<void> {
     const call = added
-      ? { method: "POST", path: `/${serviceOf(type)}/${id}/${relation}`, body: stringifyJson({ aps: { id: other } }), ...this.origin(origin) }
+      ? { method: "POST", path: `/${serviceOf(type)}/${id}/${relation}`, body: stringifyJson(linkRef(other)), ...this.origin(origin) }
       : { method: "DELETE", path: `/${serviceOf(type)}/${id}/${relation}/${other}`, ...this.origin(origin) };
     const outcome = await this.base(target, call, [200, 201, 204, 501], "sync", origin.request);
     if (outcome.kind === "accepted") throw new ControllerError(502, `The application at ${target.endpoint} answered 202 to a link change; links change at once.`);
@@ -128,7 +137,7 @@ export class Forwarder {
    * An event notification (SPEC 6.2) to `POST <endpoint><path>`; which path is events/handler-path.ts's.
    * The reply comes back as it is: the deliverer decides what it means.
    */
-  notify(target: EndpointTarget, path: string, notification: Record<string, unknown>): Promise<EndpointReply> {
+  notify(target: EndpointTarget, path: string, notification: EventNotification): Promise<EndpointReply> {
     // Notifications are delivered at least once (the deliverer retries), so one may be sent twice.
     return this.call(target, "POST", path, this.headers(target, {}, "application/json"), Buffer.from(stringifyJson(notification)), { repeatable: true });
   }

@@ -26,6 +26,8 @@ import { dropStaged, moveStaged } from "../events/staged-subscriptions.ts";
 import { issueInstanceCredentials, type KeyPairPem } from "../tls/certificate-authority.ts";
 import { isUuid } from "../support/uuid.ts";
 import { CoreTypeIds, ResourceStatus } from "../../common/core-types.ts";
+import type { InstallRequest, InstanceInfo, UninstallReport } from "../../common/instance-info.ts";
+import type { ApsX509 } from "../../common/types.ts";
 
 const APPLICATION_TYPE = CoreTypeIds.application;
 
@@ -41,18 +43,6 @@ export interface ServingInstance {
 
 /** How long the serving instance of a package is remembered (another process may install or remove one). */
 const SERVING_TTL_MS = 5000;
-
-/** What an admin sends to install an instance. */
-export interface InstallRequest {
-  readonly package: string;
-  readonly endpoint: string;
-  /** PEM of the CA of the endpoint's HTTPS certificate, when it is not publicly trusted. */
-  readonly endpointCa?: string;
-  /** Properties of the application root resource (its settings). */
-  readonly settings?: Record<string, unknown>;
-  /** OAuth 1.0a consumer key and secret (`auth.oauth`): the instance signs its calls with them, and so does the controller its calls to it. */
-  readonly oauth?: { readonly key: string; readonly secret: string };
-}
 
 export class InstanceService {
   private readonly serving = new Map<string, { value: ServingInstance; until: number }>();
@@ -78,9 +68,10 @@ export class InstanceService {
     this.rows = new ResourceRows(sealer);
   }
 
-  async install(caller: Caller, request: unknown): Promise<Record<string, unknown>> {
+  async install(caller: Caller, request: unknown): Promise<InstanceInfo> {
     requireProviderAdmin(caller, "manage application instances");
     const input = parseInstall(request);
+    const oauth = input.auth?.oauth;
     await this.catalog.refresh();
     const pkg = this.catalog.get(input.package);
     if (!pkg) throw new ControllerError(400, `Package ${input.package} is not known; import it first (POST /aps/2/packages) or list them at /aps/2/packages.`);
@@ -94,19 +85,19 @@ export class InstanceService {
     const instanceId = randomUUID();
     const credentials = await issueInstanceCredentials(this.ca, instanceId);
     const fingerprint = new X509Certificate(credentials.cert).fingerprint256;
-    if (input.oauth && (await this.db.select({ id: instances.id }).from(instances).where(eq(instances.oauthKey, input.oauth.key)).limit(1)).length) {
-      throw new ControllerError(409, `The OAuth key ${JSON.stringify(input.oauth.key)} is already another instance's; each instance needs a key of its own.`);
+    if (oauth && (await this.db.select({ id: instances.id }).from(instances).where(eq(instances.oauthKey, oauth.key)).limit(1)).length) {
+      throw new ControllerError(409, `The OAuth key ${JSON.stringify(oauth.key)} is already another instance's; each instance needs a key of its own.`);
     }
-    const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, ...(input.oauth ? { oauth: input.oauth } : {}) };
+    const target: EndpointTarget = { instanceId, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, ...(oauth ? { oauth } : {}) };
     const rootId = randomUUID();
     // The settings as sent: `default` is a hint for clients preparing them (SPEC 2.2), not filled in.
     const values: Record<string, unknown> = { ...(input.settings ?? {}) };
     // The application may subscribe to events while it installs (SPEC 6.1): with this transaction id and its new certificate.
-    const pendingOAuth = input.oauth ? { oauth: { key: input.oauth.key, sealedSecret: Buffer.from(this.sealer.sealText(instanceId, input.oauth.secret)).toString("base64url") } } : {};
+    const pendingOAuth = oauth ? { oauth: { key: oauth.key, sealedSecret: Buffer.from(this.sealer.sealText(instanceId, oauth.secret)).toString("base64url") } } : {};
     const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.id, instanceId, fingerprint, ...pendingOAuth });
     let outcome;
     try {
-      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: { self: credentials.self, controller: this.controllerIdentity } }, ...values }, { transactionId, ...(caller.request ? { request: caller.request } : {}) });
+      outcome = await this.forwarder.provision(target, root, { aps: { type: root.id, id: rootId, x509: this.x509Of(credentials) }, ...values }, { transactionId, ...(caller.request ? { request: caller.request } : {}) });
       if (outcome.kind === "accepted") throw new ControllerError(502, `The endpoint ${input.endpoint} answered the installation with 202; an instance must be installed at once.`);
       // As for provisioning: what the endpoint returns must be valid for the root type. An error
       // answered with 200 (aps-node-runtime's `{code, type, message}`, endpoint.js:506-513) fails here.
@@ -123,7 +114,7 @@ export class InstanceService {
     // Instance, root resource and its subscriptions together, or none of them.
     const rootRow = this.rows.newRow({ id: rootId, typeId: root.id, status: ResourceStatus.ready, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: pkg.id, instanceId }, root.properties, { ...values, ...returned }, now);
     await this.db.transaction(async (tx) => {
-      await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now, ...(input.oauth ? { oauthKey: input.oauth.key, oauthSecret: this.sealer.sealText(instanceId, input.oauth.secret) } : {}) });
+      await tx.insert(instances).values({ id: instanceId, packageId: pkg.id, endpoint: input.endpoint, endpointCa: input.endpointCa ?? null, rootService: root.service!, rootResource: rootId, certFingerprint: fingerprint, status: "ready", created: now, ...(oauth ? { oauthKey: oauth.key, oauthSecret: this.sealer.sealText(instanceId, oauth.secret) } : {}) });
       await tx.insert(resources).values(rootRow);
       await recordEvents(tx as unknown as Db, [raise(this.catalog.registry, CoreEvent.available, rootRow)]);
       await moveStaged(tx as unknown as Db, rootId);
@@ -132,12 +123,12 @@ export class InstanceService {
     return this.view((await this.get(instanceId))!);
   }
 
-  async list(caller: Caller): Promise<Record<string, unknown>[]> {
+  async list(caller: Caller): Promise<InstanceInfo[]> {
     requireProviderAdmin(caller, "manage application instances");
     return (await this.db.select().from(instances).orderBy(asc(instances.created))).map((r) => this.view(r));
   }
 
-  async describe(caller: Caller, id: string): Promise<Record<string, unknown>> {
+  async describe(caller: Caller, id: string): Promise<InstanceInfo> {
     requireProviderAdmin(caller, "manage application instances");
     const row = await this.get(id);
     if (!row) throw new ControllerError(404, `Instance ${id} does not exist.`);
@@ -149,7 +140,7 @@ export class InstanceService {
    * what they hold strong links to, then the application root, then the instance. With `force`,
    * an endpoint that fails or is gone does not stop the removal (a dead endpoint can go).
    */
-  async uninstall(caller: Caller, id: string, force: boolean): Promise<{ removed: number; endpointErrors: string[] }> {
+  async uninstall(caller: Caller, id: string, force: boolean): Promise<UninstallReport> {
     requireProviderAdmin(caller, "manage application instances");
     const instance = await this.get(id);
     if (!instance) throw new ControllerError(404, `Instance ${id} does not exist.`);
@@ -202,7 +193,7 @@ export class InstanceService {
    * certificate from the CA, handed to the endpoint by configuring the application root with
    * `aps.x509`; the old certificate stops working at once.
    */
-  async reissue(caller: Caller, id: string): Promise<Record<string, unknown>> {
+  async reissue(caller: Caller, id: string): Promise<InstanceInfo> {
     requireProviderAdmin(caller, "manage application instances");
     const instance = await this.get(id);
     if (!instance?.rootResource) throw new ControllerError(404, `Instance ${id} does not exist.`);
@@ -211,7 +202,7 @@ export class InstanceService {
     if (!type) throw new ControllerError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
     const credentials = await issueInstanceCredentials(this.ca, id);
     const target = this.targetOfRow(instance);
-    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: { self: credentials.self, controller: this.controllerIdentity } } }, caller.request ? { request: caller.request } : {});
+    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: this.x509Of(credentials) } }, caller.request ? { request: caller.request } : {});
     if (outcome.kind === "accepted") throw new ControllerError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
     this.serving.clear();
@@ -271,13 +262,18 @@ export class InstanceService {
     return row;
   }
 
+  /** What the endpoint gets as `aps.x509`: the instance's certificate and key, and the controller's identity. */
+  private x509Of(credentials: { readonly self: string }): ApsX509 {
+    return { self: credentials.self, controller: this.controllerIdentity };
+  }
+
   private async get(id: string): Promise<InstanceRow | undefined> {
     if (!isUuid(id)) return undefined;
     const [row] = await this.db.select().from(instances).where(eq(instances.id, id)).limit(1);
     return row;
   }
 
-  private view(r: InstanceRow): Record<string, unknown> {
+  private view(r: InstanceRow): InstanceInfo {
     // The OAuth key is shown, its secret never.
     return { id: r.id, package: r.packageId, endpoint: r.endpoint, rootService: r.rootService, rootResource: r.rootResource, status: r.status, created: r.created, ...(r.oauthKey ? { auth: { oauth: { key: r.oauthKey } } } : {}), href: `/aps/2/instances/${r.id}` };
   }
@@ -292,11 +288,11 @@ function parseInstall(body: unknown): InstallRequest {
   if (typeof b.endpoint !== "string" || !(/^https:\/\/[^\s/]+/.test(b.endpoint) || (oauth && isLoopbackHttp(b.endpoint)))) throw new ControllerError(400, `"endpoint" must be the https:// URL of the application endpoint${oauth ? " (plain http:// only on this machine: 127.0.0.1, ::1 or localhost)" : ""}.`);
   if (b.endpointCa !== undefined && (typeof b.endpointCa !== "string" || !b.endpointCa.includes("BEGIN CERTIFICATE"))) throw new ControllerError(400, '"endpointCa" must be a PEM certificate.');
   if (b.settings !== undefined && (typeof b.settings !== "object" || b.settings === null || Array.isArray(b.settings))) throw new ControllerError(400, '"settings" must be an object of the root resource\'s properties.');
-  return { package: b.package, endpoint: b.endpoint.replace(/\/$/, ""), ...(typeof b.endpointCa === "string" ? { endpointCa: b.endpointCa } : {}), ...(b.settings ? { settings: b.settings as Record<string, unknown> } : {}), ...(oauth ? { oauth } : {}) };
+  return { package: b.package, endpoint: b.endpoint.replace(/\/$/, ""), ...(typeof b.endpointCa === "string" ? { endpointCa: b.endpointCa } : {}), ...(b.settings ? { settings: b.settings as Record<string, unknown> } : {}), ...(oauth ? { auth: { oauth } } : {}) };
 }
 
 /** `auth: {oauth: {key, secret}}`, as apsconnect-cli sends it under `aps.auth` (platform-forms §1.1). */
-function parseOAuth(auth: unknown): InstallRequest["oauth"] {
+function parseOAuth(auth: unknown): NonNullable<InstallRequest["auth"]>["oauth"] | undefined {
   if (auth === undefined || auth === null) return undefined;
   const oauth = typeof auth === "object" && !Array.isArray(auth) ? (auth as Record<string, unknown>).oauth : undefined;
   const { key, secret } = (typeof oauth === "object" && oauth !== null ? oauth : {}) as Record<string, unknown>;

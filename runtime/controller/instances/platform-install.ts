@@ -11,6 +11,7 @@
  * module turns that body into what InstanceService.install takes, and an instance into the reply;
  * the install itself is InstanceService's, shared with `/aps/2/instances`.
  */
+import type { InstanceInfo } from "../../common/instance-info.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { PackageCatalog, PackageRecord } from "../packages/catalog.ts";
 
@@ -82,8 +83,8 @@ function compareVersions(a: string, b: string): number {
  * root resource (what apsconnect-cli reads as `reply.app.aps.id`, hub.py:269, then reads with
  * `GET aps/2/resources/{id}`), beside the members `/aps/2/instances` shows.
  */
-export function platformInstanceView(instance: Record<string, unknown>, catalog: PackageCatalog): Record<string, unknown> {
-  const { id, package: packageId, rootResource, rootService, href: _href, ...rest } = instance as { id: string; package: string; rootResource: string | null; rootService: string; href: string };
+export function platformInstanceView(instance: InstanceInfo, catalog: PackageCatalog): Record<string, unknown> {
+  const { id, package: packageId, rootResource, rootService, href: _href, ...rest } = instance;
   const pkg = catalog.get(packageId);
   const rootType = pkg?.typeIds.find((t) => catalog.registry.get(t)?.service === rootService);
   return {

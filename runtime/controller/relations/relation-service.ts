@@ -4,15 +4,19 @@
  * `GET .../{relation}` lists the linked resources, `GET .../aps/links` every link. Changing links
  * needs configure access on the resource; the application serving it is told first.
  */
+import type { ApsResource } from "../../common/types.ts";
 import type { Caller } from "../auth/caller.ts";
 import { ControllerError } from "../support/errors.ts";
 import { CoreEvent } from "../events/core-events.ts";
 import { raise } from "../events/raise.ts";
 import { contentRangeHeader } from "../../common/content-range.ts";
+import type { LinkInfo } from "../../common/link-info.ts";
+import { linkRef, linkRefId } from "../../common/link-ref.ts";
 import { implementsType, type TypeRegistry } from "../registry.ts";
 import { applicationsFor, forwardOrigin } from "../resources/applications.ts";
 import type { ResourceContext } from "../resources/resource-context.ts";
 import type { ResourceService } from "../resources/resource-service.ts";
+import { linkAnswer, linkKind, resourceHref, type LinkAnswer } from "../resources/resource-view.ts";
 import type { WriteResult } from "../resources/write-result.ts";
 import { splitAsReadBody } from "./as-read-body.ts";
 import { backwardCollection, relationMembers } from "./backward-relations.ts";
@@ -69,7 +73,7 @@ export class RelationService {
     const result = await this.resources.configure(caller, id, properties);
     if (!relinks.length) return result;
     for (const r of relinks) {
-      if (r.targetId !== null) await this.link(caller, id, r.relation, { aps: { id: r.targetId } });
+      if (r.targetId !== null) await this.link(caller, id, r.relation, linkRef(r.targetId));
       else {
         const current = links.find((l) => l.relation === r.relation);
         if (current) await this.unlink(caller, id, r.relation, current.targetId);
@@ -85,11 +89,11 @@ export class RelationService {
     if (!implementsType(this.registry(), target.typeId, typeId)) throw new ControllerError(400, `"${relation}" links to ${typeId}; ${targetId} is a ${target.typeId}.`);
   }
 
-  private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<Record<string, unknown>> {
+  private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<LinkAnswer> {
     const { row, type } = await this.ctx.access.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
-    const targetId = (body as { aps?: { id?: unknown } } | undefined)?.aps?.id;
-    if (typeof targetId !== "string") throw new ControllerError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
+    const targetId = linkRefId(body);
+    if (targetId === undefined) throw new ControllerError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
     await this.requireTarget(caller, relation, rel.typeId, targetId);
     let toldApplication: (() => Promise<void>) | undefined;
     if (type.servedBy === "application") {
@@ -115,7 +119,7 @@ export class RelationService {
       await toldApplication?.().catch(() => undefined);
       throw change === undefined && (await this.ctx.store.get(id)) === undefined ? new ControllerError(404, `Resource ${id} does not exist.`) : new ControllerError(409, `${targetId} was removed or is being unprovisioned; it accepts no new links.`);
     }
-    return { aps: { link: rel.collection ? "collection" : rel.required ? "strong" : "weak", id: targetId, href: `/aps/2/resources/${targetId}` } };
+    return linkAnswer(rel, targetId);
   }
 
   /**
@@ -123,16 +127,16 @@ export class RelationService {
    * required link"): the body is the new resource; its relation back to this resource is set,
    * and this resource's relation gets the link to it.
    */
-  private async provisionThrough(caller: Caller, id: string, relation: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async provisionThrough(caller: Caller, id: string, relation: string, body: Record<string, unknown>): Promise<ApsResource> {
     const { row, type } = await this.ctx.access.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const newTypeId = (body.aps as { type: string }).type;
     if (!implementsType(this.registry(), newTypeId, rel.typeId)) throw new ControllerError(400, `"${relation}" links to ${rel.typeId}; a ${newTypeId} cannot be provisioned through it.`);
     const newType = this.registry().get(newTypeId)!;
     const back = Object.entries(newType.relations).find(([, r]) => !r.collection && implementsType(this.registry(), row.typeId, r.typeId))?.[0];
-    const input = back && body[back] === undefined ? { ...body, [back]: { aps: { id } } } : body;
+    const input = back && body[back] === undefined ? { ...body, [back]: linkRef(id) } : body;
     const { resource } = await this.resources.provision(caller, input);
-    const newId = (resource.aps as { id: string }).id;
+    const newId = resource.aps.id;
     const linked = await this.ctx.store.link(id, relation, newId, !rel.collection, (change) => [
       ...change.replaced.map((old) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
       ...(change.added ? [raise(this.registry(), CoreEvent.linked, row, { relation, targetId: newId, linkedIds: [newId] })] : []),
@@ -196,19 +200,19 @@ export class RelationService {
    * backward relation), whose other end the caller may see: a resource many customers link to
    * (an application root) does not tell one customer the ids of another's resources.
    */
-  private async allLinks(caller: Caller, id: string): Promise<{ value: unknown[]; range: string }> {
+  private async allLinks(caller: Caller, id: string): Promise<{ value: LinkInfo[]; range: string }> {
     const { type, links } = await this.ctx.access.visible(caller, id, "retrieve");
     const incoming = await this.ctx.store.linksTo(id);
     const visible = await this.ctx.store.idsMatching([...links.map((l) => l.targetId), ...incoming.map((l) => l.sourceId)], visibleRows(this.registry(), caller));
-    const out: unknown[] = links
+    const out: LinkInfo[] = links
       .filter((l) => visible.has(l.targetId))
       .map((l) => {
         const rel = type.relations[l.relation];
-        return { relation: l.relation, kind: rel?.collection ? "collection" : rel?.required ? "strong" : "weak", direction: "out", id: l.targetId, href: `/aps/2/resources/${l.targetId}` };
+        return { relation: l.relation, kind: rel ? linkKind(rel) : "weak", direction: "out", id: l.targetId, href: resourceHref(l.targetId) };
       });
     for (const l of incoming) {
       if (!visible.has(l.sourceId)) continue;
-      out.push({ relation: l.relation, kind: this.registry().get(l.sourceType)?.relations[l.relation]?.required ? "strong" : "weak", direction: "in", id: l.sourceId, href: `/aps/2/resources/${l.sourceId}` });
+      out.push({ relation: l.relation, kind: this.registry().get(l.sourceType)?.relations[l.relation]?.required ? "strong" : "weak", direction: "in", id: l.sourceId, href: resourceHref(l.sourceId) });
     }
     return { value: out, range: contentRangeHeader(0, out.length, out.length) };
   }

@@ -8,6 +8,7 @@
  * member the body names itself wins. An entry without a `name` and `id`, or naming no relation of
  * the type, is a 400.
  */
+import { linkRef } from "../../common/link-ref.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { RegistryType } from "../registry.ts";
 
@@ -25,7 +26,7 @@ export function withApsLinks(type: RegistryType, body: Record<string, unknown>):
     const rel = type.relations[name];
     if (!rel) throw new ControllerError(400, `aps.links[${i}] names "${name}", which is not a relation of ${type.name}${Object.keys(type.relations).length ? `; it has ${Object.keys(type.relations).join(", ")}` : ""}.`);
     if (given.has(name)) return;
-    const ref = { aps: { id } };
+    const ref = linkRef(id);
     out[name] = rel.collection ? [...((out[name] as unknown[] | undefined) ?? []), ref] : ref;
   });
   return out;

@@ -3,6 +3,7 @@
  * resources the caller may see, filtered and sorted only by properties it may read, one page at
  * a time.
  */
+import type { ApsResource } from "../../common/types.ts";
 import { sql, type SQL } from "drizzle-orm";
 import { parseRql, RqlError } from "../../common/rql.ts";
 import type { Caller } from "../auth/caller.ts";
@@ -18,7 +19,7 @@ export const DEFAULT_PAGE = 1000;
 
 /** A page of a list, with what Content-Range needs. */
 export interface ResourcePage {
-  readonly items: Record<string, unknown>[];
+  readonly items: ApsResource[];
   readonly start: number;
   readonly total: number;
 }
@@ -42,7 +43,7 @@ export async function list(ctx: ResourceContext, caller: Caller, queryString: st
   const count = Math.min(query.limit?.count ?? DEFAULT_PAGE, DEFAULT_PAGE);
   const page = await ctx.store.list(sql.join(where, sql` and `), order, start, count);
   const select = query.select ? new Set(query.select) : undefined;
-  const items: Record<string, unknown>[] = [];
+  const items: ApsResource[] = [];
   for (const row of page.rows) {
     const type = registry.get(row.typeId);
     const roles = await rolesOn(row, caller, ctx.store, type);

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { RoleBit } from "../../common/actor.ts";
 import { CoreTypeIds, ResourceStatus } from "../../common/core-types.ts";
+import { linkRef, linkRefId } from "../../common/link-ref.ts";
 import { requireOperation } from "../access/resource-access.ts";
 import type { Caller } from "../auth/caller.ts";
 import { SERVING_APPLICATION, SERVING_ROLES } from "../auth/roles.ts";
@@ -114,7 +115,7 @@ async function typeToProvision(ctx: ResourceContext, body: unknown): Promise<{ t
  */
 async function provisionAtApplication(ctx: ResourceContext, caller: Caller, type: RegistryType, id: string, target: EndpointTarget, values: Record<string, unknown>, newLinks: readonly StoredLink[]): Promise<{ outcome: ForwardOutcome; values: Record<string, unknown>; transactionId: string }> {
   const app = applicationsFor(ctx.applications, type);
-  const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, { aps: { id: l.targetId } }]));
+  const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, linkRef(l.targetId)]));
   const transactionId = app.tickets.issue({ resourceId: id, typeId: type.id, instanceId: target.instanceId });
   // Committed before the call: if this process dies before it stores the resource, the
   // reconciler removes what the application created (intents/intent-reconciler.ts).
@@ -164,7 +165,8 @@ async function linksOf(ctx: ResourceContext, type: RegistryType, input: Record<s
     const refs = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
     if (rel.required && refs.length === 0) throw new ControllerError(400, `"${name}" is a required relation: link it on creation with "${name}": {"aps": {"id": "<resource id>"}}.`);
     for (const ref of refs) {
-      const targetId = (ref as { aps: { id: string } }).aps.id;
+      // The type's validators checked the shape before: every value here is a link reference.
+      const targetId = linkRefId(ref)!;
       const target = (await ctx.access.linkTarget(caller, targetId))?.row;
       if (!target) throw new ControllerError(400, `"${name}" links to ${targetId}, which does not exist or is not visible to you.`);
       if (!implementsType(ctx.catalog.registry, target.typeId, rel.typeId)) throw new ControllerError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);

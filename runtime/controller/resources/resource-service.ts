@@ -4,6 +4,7 @@
  * list (listing.ts). HTTP lives in routes/resources.ts; links in relations/, custom operations
  * in operations/, enable and disable in suspension/.
  */
+import type { ApsResource } from "../../common/types.ts";
 import type { SQL } from "drizzle-orm";
 import type { Caller } from "../auth/caller.ts";
 import { configure } from "./configuring.ts";
@@ -22,7 +23,7 @@ export class ResourceService {
     return provision(this.ctx, caller, body);
   }
 
-  async retrieve(caller: Caller, id: string): Promise<Record<string, unknown>> {
+  async retrieve(caller: Caller, id: string): Promise<ApsResource> {
     const { row, type, roles, links } = await this.ctx.access.visible(caller, id, "retrieve");
     return callerView(caller, row, type, roles, links, this.ctx.rows);
   }

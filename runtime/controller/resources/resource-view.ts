@@ -2,9 +2,10 @@
  * A stored resource as a caller sees it (SPEC 2.1, 2.3, 2.7, aps-facts 2): the `aps` section,
  * the properties the caller may read (encrypted ones only for applications), and links.
  */
+import type { ApsCollectionLink, ApsLink, ApsMeta, ApsResource, LinkKind } from "../../common/types.ts";
 import type { Caller } from "../auth/caller.ts";
 import { SERVING_APPLICATION } from "../auth/roles.ts";
-import type { RegistryType } from "../registry.ts";
+import type { RegistryRelation, RegistryType } from "../registry.ts";
 import type { StoredLink, StoredResource } from "../store/resource-store.ts";
 import type { ResourceRows } from "../store/resource-rows.ts";
 
@@ -28,7 +29,7 @@ export function readerOf(caller: Caller, roles: number): Reader {
 }
 
 /** The full view of one resource for a caller holding `roles` on it: what single reads and writes answer. */
-export function callerView(caller: Caller, row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], rows: ResourceRows): Record<string, unknown> {
+export function callerView(caller: Caller, row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], rows: ResourceRows): ApsResource {
   return resourceView(row, type, readerOf(caller, roles), { links, rows, full: true });
 }
 
@@ -38,14 +39,22 @@ export function resourceView(
   type: RegistryType | undefined,
   reader: Reader,
   options: { links?: readonly StoredLink[]; rows?: ResourceRows; select?: ReadonlySet<string>; full: boolean },
-): Record<string, unknown> {
-  const aps: Record<string, unknown> = { id: row.id, type: row.typeId, status: row.status, revision: row.revision, modified: isoTime(row.modified) };
-  if (options.full) {
-    if (row.subscription) aps.subscription = row.subscription;
-    aps.schema = `/aps/2/types/${encodeURIComponent(row.typeId)}`;
-    if (row.packageId) aps.package = { id: row.packageId, href: `/aps/2/packages/${row.packageId}` };
-  }
-  const out: Record<string, unknown> = { aps };
+): ApsResource {
+  const aps: ApsMeta = {
+    id: row.id,
+    type: row.typeId,
+    status: row.status,
+    revision: row.revision,
+    modified: isoTime(row.modified),
+    ...(options.full
+      ? {
+          ...(row.subscription ? { subscription: row.subscription } : {}),
+          schema: `/aps/2/types/${encodeURIComponent(row.typeId)}`,
+          ...(row.packageId ? { package: { id: row.packageId, href: `/aps/2/packages/${row.packageId}` } } : {}),
+        }
+      : {}),
+  };
+  const out: { aps: ApsMeta; [member: string]: unknown } = { aps };
   for (const [name, value] of Object.entries(row.body)) {
     if (options.select && !options.select.has(name)) continue;
     const p = type?.properties[name];
@@ -62,15 +71,33 @@ export function resourceView(
   if (options.links && type) {
     for (const [name, rel] of Object.entries(type.relations)) {
       if (options.select && !options.select.has(name)) continue;
-      const href = `/aps/2/resources/${row.id}/${name}`;
-      if (rel.collection) out[name] = { aps: { link: "collection", href } };
+      if (rel.collection) out[name] = { aps: { link: "collection", href: `${resourceHref(row.id)}/${name}` } } satisfies ApsCollectionLink;
       else {
         const link = options.links.find((l) => l.relation === name);
-        if (link) out[name] = { aps: { link: rel.required ? "strong" : "weak", id: link.targetId, href: `/aps/2/resources/${link.targetId}` } };
+        if (link) out[name] = { aps: { link: rel.required ? "strong" : "weak", id: link.targetId, href: resourceHref(link.targetId) } } satisfies ApsLink;
       }
     }
   }
   return out;
+}
+
+/** Where a resource is read. */
+export function resourceHref(id: string): string {
+  return `/aps/2/resources/${id}`;
+}
+
+/** How a relation links: a collection, or a strong (required) or weak singular link. */
+export function linkKind(rel: RegistryRelation): LinkKind {
+  return rel.collection ? "collection" : rel.required ? "strong" : "weak";
+}
+
+/** What linking answers (`POST .../{relation}`): the kind of link made and the resource linked, a collection's member too. */
+export interface LinkAnswer {
+  readonly aps: { readonly link: LinkKind; readonly id: string; readonly href: string };
+}
+
+export function linkAnswer(rel: RegistryRelation, targetId: string): LinkAnswer {
+  return { aps: { link: linkKind(rel), id: targetId, href: resourceHref(targetId) } };
 }
 
 /** `2015-10-28T12:35:34Z` from what the drivers return (`2015-10-28 12:35:34.123+00`). */

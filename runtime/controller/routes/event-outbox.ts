@@ -5,6 +5,7 @@
  * of attempts, `DELETE /dead/{id}` drops one for good.
  */
 import { Hono } from "hono";
+import type { ReplayReport } from "../../common/outbox-notification.ts";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
@@ -26,13 +27,13 @@ export function eventOutboxRoutes(store: NotificationStore, nudge: () => void): 
   app.post("/dead/replay", async (c) => {
     const replayed = await store.replay();
     nudge();
-    return sendJson(c, { replayed });
+    return sendJson(c, { replayed } satisfies ReplayReport);
   });
   app.post("/dead/:id/replay", async (c) => {
     const replayed = await store.replay(idOf(c.req.param("id")));
     if (replayed === 0) throw new ControllerError(404, `There is no dead notification ${c.req.param("id")}.`);
     nudge();
-    return sendJson(c, { replayed });
+    return sendJson(c, { replayed } satisfies ReplayReport);
   });
   app.delete("/dead/:id", async (c) => {
     if (!(await store.discard(idOf(c.req.param("id"))))) throw new ControllerError(404, `There is no dead notification ${c.req.param("id")}.`);

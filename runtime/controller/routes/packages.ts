@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Logger } from "pino";
 import { ArchiveTooLarge, checkDeclaredSizes } from "../../common/bounded-unzip.ts";
+import type { PackageInfo, PackageService } from "../../common/package-info.ts";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
@@ -118,8 +119,8 @@ async function find(catalog: PackageCatalog, id: string): Promise<PackageRecord>
  * (`'itemProfile' in services.keys()`, hub.py:320-329), and `version`/`release` as APP-META writes
  * them (the Connect extension reads them with float() and int(), hub/services.py:190-198).
  */
-function packageView(p: PackageRecord, registry: TypeRegistry): Record<string, unknown> {
-  const services: Record<string, { type: string; schema: string }> = {};
+function packageView(p: PackageRecord, registry: TypeRegistry): PackageInfo {
+  const services: Record<string, PackageService> = {};
   for (const id of p.typeIds) {
     const t = registry.get(id);
     if (t?.service) services[t.service] = { type: t.id, schema: typeHref(t.id) };

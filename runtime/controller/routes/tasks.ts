@@ -1,5 +1,6 @@
 /** `/aps/2/tasks` (provider administrators): asynchronous operations, their APS-Info, attempts and last error. */
 import { Hono } from "hono";
+import type { TaskInfo } from "../../common/task-info.ts";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
@@ -25,6 +26,6 @@ export function taskRoutes(tasks: TaskStore): Hono<ControllerEnv> {
   return app;
 }
 
-function taskView(t: TaskRow): Record<string, unknown> {
+function taskView(t: TaskRow): TaskInfo {
   return { id: t.id, resource: t.resourceId, operation: t.operation, state: t.state, info: t.info, attempts: t.attempts, retryAt: t.retryAt, lastError: t.lastError, created: t.created };
 }

@@ -7,6 +7,8 @@
 import { sql } from "drizzle-orm";
 import { RoleBit } from "../../common/actor.ts";
 import { ResourceStatus } from "../../common/core-types.ts";
+import type { SuspensionReport } from "../../common/suspension-report.ts";
+import type { ApsResource } from "../../common/types.ts";
 import type { Caller } from "../auth/caller.ts";
 import { rolesOn } from "../auth/roles.ts";
 import { CoreEvent } from "../events/core-events.ts";
@@ -19,18 +21,11 @@ import { resources } from "../store/schema.ts";
 import { ControllerError } from "../support/errors.ts";
 import { isUuid } from "../support/uuid.ts";
 
-/** What suspending a customer did: each resource changed, left as it was, or failed. */
-export interface CustomerSuspension {
-  changed: string[];
-  unchanged: number;
-  failed: { id: string; error: string }[];
-}
-
 export class Suspension {
   constructor(private readonly ctx: ResourceContext) {}
 
   /** Disables (`disable`) or enables one resource. */
-  async suspend(caller: Caller, id: string, disable: boolean): Promise<Record<string, unknown>> {
+  async suspend(caller: Caller, id: string, disable: boolean): Promise<ApsResource> {
     const { ctx } = this;
     const operation = disable ? "disable" : "enable";
     const { row, type, roles, links } = await ctx.access.visible(caller, id, operation);
@@ -53,7 +48,7 @@ export class Suspension {
    * failure is tried again, up to three times, then reported; repeating the call is safe, as
    * resources already in the wanted state are left alone.
    */
-  async suspendCustomer(caller: Caller, accountId: string, disable: boolean): Promise<CustomerSuspension> {
+  async suspendCustomer(caller: Caller, accountId: string, disable: boolean): Promise<SuspensionReport> {
     const { store, catalog } = this.ctx;
     const account = isUuid(accountId) ? await store.get(accountId) : undefined;
     if (!account || account.ownerAccount !== account.id) throw new ControllerError(404, `Account ${accountId} does not exist.`);
@@ -67,17 +62,19 @@ export class Suspension {
       0,
       100_000,
     );
-    const result: CustomerSuspension = { changed: [], unchanged: 0, failed: [] };
+    const changed: string[] = [];
+    const failed: { id: string; error: string }[] = [];
+    let unchanged = 0;
     for (const row of page.rows) {
       if (row.status !== from) {
-        result.unchanged++;
+        unchanged++;
         continue;
       }
       const error = await this.suspendWithRetries(caller, row.id, disable);
-      if (error) result.failed.push({ id: row.id, error });
-      else result.changed.push(row.id);
+      if (error) failed.push({ id: row.id, error });
+      else changed.push(row.id);
     }
-    return result;
+    return { changed, unchanged, failed };
   }
 
   /** Up to three attempts at {@link suspend}; the last error, or "" when one succeeded. */
