@@ -8,6 +8,7 @@ import { ImportSet } from "../core/import-set.ts";
 import { parserName, validatorModulePath } from "../core/module-scope.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
 import { kebabCase, pascalCase, propertyKey } from "../core/naming.ts";
+import { RUNTIME_TYPES } from "../types/type-refs.ts";
 
 const CONNECTOR = "aps-gen/runtime/connector";
 
@@ -68,7 +69,8 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
   const read = imports.useType(own, own.tsName);
   const create = imports.useType(own, `${own.tsName}Create`);
   const update = imports.useType(own, `${own.tsName}Update`);
-  const provisioned = `${create} & { aps: { id: string; type: string } }`;
+  // The controller sends the new resource's id and type in `aps` (runtime/controller/forward/forwarder.ts).
+  const provisioned = `${create} & { aps: ${imports.use(RUNTIME_TYPES, "ApsProvisionMeta")} }`;
   const custom = [...type.operations.values()].filter((op) => !isBaseOperation(op, type, model));
   const relations = [...type.relations.keys()];
   const serviceHandlers = imports.use(`${CONNECTOR}/app`, "ServiceHandlers");
