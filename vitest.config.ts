@@ -16,5 +16,8 @@ export default defineConfig({
     // long (776 s -> 409 s on PostgreSQL on the 2-core machine) and still passes.
     maxWorkers: 2,
     execArgv: ["--conditions=aps-gen-source"],
+    // Type tests: tsc over tsconfig.typetests.json, each type error failing the test it sits in.
+    // tsconfig.json excludes these files, so `npm run typecheck` does not check them a second time.
+    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "tsconfig.typetests.json" },
   },
 });
