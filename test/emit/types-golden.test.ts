@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emitAll } from "../../generator/build.ts";
 import { compile } from "../../generator/pipeline.ts";
@@ -7,8 +6,8 @@ import { repoRoot } from "../helpers/paths.ts";
 
 /**
  * Golden files for the type emitter: test/golden/types/<package>/*.gen.ts hold the expected
- * output for test/fixtures/emit/golden. Run with UPDATE=1 to rewrite them after an intended
- * change, then review the diff. The golden files are inside tsconfig's include, so
+ * output for test/fixtures/emit/golden. `npx vitest run test/emit/types-golden.test.ts -u`
+ * rewrites them after an intended change, then review the diff. The golden files are inside tsconfig's include, so
  * `npm run typecheck` proves that they compile.
  */
 const goldenDir = join(repoRoot, "test", "golden");
@@ -22,13 +21,8 @@ describe("type emitter golden output", () => {
     expect(files.map((f) => f.path)).toEqual(["types/golden/customer.gen.ts", "types/golden/index.gen.ts", "types/golden/order.gen.ts"]);
   });
 
-  it.each(files.map((f) => [f.path, f.content] as const))("%s matches its golden file", (path, content) => {
-    const golden = join(goldenDir, path);
-    if (process.env["UPDATE"] === "1" || !existsSync(golden)) {
-      mkdirSync(dirname(golden), { recursive: true });
-      writeFileSync(golden, content);
-    }
-    expect(content).toBe(readFileSync(golden, "utf8"));
+  it.each(files.map((f) => [f.path, f.content] as const))("%s matches its golden file", async (path, content) => {
+    await expect(content).toMatchFileSnapshot(join(goldenDir, path));
   });
 
   it("emits the same bytes on a second run", () => {
