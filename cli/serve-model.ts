@@ -18,6 +18,7 @@ export interface ServeOptions {
   readonly "event-attempts"?: number;
   readonly "event-retry"?: number;
   readonly "endpoint-timeout"?: number;
+  readonly "commit-margin"?: number;
   /** False: apply no migration, refuse to start while one is pending (`serve --no-migrate`). */
   readonly migrate?: boolean;
 }
@@ -42,6 +43,7 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     ...(options.migrate === false ? { migrate: false } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(options["endpoint-timeout"] !== undefined ? { endpointTimeoutMs: Math.max(0.1, options["endpoint-timeout"]) * 1000 } : {}),
+    ...(options["commit-margin"] !== undefined ? { commitMarginMs: Math.max(0, options["commit-margin"]) * 1000 } : {}),
     eventDelivery: { ...(options["event-attempts"] !== undefined ? { maxAttempts: Math.max(1, options["event-attempts"]) } : {}), ...(options["event-retry"] !== undefined ? { retryBaseSeconds: Math.max(0, options["event-retry"]) } : {}) },
     ...(options["jwks-url"] ? { externalIssuer: { jwksUrl: options["jwks-url"], issuer: options["jwks-issuer"] ?? new URL(options["jwks-url"]).origin } } : {}),
   });

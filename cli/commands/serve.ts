@@ -19,6 +19,7 @@ const builder = (y: Argv<CommonOptions>): Argv<ServeArgs> =>
     .option("event-attempts", { type: "number", default: 10, describe: "Failed deliveries of an event notification before it goes to the dead-letter list." })
     .option("event-retry", { type: "number", default: 5, describe: "Seconds before the first retry of a failed delivery; doubled for each further one (at most 600)." })
     .option("endpoint-timeout", { type: "number", default: 30, describe: "Seconds to wait for an application endpoint before answering 504." })
+    .option("commit-margin", { type: "number", default: 20, describe: "Seconds allowed for the commit after an application's answer: a crashed process's resource claims and provisioning intents are taken over after --endpoint-timeout plus this." })
     .option("migrate", { type: "boolean", default: true, describe: "Apply pending migrations before serving; --no-migrate refuses to start while any is pending (run aps-gen migrate first)." });
 
 export const serveCommand: Command<ServeArgs> = (context) => ({

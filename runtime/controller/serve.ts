@@ -61,6 +61,12 @@ export interface ControllerOptions {
   readonly logger?: Logger;
   /** How long to wait for an application endpoint (default 30 s). */
   readonly endpointTimeoutMs?: number;
+  /**
+   * Room for the commit after an application answers (default 20 s, above the statement
+   * time-out): a resource claim or a provisioning intent is leased for the endpoint time-out
+   * plus this, so a process that died leaves them to others, or to the reconciler, after both.
+   */
+  readonly commitMarginMs?: number;
   /** The OpenAPI document to serve at /aps/2/openapi.json (the generator builds it). */
   readonly openApi?: Record<string, unknown>;
   /** Retries of event delivery (defaults: events/event-deliverer.ts). */
@@ -139,7 +145,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const taskStore = new TaskStore(database.db, sealer);
   // A claim or an intent outlives the slowest forward (the endpoint time-out) and the commit
   // after it (at most the statement time-out): until then its holder may still be at work.
-  const leaseMs = (options.endpointTimeoutMs ?? 30_000) + 20_000;
+  const leaseMs = (options.endpointTimeoutMs ?? 30_000) + (options.commitMarginMs ?? 20_000);
   const claims = new ResourceClaims(database.db, leaseMs);
   const intents = new IntentStore(database.db, leaseMs);
   const notifications = new NotificationStore(database.db);
