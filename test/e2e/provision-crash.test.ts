@@ -12,14 +12,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { httpsClient } from "../helpers/https-client.ts";
+import { until } from "../helpers/until.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 import { databases } from "./controller-harness.ts";
 import { startFakeApplication, successOf, type FakeApplication } from "./fake-application.ts";
 import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
 
 const T = "http://cloudmail.example.com/types";
-/** A short endpoint time-out keeps the intents' lease (time-out + 20 s) short. */
-const ARGS = ["--endpoint-timeout", "1"];
+/**
+ * The intents' lease is the endpoint time-out plus the commit margin (50 s by default): short
+ * here, so the reconciler takes up what a killed process left within seconds. The margin still
+ * leaves a live process seconds between the application's answer and its commit on a loaded
+ * machine; a process stalled longer than that would have its provisioning removed at the
+ * application, which the checks at the end would report.
+ */
+const ARGS = ["--endpoint-timeout", "1", "--commit-margin", "5"];
+/** The reconciler's line for each provisioning it removed at the application (intent-reconciler.ts). */
+const RECONCILED = "provisioning that was never stored removed at the application";
 
 describe.each(databases)("provisionings across controller crashes on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-provision-crash-"));
@@ -41,7 +50,7 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
   });
 
   const start = async () => {
-    const p = serveProcess(dataDir, database?.url, ARGS);
+    const p = serveProcess(dataDir, database?.url, ARGS, { logLevel: "warn" });
     processes.push(p);
     return { p, call: httpsClient(await p.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8")) };
   };
@@ -66,7 +75,6 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
     };
 
     const acknowledged = new Set<string>();
-    let orphansSeen = 0;
     const tenantsAtController = async (c: typeof call) => new Set(((await c("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/tenant/1.0`)})`, { token })).json as { aps: { id: string } }[]).map((r) => r.aps.id));
     const provision = (c: typeof call) =>
       c("POST", "/aps/2/resources", { token, body: tenantBody }).then(
@@ -77,16 +85,12 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
       // Ten that complete, then ten cut short: killed once at least five are at the application.
       await Promise.all(Array.from({ length: 10 }, () => provision(call)));
       const burst = Array.from({ length: 10 }, () => provision(call));
-      const until = Date.now() + 10_000;
-      while (waiting < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      const deadline = Date.now() + 10_000;
+      while (waiting < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       await killHard(p);
       await Promise.all(burst);
       ({ p, call } = await start());
-      const known = await tenantsAtController(call);
-      orphansSeen += [...(app.held.get("tenants") ?? [])].filter((id) => !known.has(id)).length;
     }
-    // The kills did land between the application's answer and the commit.
-    expect(orphansSeen).toBeGreaterThan(0);
 
     // After the intents' lease the reconciler removes them at the application.
     const end = Date.now() + 60_000;
@@ -95,6 +99,16 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
       await new Promise((r) => setTimeout(r, 500));
       known = await tenantsAtController(call);
     }
+    // The kills did land between the application's answer and the commit: the reconciler
+    // removed resources the application had created and no process had stored. (Its line comes
+    // through a pipe, maybe after the DELETE; it is also written for an intent whose call never
+    // reached the application, hence the check against what the application created.)
+    const reconciled = () => new Set(processes.flatMap((x) => x.logs).filter((l) => l.includes(RECONCILED)).map((l) => (JSON.parse(l) as { resource: string }).resource));
+    const orphans = await until("the reconciler to remove a resource the application created", () => {
+      const ids = [...reconciled()].filter((id) => app.created.has(id));
+      return ids.length > 0 && ids;
+    });
+    expect(orphans.filter((id) => acknowledged.has(id) || known.has(id))).toEqual([]);
     const held = app.held.get("tenants") ?? new Set<string>();
     expect([...acknowledged].filter((id) => !known.has(id))).toEqual([]); // 0 acknowledged writes lost
     expect([...held].filter((id) => !known.has(id))).toEqual([]); // 0 resources at the application the controller does not know
