@@ -82,9 +82,9 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
   };
   // Generous: after the downtime the next retry may be seconds away (backoff doubles), and on a
   // loaded 2-core machine a controller process takes seconds to start. Losing nothing is the point here, not speed.
-  async function until(what: string, probe: () => boolean, ms = 60_000): Promise<void> {
+  async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
     const end = Date.now() + ms;
-    while (!probe()) {
+    while (!(await probe())) {
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(received)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -106,7 +106,14 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
     // The endpoint is down: the changes are committed, their notifications wait in the outbox.
     await connector.close();
     for (let n = 1; n <= 3; n++) expect((await call("PUT", `/aps/2/resources/${sub}`, { token, body: { name: `plan ${n}` } })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    // Killed between two attempts: the first notification (the others wait behind it) failed
+    // and is not due for a while. A kill during an attempt would leave it claimed, and the
+    // next process would wait for the claim's lease (60 s) first.
+    await until("the first notification to wait for its next attempt", async () => {
+      const pending = (await call("GET", "/aps/2/events/pending", { token: adminToken })).json as { serial: number | null; attempts: number; nextAt: string }[];
+      const first = pending[0];
+      return pending.length === 3 && pending.every((n) => n.serial !== null) && first!.attempts > 0 && Date.parse(first!.nextAt) - Date.now() > 500;
+    }, 20_000);
     await killHard(p);
     expect(received).toEqual([]);
 
