@@ -11,11 +11,14 @@ import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { httpsClient } from "../helpers/https-client.ts";
+import { until } from "../helpers/until.ts";
 import { databases } from "./controller-harness.ts";
-import { serveProcess, type ServeProcess } from "./serve-process.ts";
+import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const T = "http://cloudmail.example.com/types";
+/** Seconds the application asks the controller to wait before the last attempt. */
+const RETRY_BEFORE_LAST_S = 3;
 
 describe.each(databases)("asynchronous provisioning across a controller crash on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-async-"));
@@ -37,11 +40,12 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
       services: {
         cloudmail: { provision: () => ({}) },
         tenants: {
-          // 202 twice, then done: sync -> async -> async.
+          // 202 twice, then done: sync -> async -> async. The second 202 asks for a longer wait:
+          // the test kills the controller in it, and a restart takes longer anyway.
           provision: (ctx: ApsCallContext) => {
             tenantCalls.push({ phase: ctx.phase, ...(ctx.transactionId ? { transaction: ctx.transactionId } : {}) });
             if (tenantCalls.length === 2) firstAsync();
-            if (tenantCalls.length < 3) return accepted(`creating the organisation, step ${tenantCalls.length}`, 1, { contractStart: `step-${tenantCalls.length}` });
+            if (tenantCalls.length < 3) return accepted(`creating the organisation, step ${tenantCalls.length}`, tenantCalls.length === 1 ? 1 : RETRY_BEFORE_LAST_S, { contractStart: `step-${tenantCalls.length}` });
             return { organizationId: "org-async" };
           },
         },
@@ -51,7 +55,8 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
   }, 60_000);
 
   afterAll(async () => {
-    controller?.child.kill("SIGKILL");
+    // Gone before its data folder is removed.
+    if (controller) await killHard(controller);
     await connector?.close();
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
@@ -74,11 +79,15 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
     expect(created.json.aps.status).toBe("aps:provisioning");
     const id = created.json.aps.id;
 
-    // After the first async attempt (answered 202 again), kill the controller outright.
+    // After the first async attempt (answered 202 again) is recorded, kill the controller
+    // outright. Not during an attempt: the task would stay claimed, and the next process would
+    // wait for the claim's lease (60 s) first.
     await firstAsyncSeen;
-    await new Promise((r) => setTimeout(r, 200));
-    controller.child.kill("SIGKILL");
-    await new Promise((r) => controller!.child.once("exit", r));
+    await until("the task to wait for its next attempt", async () => {
+      const task = ((await call("GET", "/aps/2/tasks", { token: adminToken })).json as { info: string; retryAt: string }[])[0];
+      return task?.info === "creating the organisation, step 2" && Date.parse(task.retryAt) - Date.now() > 500;
+    });
+    await killHard(controller);
     expect(tenantCalls.map((c) => c.phase)).toEqual(["sync", "async"]);
 
     controller = serveProcess(dataDir, database?.url);
