@@ -148,7 +148,12 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
   }, 60_000);
 
   afterAll(async () => {
-    controller?.child.kill("SIGTERM");
+    // Stopped before its data folder is removed: it writes its database files as it closes.
+    if (controller && controller.child.exitCode === null && controller.child.signalCode === null) {
+      const gone = new Promise((r) => controller.child.once("exit", r));
+      controller.child.kill("SIGTERM");
+      await gone;
+    }
     await connector?.close();
     await dispatcher?.close();
     await database?.drop();
