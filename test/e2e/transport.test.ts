@@ -40,18 +40,20 @@ describe("the HTTPS server under idle, slow and old clients", () => {
     await t?.dispose();
   });
 
-  it("closes a TCP connection that never starts the TLS handshake", async () => {
+  // The four time-outs of an idle connection run side by side: each waits on a timer of its
+  // own socket (under a second each), and the server does nothing meanwhile.
+  it.concurrent("closes a TCP connection that never starts the TLS handshake", async () => {
     const socket = tcpConnect({ host: "127.0.0.1", port });
     await new Promise((r) => socket.once("connect", r));
     expect(await closedWithin(socket, 5_000)).toBeLessThan(3_000);
   });
 
-  it("closes a TLS connection that never sends a request", async () => {
+  it.concurrent("closes a TLS connection that never sends a request", async () => {
     const socket = await tls();
     expect(await closedWithin(socket, 5_000)).toBeLessThan(3_000);
   });
 
-  it("closes a connection that sends its headers too slowly", async () => {
+  it.concurrent("closes a connection that sends its headers too slowly", async () => {
     const socket = await tls();
     const closed = closedWithin(socket, 5_000);
     socket.write("GET /aps/2/types HTTP/1.1\r\nHost: localhost\r\n");
@@ -63,7 +65,7 @@ describe("the HTTPS server under idle, slow and old clients", () => {
     }
   });
 
-  it("closes an idle keep-alive connection after its reply", async () => {
+  it.concurrent("closes an idle keep-alive connection after its reply", async () => {
     const socket = await tls();
     const closed = closedWithin(socket, 5_000);
     socket.write(`GET /aps/2/types HTTP/1.1\r\nHost: localhost\r\nAPS-Token: ${t.adminToken}\r\n\r\n`);
