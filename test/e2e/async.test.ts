@@ -18,7 +18,7 @@ import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-databa
 
 const T = "http://cloudmail.example.com/types";
 /** Seconds the application asks the controller to wait before the last attempt. */
-const RETRY_BEFORE_LAST_S = 3;
+const RETRY_BEFORE_LAST_S = 2;
 
 describe.each(databases)("asynchronous provisioning across a controller crash on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-async-"));
