@@ -77,7 +77,8 @@ describe("a 2000-type package import under load", () => {
         }),
       ].join("\n"),
     );
-    expect(during.every((s) => s.status === 200)).toBe(true);
+    // Each GET that was not a 200, with its status (0: the connection failed) and when it was due.
+    expect(during.filter((s) => s.status !== 200).map((s) => `${s.status} at +${s.at - started} ms`)).toEqual([]);
     // One GET is due every 10 ms whatever the answers do, so a stall shows in many samples.
     expect(during.length).toBeGreaterThan((ended - started) / 20);
     // The target is 100 ms on a quiet machine. When the second before the import already shows
