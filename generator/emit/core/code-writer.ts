@@ -1,3 +1,6 @@
+import { PRINT_WIDTH } from "./format-options.ts";
+import { textWidth } from "./text-width.ts";
+
 /** Indentation by depth, built once: two spaces a level. */
 const INDENTS: string[] = [""];
 
@@ -17,6 +20,11 @@ export class CodeWriter {
     if (text !== "" && this.depth > 0) this.out.push(this.indent);
     this.out.push(text, "\n");
     return this;
+  }
+
+  /** Whether `text` fits on one line at the current depth (see format-options.ts). */
+  fits(text: string): boolean {
+    return this.depth * 2 + textWidth(text) <= PRINT_WIDTH;
   }
 
   /** Several lines at the current depth. */

@@ -1,5 +1,17 @@
 import { posix } from "node:path";
+import { PRINT_WIDTH } from "./format-options.ts";
 import type { TypeNames } from "./name-table.ts";
+import { textWidth } from "./text-width.ts";
+
+/**
+ * An import or export statement naming `names` (`import { a, b } from "x";`): on one line if it
+ * fits, else one name a line, as Prettier prints it; a single name never wraps.
+ */
+export function specifierList(head: string, names: readonly string[], tail: string): string {
+  const line = `${head}{ ${names.join(", ")} }${tail}`;
+  if (names.length < 2 || textWidth(line) <= PRINT_WIDTH) return line;
+  return `${head}{\n  ${names.join(",\n  ")},\n}${tail}`;
+}
 
 /** Import statements of a module, with aliases when two imported names would clash. */
 export class ImportSet {
@@ -66,7 +78,7 @@ export class ImportSet {
         const entries = [...names.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
         const anyValue = entries.some(([name]) => this.values.has(`${spec}|${name}`));
         const parts = entries.map(([name, local]) => `${anyValue && !this.values.has(`${spec}|${name}`) ? "type " : ""}${name === local ? name : `${name} as ${local}`}`);
-        return `import ${anyValue ? "" : "type "}{ ${parts.join(", ")} } from "${spec}";`;
+        return specifierList(`import ${anyValue ? "" : "type "}`, parts, ` from "${spec}";`);
       });
   }
 }

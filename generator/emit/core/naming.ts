@@ -1,6 +1,12 @@
 import type { ResolvedType, Structure, TypeDeclaration } from "../../model/model.ts";
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+import { stringLiteral } from "./string-literal.ts";
+
+/**
+ * A name that may stand as a property key without quotes: an identifier name, Unicode letters
+ * included, as Prettier decides when it takes quotes off a key (`"café": 1` -> `café: 1`).
+ */
+const IDENTIFIER_NAME = /^[$_\p{L}\p{Nl}][$_\u200c\u200d\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u;
 
 /** `subscriptionService` -> `SubscriptionService`, `isitup_domain` -> `IsitupDomain` (callers guard a leading digit). */
 export function pascalCase(text: string): string {
@@ -17,9 +23,9 @@ export function kebabCase(text: string): string {
     .join("-");
 }
 
-/** A property key as written in TypeScript: bare when it is an identifier, quoted otherwise. */
+/** A property key as written in TypeScript (and printed by Prettier): bare when it is an identifier name, quoted otherwise. */
 export function propertyKey(name: string): string {
-  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+  return IDENTIFIER_NAME.test(name) ? name : stringLiteral(name);
 }
 
 /** The TypeScript name of a type's read shape (`Mailbox`); Create/Update add a suffix. */
