@@ -3,6 +3,7 @@ import type { GeneratedFile } from "../../host.ts";
 import { applicationRootOf } from "../../model/application-root.ts";
 import { packageBanner } from "../core/banner.ts";
 import { fileText } from "../core/code-writer.ts";
+import { specifierList } from "../core/import-set.ts";
 import { buildNameTable, type TypeNames } from "../core/name-table.ts";
 import { typeModule, typeModuleExports } from "./type-module.ts";
 
@@ -31,8 +32,8 @@ export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames>
     const lines: string[] = [];
     for (const m of modules) {
       const module = `./${m.own.modulePath.slice(m.own.modulePath.lastIndexOf("/") + 1).replace(/\.ts$/, ".js")}`;
-      lines.push(`export type { ${m.types.map((n) => exported(m.own, n)).join(", ")} } from "${module}";`);
-      if (m.values.length) lines.push(`export { ${m.values.map((n) => exported(m.own, n)).join(", ")} } from "${module}";`);
+      lines.push(specifierList("export type ", m.types.map((n) => exported(m.own, n)), ` from "${module}";`));
+      if (m.values.length) lines.push(specifierList("export ", m.values.map((n) => exported(m.own, n)), ` from "${module}";`));
     }
     files.push({ path: `types/${pkg.name}/index.gen.ts`, content: fileText([[packageBanner(model, pkg), ...lines]]) });
   }

@@ -5,6 +5,8 @@ import { linkedToRoot } from "../../model/application-root.ts";
 import { typeBanner } from "../core/banner.ts";
 import { CodeWriter, fileText } from "../core/code-writer.ts";
 import { ImportSet } from "../core/import-set.ts";
+import { writeAssignment, writeProperty } from "../core/layout.ts";
+import { stringLiteral } from "../core/string-literal.ts";
 import type { OperationNames, TypeNames } from "../core/name-table.ts";
 import { propertyDoc, tsdoc } from "./tsdoc.ts";
 import { refTs, RUNTIME_TYPES } from "./type-refs.ts";
@@ -103,16 +105,27 @@ export function typeModule(type: ResolvedType, model: ApsModel, names: ReadonlyM
   }
 
   const w = new CodeWriter();
-  w.line(`/** Type id of {@link ${self.tsName}}. */`).line(`export const ${self.tsName}TypeId = ${JSON.stringify(type.id)};`).line();
+  w.line(`/** Type id of {@link ${self.tsName}}. */`);
+  writeAssignment(w, `export const ${self.tsName}TypeId =`, stringLiteral(type.id));
+  w.line();
   for (const e of enums) {
     w.line(`${e.doc}export const ${e.name} = {`);
-    w.indented(() => w.lines(e.members.map((m) => `${m.key}: ${m.value},`)));
-    w.line("} as const;").line(e.typeDoc).line(`export type ${e.name} = (typeof ${e.name})[keyof typeof ${e.name}];`).line();
+    w.indented(() => e.members.forEach((m) => writeProperty(w, m.key, m.value)));
+    w.line("} as const;").line(e.typeDoc);
+    writeAssignment(w, `export type ${e.name} =`, `(typeof ${e.name})[keyof typeof ${e.name}]`);
+    w.line();
   }
   for (const i of interfaces) {
-    w.line(`${i.doc}export interface ${i.name} {`);
-    for (const f of i.fields) w.line(`${f.doc}  ${f.line}`);
-    w.line("}").line();
+    // A shape with nothing in it (an update of a type whose properties are all read-only or
+    // final, a structure without properties) takes no member at all; an empty interface would
+    // take any value but null and undefined.
+    if (i.fields.length === 0) w.line(`${i.doc}export type ${i.name} = Record<string, never>;`);
+    else {
+      w.line(`${i.doc}export interface ${i.name} {`);
+      for (const f of i.fields) w.line(`${f.doc}  ${f.line}`);
+      w.line("}");
+    }
+    w.line();
   }
   for (const op of type.decl.operations.values()) {
     const own = self.operations.get(op.name);
@@ -143,8 +156,16 @@ function operationTypes(w: CodeWriter, op: Operation, own: OperationNames, type:
     }, "};");
     w.line();
   }
-  if (own.reply) w.line(`/** What ${what} answers. */`).line(`export type ${own.reply} = ${refTs(op.response!.type!, type, imports, names)};`).line();
-  if (own.error) w.line(`/** The error body ${what} declares. */`).line(`export type ${own.error} = ${refTs(op.errorResponse!.type!, type, imports, names)};`).line();
+  if (own.reply) {
+    w.line(`/** What ${what} answers. */`);
+    writeAssignment(w, `export type ${own.reply} =`, refTs(op.response!.type!, type, imports, names));
+    w.line();
+  }
+  if (own.error) {
+    w.line(`/** The error body ${what} declares. */`);
+    writeAssignment(w, `export type ${own.error} =`, refTs(op.errorResponse!.type!, type, imports, names));
+    w.line();
+  }
 }
 
 function withArticle(name: string, capital = false): string {
@@ -212,5 +233,6 @@ function literalTs(l: Literal): string {
     const big = BigInt(l.raw);
     return big > MAX_SAFE || big < -MAX_SAFE ? `${l.raw}n` : l.raw;
   }
-  return JSON.stringify(l.value);
+  // Prettier writes an exponent without its plus sign (1e21).
+  return typeof l.value === "string" ? stringLiteral(l.value) : JSON.stringify(l.value).replace("e+", "e");
 }
