@@ -4,6 +4,7 @@ import { applicationRootOf } from "../../model/application-root.ts";
 import type { ApsModel } from "../../model/model.ts";
 import { pascalCase } from "../core/naming.ts";
 import { banner } from "../core/banner.ts";
+import { specifierList } from "../core/import-set.ts";
 import type { TypeNames } from "../core/name-table.ts";
 import { typeModuleExports } from "../types/type-module.ts";
 
@@ -79,8 +80,8 @@ export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeName
     const named = (e: Entry) => (e.alias === e.name ? e.name : `${e.name} as ${e.alias}`);
     const types = own.filter((e) => !e.value);
     const values = own.filter((e) => e.value);
-    if (values.length === 0) lines.push(`export type { ${types.map(named).join(", ")} } from "${spec}";`);
-    else lines.push(`export { ${[...values.map(named), ...types.map((e) => `type ${named(e)}`)].join(", ")} } from "${spec}";`);
+    if (values.length === 0) lines.push(specifierList("export type ", types.map(named), ` from "${spec}";`));
+    else lines.push(specifierList("export ", [...values.map(named), ...types.map((e) => `type ${named(e)}`)], ` from "${spec}";`));
   }
   return { path: CLIENT_INDEX, content: `${lines.join("\n")}\n` };
 }
