@@ -47,7 +47,13 @@ export interface ServiceHandlers {
    * unlinks (`unlinked`) another resource. A relation without one answers 501, which the
    * controller takes as "not tracked here" and keeps the link.
    */
-  readonly links?: Readonly<Record<string, { linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>; unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void> }>>;
+  readonly links?: Readonly<Record<string, LinkCallbacks>>;
+}
+
+/** What a service is told of the links of one relation (aps-facts 3); both are optional. */
+export interface LinkCallbacks {
+  linked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>;
+  unlinked?(ctx: ApsCallContext, otherId: string): MaybePromise<void>;
 }
 
 /** Options of {@link createConnectorApp}. */

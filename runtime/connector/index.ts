@@ -6,6 +6,7 @@
  * references, event notifications).
  */
 export * from "./app.ts";
+export * from "./base-handlers.ts";
 export * from "./context.ts";
 export * from "./replies.ts";
 export * from "./credentials.ts";

@@ -4,7 +4,9 @@ import { isEventHandler } from "../../model/event-handler.ts";
 import type { ApsModel, ResolvedType } from "../../model/model.ts";
 import { packageBanner, typeBanner } from "../core/banner.ts";
 import { CodeWriter, fileText } from "../core/code-writer.ts";
-import { ImportSet } from "../core/import-set.ts";
+import { ImportSet, specifierList } from "../core/import-set.ts";
+import { arrow, call, object, writeList, writeProperty } from "../core/layout.ts";
+import { stringLiteral } from "../core/string-literal.ts";
 import { parserName, validatorModulePath } from "../core/module-scope.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
 import { kebabCase, pascalCase, propertyKey } from "../core/naming.ts";
@@ -35,27 +37,27 @@ export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeN
     }
     if (services.length === 0) continue;
     const appName = pascalCase(pkg.name.split("/").at(-1)!);
-    const lines = [
+    const w = new CodeWriter();
+    w.line(`/** The handlers of every service of ${pkg.name}, by APP-META.xml service id. */`);
+    w.block(`export interface ${appName}ApplicationHandlers {`, () => {
+      for (const s of services) w.line(`${propertyKey(s.service)}: ${s.iface};`);
+    });
+    w.line();
+    w.line(`/** The services of ${pkg.name} for createConnectorApp({ services }). */`);
+    writeList(w, `export function ${appName[0]!.toLowerCase()}${appName.slice(1)}Services(`, [`handlers: ${appName}ApplicationHandlers`], "): Record<string, RuntimeServiceHandlers> {");
+    w.indented(() => {
+      w.block("return {", () => {
+        for (const s of services) writeProperty(w, propertyKey(s.service), call(s.fn, `handlers${/^[A-Za-z_$][\w$]*$/.test(s.service) ? `.${s.service}` : `[${stringLiteral(s.service)}]`}`));
+      }, "};");
+    });
+    w.line("}");
+    const imports = [
       packageBanner(model, pkg),
       `import type { ServiceHandlers as RuntimeServiceHandlers } from "${CONNECTOR}/app";`,
-      ...services.map((s) => `import { ${s.fn}, type ${s.iface} } from "./${s.file.split("/").at(-1)!.replace(/\.ts$/, ".js")}";`),
-      "",
-      ...services.map((s) => `export { ${s.fn}, type ${s.iface} };`),
-      "",
-      `/** The handlers of every service of ${pkg.name}, by APP-META.xml service id. */`,
-      `export interface ${appName}ApplicationHandlers {`,
-      ...services.map((s) => `  ${propertyKey(s.service)}: ${s.iface};`),
-      "}",
-      "",
-      `/** The services of ${pkg.name} for createConnectorApp({ services }). */`,
-      `export function ${appName[0]!.toLowerCase()}${appName.slice(1)}Services(handlers: ${appName}ApplicationHandlers): Record<string, RuntimeServiceHandlers> {`,
-      "  return {",
-      ...services.map((s) => `    ${propertyKey(s.service)}: ${s.fn}(handlers${/^[A-Za-z_$][\w$]*$/.test(s.service) ? `.${s.service}` : `[${JSON.stringify(s.service)}]`}),`),
-      "  };",
-      "}",
-      "",
+      ...services.map((s) => specifierList("import ", [s.fn, `type ${s.iface}`], ` from "./${s.file.split("/").at(-1)!.replace(/\.ts$/, ".js")}";`)),
     ];
-    files.push({ path: `connector/${pkg.name}/index.gen.ts`, content: lines.join("\n") });
+    const exports = services.map((s) => specifierList("export ", [s.fn, `type ${s.iface}`], ";"));
+    files.push({ path: `connector/${pkg.name}/index.gen.ts`, content: fileText([imports, exports, w.toString()]) });
   }
   return files;
 }
@@ -63,7 +65,7 @@ export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeN
 function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, file: string, service: string, iface: string, fn: string): string {
   const own = names.get(type.id)!;
   const imports = new ImportSet(file, [iface, fn]);
-  const ctx = imports.use(`${CONNECTOR}/context`, "ApsCallContext");
+  const ctx = `ctx: ${imports.use(`${CONNECTOR}/context`, "ApsCallContext")}`;
   const maybe = imports.use(`${CONNECTOR}/replies`, "MaybePromise");
   const write = imports.use(`${CONNECTOR}/replies`, "WriteReply");
   const read = imports.useType(own, own.tsName);
@@ -78,14 +80,16 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
   w.line(`/** Handlers of service \`${service}\`: resources of type ${type.name} (\`${type.id}\`). */`);
   w.block(`export interface ${iface} {`, () => {
     w.line(`/** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */`);
-    w.line(`provision(ctx: ${ctx}, resource: ${provisioned}): ${maybe}<${write}<Partial<${read}>>>;`);
+    writeList(w, "provision(", [ctx, `resource: ${provisioned}`], `): ${maybe}<${write}<Partial<${read}>>>;`);
     w.line(`/** Configure: apply the changes; answer properties to store, nothing, or accepted(...). */`);
-    w.line(`configure?(ctx: ${ctx}, changes: ${update}): ${maybe}<${write}<Partial<${read}>>>;`);
+    writeList(w, "configure?(", [ctx, `changes: ${update}`], `): ${maybe}<${write}<Partial<${read}>>>;`);
     w.line(`/** Unprovision: remove it; answer nothing, or accepted(...). */`);
-    w.line(`unprovision?(ctx: ${ctx}): ${maybe}<${write}<never>>;`);
+    writeList(w, "unprovision?(", [ctx], `): ${maybe}<${write}<never>>;`);
     if (type.isSuspendable) {
-      w.line(`/** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */`).line(`disable(ctx: ${ctx}): ${maybe}<void>;`);
-      w.line(`/** Suspendable: restore the service. */`).line(`enable(ctx: ${ctx}): ${maybe}<void>;`);
+      w.line(`/** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */`);
+      writeList(w, "disable(", [ctx], `): ${maybe}<void>;`);
+      w.line(`/** Suspendable: restore the service. */`);
+      writeList(w, "enable(", [ctx], `): ${maybe}<void>;`);
     }
     for (const op of custom) {
       const declared = operationNamesOf(names, op);
@@ -96,49 +100,49 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
         : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : declared?.names.reply ? imports.useType(declared.owner, declared.names.reply) : imports.use(`${CONNECTOR}/app`, "HandlerResult");
       const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST <service>/<subscriber id>${op.path}, or SPEC 6.2's .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
       w.line(`/** ${doc} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`);
-      w.line(`${propertyKey(methodName(op.name))}(ctx: ${ctx}${params ? `, params: ${params}` : ""}): ${maybe}<${reply}>;`);
+      writeList(w, `${propertyKey(methodName(op.name))}(`, [ctx, ...(params ? [`params: ${params}`] : [])], `): ${maybe}<${reply}>;`);
     }
     // Link callbacks (aps-facts 3): optional per relation; a relation without one answers 501.
     if (relations.length) {
+      const callbacks = imports.use(`${CONNECTOR}/app`, "LinkCallbacks");
       w.line(`/** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */`);
       w.block("links?: {", () => {
-        for (const r of relations) w.line(`${propertyKey(r)}?: { linked?(ctx: ${ctx}, otherId: string): ${maybe}<void>; unlinked?(ctx: ${ctx}, otherId: string): ${maybe}<void> };`);
+        for (const r of relations) w.line(`${propertyKey(r)}?: ${callbacks};`);
       }, "};");
     }
   });
   w.line();
   w.line(`/** Wires ${iface} into the connector runtime (routes, parameter conversion). */`);
-  w.block(`export function ${fn}(handlers: ${iface}): ${serviceHandlers} {`, () => {
+  writeList(w, `export function ${fn}(`, [`handlers: ${iface}`], `): ${serviceHandlers} {`);
+  w.indented(() => {
     w.block("return {", () => {
-      const checked = imports.useValue(`${CONNECTOR}/replies`, "checkedBody");
-      w.line(`provision: (ctx, resource) => handlers.provision(ctx, ${checked}<${provisioned}>(resource)),`);
-      w.line(`...(handlers.configure ? { configure: (ctx, changes) => handlers.configure!(ctx, ${checked}<${update}>(changes)) } : {}),`);
-      w.line("...(handlers.unprovision ? { unprovision: (ctx) => handlers.unprovision!(ctx) } : {}),");
+      w.line(`...${imports.useValue(`${CONNECTOR}/base-handlers`, "baseHandlers")}(handlers),`);
       if (type.isSuspendable) w.line("disable: (ctx) => handlers.disable(ctx),").line("enable: (ctx) => handlers.enable(ctx),");
-      if (relations.length) w.line("...(handlers.links ? { links: handlers.links } : {}),");
       if (custom.length === 0) w.line("operations: {},");
       else
         w.block("operations: {", () => {
           for (const op of custom) {
-            const method = methodName(op.name);
-            const call = `handlers.${method}`;
+            const method = `handlers.${methodName(op.name)}`;
             const declared = operationNamesOf(names, op);
             w.block(`${propertyKey(op.name)}: {`, () => {
-              w.line(`verb: ${JSON.stringify(op.verb)},`).line(`path: ${JSON.stringify(op.path)},`);
+              writeProperty(w, "verb", stringLiteral(op.verb));
+              writeProperty(w, "path", stringLiteral(op.path));
               if (op.static) w.line("static: true,");
               if (declared?.names.params) {
                 const parser = imports.useValue(imports.relative(validatorModulePath(declared.owner)), parserName(declared.owner, op.name));
                 const convert = imports.useValue(`${CONNECTOR}/replies`, "operationParams");
-                w.line(`handle: (ctx, body) => ${call}(ctx, ${convert}(${parser}({ path: ctx.params, query: ctx.query, body }))),`);
+                const parsed = call(convert, call(parser, object(["path", "ctx.params"], ["query", "ctx.query"], "body")));
+                writeProperty(w, "handle", arrow("(ctx, body)", call(method, "ctx", parsed)));
               } else {
                 // Without parameters there is nothing to convert or check.
-                w.line(`handle: (ctx) => ${call}(ctx),`);
+                writeProperty(w, "handle", arrow("(ctx)", call(method, "ctx")));
               }
             }, "},");
           }
         }, "},");
     }, "};");
   });
+  w.line("}");
   return fileText([[typeBanner(model, type), ...imports.render()], w.toString()]);
 }
 
