@@ -439,10 +439,10 @@ describe("aps-gen build --check covers the OpenAPI document", () => {
     expect((await run("build", "--types", "decl")).code).toBe(0);
     const file = join(root, "generated", "openapi", "openapi.gen.ts");
     const text = readFileSync(file, "utf8");
-    expect(text).toContain('"GadgetCreate"');
+    expect(text).toContain("GadgetCreate: {");
     expect((await run("build", "--types", "decl", "--check")).code).toBe(0);
 
-    writeFileSync(file, text.replace('"openapi": "3.1.0"', '"openapi": "3.0.3"'));
+    writeFileSync(file, text.replace('openapi: "3.1.0"', 'openapi: "3.0.3"'));
     expect(readFileSync(file, "utf8")).not.toBe(text);
     const check = await run("build", "--types", "decl", "--check");
     expect(check.code).toBe(1);

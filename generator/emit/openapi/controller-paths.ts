@@ -7,8 +7,14 @@ import { errorResponses, jsonContent, listResponse } from "./responses.ts";
 import { BaseSchemaNames } from "./schema-names.ts";
 import { schemaRef, type Schema } from "./property-schemas.ts";
 
+/** An operation object (OpenAPI 3.1 §4.8.10): its id, summary, parameters, body and responses. */
+export type OperationObject = Record<string, unknown>;
+
+/** The methods the controller serves, as path items name them. */
+export type PathMethod = "get" | "put" | "post" | "delete";
+
 /** A path item: its operations by method, and parameters shared by them. */
-export type PathItem = Record<string, Record<string, unknown>>;
+export type PathItem = { parameters?: Record<string, unknown>[] } & { [M in PathMethod]?: OperationObject };
 
 /** The `{id}` path parameter of a resource. */
 export const resourceIdParameter = { name: "id", in: "path", required: true, description: "Resource id.", schema: { type: "string", format: "uuid" } };
@@ -74,7 +80,7 @@ function platformPaths(): Record<string, PathItem> {
       post: { operationId: "installApplication", summary: "Installs an instance from the platform's body (apsconnect-cli, the Connect extension); 200, the only success those clients take. An application acting for its root resource (`APS-Resource-ID`) installs as the provider.", security: tokenOrCertificate(), requestBody: { required: true, content: jsonContent(install) }, responses: { "200": { description: "Installed.", content: jsonContent(view) }, ...errorResponses() } },
     },
     "/aps/2/applications/{applicationId}": {
-      parameters: [instance] as never,
+      parameters: [instance],
       get: { operationId: "getApplication", responses: { "200": { description: "The instance.", content: jsonContent(view) }, ...errorResponses() } },
       delete: {
         operationId: "uninstallApplication",
@@ -104,7 +110,7 @@ function resourceFacetPaths(): Record<string, PathItem> {
   return {
     "/aps/2/resources/{id}/aps/links": { get: { operationId: "listLinks", summary: "Every link of the resource, both directions.", parameters: [resourceIdParameter], responses: { "200": listResponse(schemaRef(BaseSchemaNames.linkEntry)), ...errorResponses() } } },
     "/aps/2/resources/{id}/aps/subscriptions": {
-      parameters: [resourceIdParameter] as never,
+      parameters: [resourceIdParameter],
       get: { operationId: "listSubscriptions", security: tokenOrCertificate(), responses: { "200": listResponse(schemaRef(BaseSchemaNames.subscription)), ...errorResponses() } },
       post: { operationId: "subscribe", summary: "Subscribes the resource to an event (SPEC 6.1).", security: tokenOrCertificate(), requestBody: { required: true, content: jsonContent(schemaRef(BaseSchemaNames.subscriptionRequest)) }, responses: { "200": { description: "The stored subscription (200, as connectors expect).", content: jsonContent(schemaRef(BaseSchemaNames.subscription)) }, ...errorResponses() } },
       delete: { operationId: "unsubscribeById", summary: "Removes the subscription named by `?id=` or a body `{\"id\"}` (SPEC 4.2's form).", security: tokenOrCertificate(), parameters: [{ name: "id", in: "query", required: false, description: "Subscription id (or in the body).", schema: { type: "string" } }], responses: { "204": { description: "Removed." }, ...errorResponses() } },
@@ -164,13 +170,13 @@ function applicationPaths(serviceIds: readonly string[]): Record<string, PathIte
       post: { operationId: "registerApplicationResource", summary: "Registers a resource the application created itself; nothing is sent back to it.", security: certificate, parameters: [service, ...headers], requestBody: { required: true, content: jsonContent(body) }, responses: { "201": reply("The stored resource."), ...errorResponses() } },
     },
     "/aps/2/application/{serviceId}/{resourceId}": {
-      parameters: [service, resource, ...headers] as never,
+      parameters: [service, resource, ...headers],
       get: { operationId: "getApplicationResource", security: certificate, responses: { "200": reply("The resource."), ...errorResponses() } },
       put: { operationId: "configureApplicationResource", summary: "Changes properties, readonly ones and `aps.status` included.", security: certificate, requestBody: { required: true, content: jsonContent(body) }, responses: { "200": reply("The resource after the change."), ...errorResponses() } },
       delete: { operationId: "unregisterApplicationResource", security: certificate, responses: { "204": { description: "Removed." }, ...errorResponses() } },
     },
     "/aps/2/application/{serviceId}/{resourceId}/{relation}/{targetId}": {
-      parameters: [service, resource, pathParameter("relation", "A relation of the resource's type."), pathParameter("targetId", "The resource to link.", { type: "string", format: "uuid" }), ...headers] as never,
+      parameters: [service, resource, pathParameter("relation", "A relation of the resource's type."), pathParameter("targetId", "The resource to link.", { type: "string", format: "uuid" }), ...headers],
       post: { operationId: "linkApplicationResource", summary: "Links the target into the relation; no body (the Connect extension's form).", security: certificate, responses: { "200": { description: "The link.", content: jsonContent(anyObject) }, ...errorResponses() } },
       delete: { operationId: "unlinkApplicationResource", security: certificate, responses: { "204": { description: "Unlinked." }, ...errorResponses() } },
     },
@@ -199,7 +205,7 @@ function administrationPaths(): Record<string, PathItem> {
       },
     },
     "/aps/2/instances/{instanceId}": {
-      parameters: [instance] as never,
+      parameters: [instance],
       get: { operationId: "getInstance", responses: { "200": one("The instance."), ...errorResponses() } },
       delete: {
         operationId: "uninstallInstance",
