@@ -5,42 +5,526 @@
  */
 export * from "aps-gen/client";
 export { AccountTypeId, type Account, type AccountCreate, type AccountUpdate } from "../types/core/account.gen.js";
-export { AdminUserTypeId, type AdminUser, type AdminUserCreate, type AdminUserUpdate } from "../types/core/admin-user.gen.js";
-export { ApplicationTypeId, type Application, type ApplicationCreate, type ApplicationUpdate } from "../types/core/application.gen.js";
+export {
+  AdminUserTypeId,
+  type AdminUser,
+  type AdminUserCreate,
+  type AdminUserUpdate,
+} from "../types/core/admin-user.gen.js";
+export {
+  ApplicationTypeId,
+  type Application,
+  type ApplicationCreate,
+  type ApplicationUpdate,
+} from "../types/core/application.gen.js";
 export { BrandTypeId, type Brand, type BrandCreate, type BrandUpdate } from "../types/core/brand.gen.js";
 export { ContactTypeId, type Address, type Contact } from "../types/core/contact.gen.js";
-export { PASubscriptionTypeId, type ActivationStructure, type SubscriptionResourceLimit, type PASubscription, type PASubscriptionCreate, type PASubscriptionUpdate } from "../types/core/pasubscription.gen.js";
-export { ResourceTypeId, type Counter, type Limit, type Usage, type NotificationSource, type Notification, type ErrorInfo, type Resource, type ResourceCreate, type ResourceUpdate } from "../types/core/resource.gen.js";
-export { ServiceUserTypeId, type ServiceUser, type ServiceUserCreate, type ServiceUserUpdate } from "../types/core/service-user.gen.js";
-export { SubscriptionServiceTypeId, type SubscriptionService, type SubscriptionServiceCreate, type SubscriptionServiceUpdate } from "../types/core/subscription-service.gen.js";
-export { SubscriptionTypeId, type SubscriptionResource, type Subscription, type SubscriptionCreate, type SubscriptionUpdate, type SubscriptionResourcesReply, type SubscriptionResourcesError } from "../types/core/subscription.gen.js";
+export {
+  PASubscriptionTypeId,
+  type ActivationStructure,
+  type SubscriptionResourceLimit,
+  type PASubscription,
+  type PASubscriptionCreate,
+  type PASubscriptionUpdate,
+} from "../types/core/pasubscription.gen.js";
+export {
+  ResourceTypeId,
+  type Counter,
+  type Limit,
+  type Usage,
+  type NotificationSource,
+  type Notification,
+  type ErrorInfo,
+  type Resource,
+  type ResourceCreate,
+  type ResourceUpdate,
+} from "../types/core/resource.gen.js";
+export {
+  ServiceUserTypeId,
+  type ServiceUser,
+  type ServiceUserCreate,
+  type ServiceUserUpdate,
+} from "../types/core/service-user.gen.js";
+export {
+  SubscriptionServiceTypeId,
+  type SubscriptionService,
+  type SubscriptionServiceCreate,
+  type SubscriptionServiceUpdate,
+} from "../types/core/subscription-service.gen.js";
+export {
+  SubscriptionTypeId,
+  type SubscriptionResource,
+  type Subscription,
+  type SubscriptionCreate,
+  type SubscriptionUpdate,
+  type SubscriptionResourcesReply,
+  type SubscriptionResourcesError,
+} from "../types/core/subscription.gen.js";
 export { SuspendableTypeId, type Suspendable } from "../types/core/suspendable.gen.js";
-export { UserServiceTypeId, type UserService, type UserServiceCreate, type UserServiceUpdate } from "../types/core/user-service.gen.js";
+export {
+  UserServiceTypeId,
+  type UserService,
+  type UserServiceCreate,
+  type UserServiceUpdate,
+} from "../types/core/user-service.gen.js";
 export { UserTypeId, type User, type UserCreate, type UserUpdate } from "../types/core/user.gen.js";
-export { CloudMailTypeId, type ConnectionCheck, type ErrorInfo as CloudMailErrorInfo, type CloudMail, type CloudMailCreate, type CloudMailUpdate, type CloudMailSettings, type CloudMailTestConnectionReply, type CloudMailTestConnectionError } from "../types/examples/cloudmail/cloud-mail.gen.js";
-export { TenantTypeId, TenantRetentionDays, type UsageReport, type MailboxUsage, type ImportReport, type ErrorInfo as TenantErrorInfo, type Tenant, type TenantCreate, type TenantUpdate, type TenantUsageParams, type TenantUsageReply, type TenantUsageError, type TenantExportMailboxesError, type TenantImportMailboxesParams, type TenantImportMailboxesReply, type TenantImportMailboxesError, type TenantOnSubscriptionLimitsChangedParams, type TenantOnSubscriptionLimitsChangedReply, type TenantOnSubscriptionLimitsChangedError, type TenantOnDomainLinkedParams, type TenantOnDomainLinkedReply, type TenantOnDomainLinkedError, type TenantOnMailboxChangedParams, type TenantOnMailboxChangedReply, type TenantOnMailboxChangedError } from "../types/examples/cloudmail/tenant.gen.js";
-export { DomainTypeId, DnsRecordKind, type DnsRecord, type DnsCheck, type Domain, type DomainCreate, type DomainUpdate, type DomainVerifyDnsReply, type DomainVerifyDnsError, type DomainRequiredRecordsReply, type DomainRequiredRecordsError } from "../types/examples/cloudmail/domain.gen.js";
-export { MailboxTypeId, MailboxPlan, type ForwardingRule, type AutoReply, type DateRange, type PasswordChange, type AvailabilityQuery, type AvailabilityResult, type PurgeResult, type Mailbox, type MailboxCreate, type MailboxUpdate, type MailboxChangePasswordParams, type MailboxChangePasswordReply, type MailboxChangePasswordError, type MailboxCheckAvailabilityParams, type MailboxCheckAvailabilityReply, type MailboxCheckAvailabilityError, type MailboxStorageUsageReply, type MailboxStorageUsageError, type MailboxPurgeArchiveParams, type MailboxPurgeArchiveReply, type MailboxPurgeArchiveError } from "../types/examples/cloudmail/mailbox.gen.js";
-export { VpsCloudTypeId, type Datacenter, type GeoPoint, type ErrorInfo as VpsCloudErrorInfo, type VpsCloud, type VpsCloudCreate, type VpsCloudUpdate, type VpsCloudSettings, type VpsCloudSyncImagesParams, type VpsCloudSyncImagesReply, type VpsCloudSyncImagesError } from "../types/examples/vpscloud/vps-cloud.gen.js";
-export { ManagementTypeId, type ErrorInfo as ManagementErrorInfo, type Management, type ManagementCreate, type ManagementUpdate, type ManagementUsageReportParams, type ManagementUsageReportError, type ManagementOnSubscriptionLimitsChangedParams, type ManagementOnSubscriptionLimitsChangedReply, type ManagementOnSubscriptionLimitsChangedError, type ManagementOnVpsLinkedParams, type ManagementOnVpsLinkedReply, type ManagementOnVpsLinkedError } from "../types/examples/vpscloud/management.gen.js";
-export { VpsTypeId, FirewallRuleProtocol, VpsOs, VpsCores, VpsTrafficLimit, VpsState, type FirewallRule, type NetworkConfig, type IpAssignment, type ResizeRequest, type SnapshotRequest, type TaskInfo, type MetricSeries, type MetricPoint, type OsImage, type ErrorInfo as VpsErrorInfo, type Vps, type VpsCreate, type VpsUpdate, type VpsRebootParams, type VpsRebootReply, type VpsRebootError, type VpsScreenshotError, type VpsMetricsParams, type VpsMetricsReply, type VpsMetricsError, type VpsResizeParams, type VpsResizeReply, type VpsResizeError, type VpsMigrateParams, type VpsMigrateReply, type VpsMigrateError, type VpsTakeSnapshotParams, type VpsTakeSnapshotReply, type VpsTakeSnapshotError, type VpsImagesReply, type VpsImagesError } from "../types/examples/vpscloud/vps.gen.js";
-export { SnapshotTypeId, SnapshotKind, type Snapshot, type SnapshotCreate, type SnapshotUpdate, type SnapshotRestoreParams, type SnapshotRestoreReply, type SnapshotRestoreError, type SnapshotDownloadError } from "../types/examples/vpscloud/snapshot.gen.js";
-export { accountQuery, provisionAccount, getAccount, listAccounts, listAccountPages, configureAccount, unprovisionAccount, linkAccountUsers, unlinkAccountUsers, listAccountUsers, linkAccountBrand, unlinkAccountBrand, listAccountBrand } from "./core/account.gen.js";
-export { adminUserQuery, provisionAdminUser, getAdminUser, listAdminUsers, listAdminUserPages, configureAdminUser, unprovisionAdminUser, linkAdminUserServices, unlinkAdminUserServices, listAdminUserServices } from "./core/admin-user.gen.js";
-export { applicationQuery, provisionApplication, getApplication, listApplications, listApplicationPages, configureApplication, unprovisionApplication } from "./core/application.gen.js";
-export { brandQuery, provisionBrand, getBrand, listBrands, listBrandPages, configureBrand, unprovisionBrand } from "./core/brand.gen.js";
-export { pASubscriptionQuery, provisionPASubscription, getPASubscription, listPASubscriptions, listPASubscriptionPages, configurePASubscription, unprovisionPASubscription, linkPASubscriptionServices, unlinkPASubscriptionServices, listPASubscriptionServices, linkPASubscriptionAccount, unlinkPASubscriptionAccount, listPASubscriptionAccount, pASubscriptionResources } from "./core/pasubscription.gen.js";
-export { resourceQuery, provisionResource, getResource, listResources, listResourcePages, configureResource, unprovisionResource } from "./core/resource.gen.js";
-export { serviceUserQuery, provisionServiceUser, getServiceUser, listServiceUsers, listServiceUserPages, configureServiceUser, unprovisionServiceUser, linkServiceUserServices, unlinkServiceUserServices, listServiceUserServices } from "./core/service-user.gen.js";
-export { subscriptionServiceQuery, provisionSubscriptionService, getSubscriptionService, listSubscriptionServices as subscriptionServiceListSubscriptionServices, listSubscriptionServicePages, configureSubscriptionService, unprovisionSubscriptionService, linkSubscriptionServiceAccount, unlinkSubscriptionServiceAccount, listSubscriptionServiceAccount, linkSubscriptionServiceSubscription, unlinkSubscriptionServiceSubscription, listSubscriptionServiceSubscription } from "./core/subscription-service.gen.js";
-export { subscriptionQuery, provisionSubscription, getSubscription, listSubscriptions, listSubscriptionPages, configureSubscription, unprovisionSubscription, linkSubscriptionServices, unlinkSubscriptionServices, listSubscriptionServices as subscriptionListSubscriptionServices, subscriptionResources } from "./core/subscription.gen.js";
-export { userServiceQuery, provisionUserService, getUserService, listUserServices as userServiceListUserServices, listUserServicePages, configureUserService, unprovisionUserService, linkUserServiceUser, unlinkUserServiceUser, listUserServiceUser } from "./core/user-service.gen.js";
-export { userQuery, provisionUser, getUser, listUsers, listUserPages, configureUser, unprovisionUser, linkUserServices, unlinkUserServices, listUserServices as userListUserServices } from "./core/user.gen.js";
-export { cloudMailQuery, provisionCloudMail, getCloudMail, listCloudMails, listCloudMailPages, configureCloudMail, unprovisionCloudMail, linkCloudMailTenants, unlinkCloudMailTenants, listCloudMailTenants, installCloudMail, cloudMailTestConnection } from "./examples/cloudmail/cloud-mail.gen.js";
-export { tenantQuery, provisionTenant, getTenant, listTenants, listTenantPages, configureTenant, unprovisionTenant, linkTenantApp, unlinkTenantApp, listTenantApp, linkTenantAccount, unlinkTenantAccount, listTenantAccount, linkTenantSubscription, unlinkTenantSubscription, listTenantSubscription, linkTenantDomains, unlinkTenantDomains, listTenantDomains, linkTenantMailboxes, unlinkTenantMailboxes, listTenantMailboxes, tenantUsage, tenantExportMailboxes, tenantImportMailboxes, tenantOnSubscriptionLimitsChanged, tenantOnDomainLinked, tenantOnMailboxChanged, subscribeTenant, listTenantEventSubscriptions, unsubscribeTenant, type TenantEventHandler } from "./examples/cloudmail/tenant.gen.js";
-export { domainQuery, provisionDomain, getDomain, listDomains, listDomainPages, configureDomain, unprovisionDomain, linkDomainTenant, unlinkDomainTenant, listDomainTenant, linkDomainMailboxes, unlinkDomainMailboxes, listDomainMailboxes, domainVerifyDns, domainRequiredRecords } from "./examples/cloudmail/domain.gen.js";
-export { mailboxQuery, provisionMailbox, getMailbox, listMailboxes, listMailboxPages, configureMailbox, unprovisionMailbox, disableMailbox, enableMailbox, linkMailboxTenant, unlinkMailboxTenant, listMailboxTenant, linkMailboxDomain, unlinkMailboxDomain, listMailboxDomain, linkMailboxUser, unlinkMailboxUser, listMailboxUser, mailboxChangePassword, mailboxCheckAvailability, mailboxStorageUsage, mailboxPurgeArchive } from "./examples/cloudmail/mailbox.gen.js";
-export { vpsCloudQuery, provisionVpsCloud, getVpsCloud, listVpsClouds, listVpsCloudPages, configureVpsCloud, unprovisionVpsCloud, linkVpsCloudManagements, unlinkVpsCloudManagements, listVpsCloudManagements, installVpsCloud, vpsCloudSyncImages } from "./examples/vpscloud/vps-cloud.gen.js";
-export { managementQuery, provisionManagement, getManagement, listManagements, listManagementPages, configureManagement, unprovisionManagement, linkManagementApp, unlinkManagementApp, listManagementApp, linkManagementAccount, unlinkManagementAccount, listManagementAccount, linkManagementSubscription, unlinkManagementSubscription, listManagementSubscription, linkManagementVpses, unlinkManagementVpses, listManagementVpses, managementUsageReport, managementOnSubscriptionLimitsChanged, managementOnVpsLinked, subscribeManagement, listManagementEventSubscriptions, unsubscribeManagement, type ManagementEventHandler } from "./examples/vpscloud/management.gen.js";
-export { vpsQuery, provisionVps, getVps, listVpses, listVpsPages, configureVps, unprovisionVps, disableVps, enableVps, linkVpsManagement, unlinkVpsManagement, listVpsManagement, linkVpsSnapshots, unlinkVpsSnapshots, listVpsSnapshots, linkVpsContact, unlinkVpsContact, listVpsContact, vpsReboot, vpsScreenshot, vpsMetrics, vpsResize, vpsMigrate, vpsTakeSnapshot, vpsImages } from "./examples/vpscloud/vps.gen.js";
-export { snapshotQuery, provisionSnapshot, getSnapshot, listSnapshots, listSnapshotPages, configureSnapshot, unprovisionSnapshot, linkSnapshotVps, unlinkSnapshotVps, listSnapshotVps, snapshotRestore, snapshotDownload } from "./examples/vpscloud/snapshot.gen.js";
+export {
+  CloudMailTypeId,
+  type ConnectionCheck,
+  type ErrorInfo as CloudMailErrorInfo,
+  type CloudMail,
+  type CloudMailCreate,
+  type CloudMailUpdate,
+  type CloudMailSettings,
+  type CloudMailTestConnectionReply,
+  type CloudMailTestConnectionError,
+} from "../types/examples/cloudmail/cloud-mail.gen.js";
+export {
+  TenantTypeId,
+  TenantRetentionDays,
+  type UsageReport,
+  type MailboxUsage,
+  type ImportReport,
+  type ErrorInfo as TenantErrorInfo,
+  type Tenant,
+  type TenantCreate,
+  type TenantUpdate,
+  type TenantUsageParams,
+  type TenantUsageReply,
+  type TenantUsageError,
+  type TenantExportMailboxesError,
+  type TenantImportMailboxesParams,
+  type TenantImportMailboxesReply,
+  type TenantImportMailboxesError,
+  type TenantOnSubscriptionLimitsChangedParams,
+  type TenantOnSubscriptionLimitsChangedReply,
+  type TenantOnSubscriptionLimitsChangedError,
+  type TenantOnDomainLinkedParams,
+  type TenantOnDomainLinkedReply,
+  type TenantOnDomainLinkedError,
+  type TenantOnMailboxChangedParams,
+  type TenantOnMailboxChangedReply,
+  type TenantOnMailboxChangedError,
+} from "../types/examples/cloudmail/tenant.gen.js";
+export {
+  DomainTypeId,
+  DnsRecordKind,
+  type DnsRecord,
+  type DnsCheck,
+  type Domain,
+  type DomainCreate,
+  type DomainUpdate,
+  type DomainVerifyDnsReply,
+  type DomainVerifyDnsError,
+  type DomainRequiredRecordsReply,
+  type DomainRequiredRecordsError,
+} from "../types/examples/cloudmail/domain.gen.js";
+export {
+  MailboxTypeId,
+  MailboxPlan,
+  type ForwardingRule,
+  type AutoReply,
+  type DateRange,
+  type PasswordChange,
+  type AvailabilityQuery,
+  type AvailabilityResult,
+  type PurgeResult,
+  type Mailbox,
+  type MailboxCreate,
+  type MailboxUpdate,
+  type MailboxChangePasswordParams,
+  type MailboxChangePasswordReply,
+  type MailboxChangePasswordError,
+  type MailboxCheckAvailabilityParams,
+  type MailboxCheckAvailabilityReply,
+  type MailboxCheckAvailabilityError,
+  type MailboxStorageUsageReply,
+  type MailboxStorageUsageError,
+  type MailboxPurgeArchiveParams,
+  type MailboxPurgeArchiveReply,
+  type MailboxPurgeArchiveError,
+} from "../types/examples/cloudmail/mailbox.gen.js";
+export {
+  VpsCloudTypeId,
+  type Datacenter,
+  type GeoPoint,
+  type ErrorInfo as VpsCloudErrorInfo,
+  type VpsCloud,
+  type VpsCloudCreate,
+  type VpsCloudUpdate,
+  type VpsCloudSettings,
+  type VpsCloudSyncImagesParams,
+  type VpsCloudSyncImagesReply,
+  type VpsCloudSyncImagesError,
+} from "../types/examples/vpscloud/vps-cloud.gen.js";
+export {
+  ManagementTypeId,
+  type ErrorInfo as ManagementErrorInfo,
+  type Management,
+  type ManagementCreate,
+  type ManagementUpdate,
+  type ManagementUsageReportParams,
+  type ManagementUsageReportError,
+  type ManagementOnSubscriptionLimitsChangedParams,
+  type ManagementOnSubscriptionLimitsChangedReply,
+  type ManagementOnSubscriptionLimitsChangedError,
+  type ManagementOnVpsLinkedParams,
+  type ManagementOnVpsLinkedReply,
+  type ManagementOnVpsLinkedError,
+} from "../types/examples/vpscloud/management.gen.js";
+export {
+  VpsTypeId,
+  FirewallRuleProtocol,
+  VpsOs,
+  VpsCores,
+  VpsTrafficLimit,
+  VpsState,
+  type FirewallRule,
+  type NetworkConfig,
+  type IpAssignment,
+  type ResizeRequest,
+  type SnapshotRequest,
+  type TaskInfo,
+  type MetricSeries,
+  type MetricPoint,
+  type OsImage,
+  type ErrorInfo as VpsErrorInfo,
+  type Vps,
+  type VpsCreate,
+  type VpsUpdate,
+  type VpsRebootParams,
+  type VpsRebootReply,
+  type VpsRebootError,
+  type VpsScreenshotError,
+  type VpsMetricsParams,
+  type VpsMetricsReply,
+  type VpsMetricsError,
+  type VpsResizeParams,
+  type VpsResizeReply,
+  type VpsResizeError,
+  type VpsMigrateParams,
+  type VpsMigrateReply,
+  type VpsMigrateError,
+  type VpsTakeSnapshotParams,
+  type VpsTakeSnapshotReply,
+  type VpsTakeSnapshotError,
+  type VpsImagesReply,
+  type VpsImagesError,
+} from "../types/examples/vpscloud/vps.gen.js";
+export {
+  SnapshotTypeId,
+  SnapshotKind,
+  type Snapshot,
+  type SnapshotCreate,
+  type SnapshotUpdate,
+  type SnapshotRestoreParams,
+  type SnapshotRestoreReply,
+  type SnapshotRestoreError,
+  type SnapshotDownloadError,
+} from "../types/examples/vpscloud/snapshot.gen.js";
+export {
+  accountQuery,
+  provisionAccount,
+  getAccount,
+  listAccounts,
+  listAccountPages,
+  configureAccount,
+  unprovisionAccount,
+  linkAccountUsers,
+  unlinkAccountUsers,
+  listAccountUsers,
+  linkAccountBrand,
+  unlinkAccountBrand,
+  listAccountBrand,
+} from "./core/account.gen.js";
+export {
+  adminUserQuery,
+  provisionAdminUser,
+  getAdminUser,
+  listAdminUsers,
+  listAdminUserPages,
+  configureAdminUser,
+  unprovisionAdminUser,
+  linkAdminUserServices,
+  unlinkAdminUserServices,
+  listAdminUserServices,
+} from "./core/admin-user.gen.js";
+export {
+  applicationQuery,
+  provisionApplication,
+  getApplication,
+  listApplications,
+  listApplicationPages,
+  configureApplication,
+  unprovisionApplication,
+} from "./core/application.gen.js";
+export {
+  brandQuery,
+  provisionBrand,
+  getBrand,
+  listBrands,
+  listBrandPages,
+  configureBrand,
+  unprovisionBrand,
+} from "./core/brand.gen.js";
+export {
+  pASubscriptionQuery,
+  provisionPASubscription,
+  getPASubscription,
+  listPASubscriptions,
+  listPASubscriptionPages,
+  configurePASubscription,
+  unprovisionPASubscription,
+  linkPASubscriptionServices,
+  unlinkPASubscriptionServices,
+  listPASubscriptionServices,
+  linkPASubscriptionAccount,
+  unlinkPASubscriptionAccount,
+  listPASubscriptionAccount,
+  pASubscriptionResources,
+} from "./core/pasubscription.gen.js";
+export {
+  resourceQuery,
+  provisionResource,
+  getResource,
+  listResources,
+  listResourcePages,
+  configureResource,
+  unprovisionResource,
+} from "./core/resource.gen.js";
+export {
+  serviceUserQuery,
+  provisionServiceUser,
+  getServiceUser,
+  listServiceUsers,
+  listServiceUserPages,
+  configureServiceUser,
+  unprovisionServiceUser,
+  linkServiceUserServices,
+  unlinkServiceUserServices,
+  listServiceUserServices,
+} from "./core/service-user.gen.js";
+export {
+  subscriptionServiceQuery,
+  provisionSubscriptionService,
+  getSubscriptionService,
+  listSubscriptionServices as subscriptionServiceListSubscriptionServices,
+  listSubscriptionServicePages,
+  configureSubscriptionService,
+  unprovisionSubscriptionService,
+  linkSubscriptionServiceAccount,
+  unlinkSubscriptionServiceAccount,
+  listSubscriptionServiceAccount,
+  linkSubscriptionServiceSubscription,
+  unlinkSubscriptionServiceSubscription,
+  listSubscriptionServiceSubscription,
+} from "./core/subscription-service.gen.js";
+export {
+  subscriptionQuery,
+  provisionSubscription,
+  getSubscription,
+  listSubscriptions,
+  listSubscriptionPages,
+  configureSubscription,
+  unprovisionSubscription,
+  linkSubscriptionServices,
+  unlinkSubscriptionServices,
+  listSubscriptionServices as subscriptionListSubscriptionServices,
+  subscriptionResources,
+} from "./core/subscription.gen.js";
+export {
+  userServiceQuery,
+  provisionUserService,
+  getUserService,
+  listUserServices as userServiceListUserServices,
+  listUserServicePages,
+  configureUserService,
+  unprovisionUserService,
+  linkUserServiceUser,
+  unlinkUserServiceUser,
+  listUserServiceUser,
+} from "./core/user-service.gen.js";
+export {
+  userQuery,
+  provisionUser,
+  getUser,
+  listUsers,
+  listUserPages,
+  configureUser,
+  unprovisionUser,
+  linkUserServices,
+  unlinkUserServices,
+  listUserServices as userListUserServices,
+} from "./core/user.gen.js";
+export {
+  cloudMailQuery,
+  provisionCloudMail,
+  getCloudMail,
+  listCloudMails,
+  listCloudMailPages,
+  configureCloudMail,
+  unprovisionCloudMail,
+  linkCloudMailTenants,
+  unlinkCloudMailTenants,
+  listCloudMailTenants,
+  installCloudMail,
+  cloudMailTestConnection,
+} from "./examples/cloudmail/cloud-mail.gen.js";
+export {
+  tenantQuery,
+  provisionTenant,
+  getTenant,
+  listTenants,
+  listTenantPages,
+  configureTenant,
+  unprovisionTenant,
+  linkTenantApp,
+  unlinkTenantApp,
+  listTenantApp,
+  linkTenantAccount,
+  unlinkTenantAccount,
+  listTenantAccount,
+  linkTenantSubscription,
+  unlinkTenantSubscription,
+  listTenantSubscription,
+  linkTenantDomains,
+  unlinkTenantDomains,
+  listTenantDomains,
+  linkTenantMailboxes,
+  unlinkTenantMailboxes,
+  listTenantMailboxes,
+  tenantUsage,
+  tenantExportMailboxes,
+  tenantImportMailboxes,
+  tenantOnSubscriptionLimitsChanged,
+  tenantOnDomainLinked,
+  tenantOnMailboxChanged,
+  subscribeTenant,
+  listTenantEventSubscriptions,
+  unsubscribeTenant,
+  type TenantEventHandler,
+} from "./examples/cloudmail/tenant.gen.js";
+export {
+  domainQuery,
+  provisionDomain,
+  getDomain,
+  listDomains,
+  listDomainPages,
+  configureDomain,
+  unprovisionDomain,
+  linkDomainTenant,
+  unlinkDomainTenant,
+  listDomainTenant,
+  linkDomainMailboxes,
+  unlinkDomainMailboxes,
+  listDomainMailboxes,
+  domainVerifyDns,
+  domainRequiredRecords,
+} from "./examples/cloudmail/domain.gen.js";
+export {
+  mailboxQuery,
+  provisionMailbox,
+  getMailbox,
+  listMailboxes,
+  listMailboxPages,
+  configureMailbox,
+  unprovisionMailbox,
+  disableMailbox,
+  enableMailbox,
+  linkMailboxTenant,
+  unlinkMailboxTenant,
+  listMailboxTenant,
+  linkMailboxDomain,
+  unlinkMailboxDomain,
+  listMailboxDomain,
+  linkMailboxUser,
+  unlinkMailboxUser,
+  listMailboxUser,
+  mailboxChangePassword,
+  mailboxCheckAvailability,
+  mailboxStorageUsage,
+  mailboxPurgeArchive,
+} from "./examples/cloudmail/mailbox.gen.js";
+export {
+  vpsCloudQuery,
+  provisionVpsCloud,
+  getVpsCloud,
+  listVpsClouds,
+  listVpsCloudPages,
+  configureVpsCloud,
+  unprovisionVpsCloud,
+  linkVpsCloudManagements,
+  unlinkVpsCloudManagements,
+  listVpsCloudManagements,
+  installVpsCloud,
+  vpsCloudSyncImages,
+} from "./examples/vpscloud/vps-cloud.gen.js";
+export {
+  managementQuery,
+  provisionManagement,
+  getManagement,
+  listManagements,
+  listManagementPages,
+  configureManagement,
+  unprovisionManagement,
+  linkManagementApp,
+  unlinkManagementApp,
+  listManagementApp,
+  linkManagementAccount,
+  unlinkManagementAccount,
+  listManagementAccount,
+  linkManagementSubscription,
+  unlinkManagementSubscription,
+  listManagementSubscription,
+  linkManagementVpses,
+  unlinkManagementVpses,
+  listManagementVpses,
+  managementUsageReport,
+  managementOnSubscriptionLimitsChanged,
+  managementOnVpsLinked,
+  subscribeManagement,
+  listManagementEventSubscriptions,
+  unsubscribeManagement,
+  type ManagementEventHandler,
+} from "./examples/vpscloud/management.gen.js";
+export {
+  vpsQuery,
+  provisionVps,
+  getVps,
+  listVpses,
+  listVpsPages,
+  configureVps,
+  unprovisionVps,
+  disableVps,
+  enableVps,
+  linkVpsManagement,
+  unlinkVpsManagement,
+  listVpsManagement,
+  linkVpsSnapshots,
+  unlinkVpsSnapshots,
+  listVpsSnapshots,
+  linkVpsContact,
+  unlinkVpsContact,
+  listVpsContact,
+  vpsReboot,
+  vpsScreenshot,
+  vpsMetrics,
+  vpsResize,
+  vpsMigrate,
+  vpsTakeSnapshot,
+  vpsImages,
+} from "./examples/vpscloud/vps.gen.js";
+export {
+  snapshotQuery,
+  provisionSnapshot,
+  getSnapshot,
+  listSnapshots,
+  listSnapshotPages,
+  configureSnapshot,
+  unprovisionSnapshot,
+  linkSnapshotVps,
+  unlinkSnapshotVps,
+  listSnapshotVps,
+  snapshotRestore,
+  snapshotDownload,
+} from "./examples/vpscloud/snapshot.gen.js";

@@ -11,7 +11,11 @@ export const accountQuery = /* @__PURE__ */ rql<Account>();
 
 /** Provisions a Account (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionAccount(client: ApsClient, resource: AccountCreate): Promise<Account> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: AccountTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: AccountTypeId } },
+  });
 }
 
 /** Reads one Account. */
@@ -25,7 +29,11 @@ export function listAccounts(client: ApsClient, query?: ListQuery<Account>): Pro
 }
 
 /** Every Account matching `query`, page by page (`for await (const page of ...)`). */
-export function listAccountPages(client: ApsClient, query?: Omit<ListQuery<Account>, "limit">, pageSize = 100): AsyncGenerator<Account[], void, undefined> {
+export function listAccountPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Account>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Account[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, AccountTypeId), pageSize);
 }
 
@@ -41,7 +49,11 @@ export async function unprovisionAccount(client: ApsClient, id: string): Promise
 
 /** Links users of a Account to `targetId` (adds it to the collection). */
 export async function linkAccountUsers(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/users`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/users`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from users of a Account. */
@@ -56,7 +68,11 @@ export function listAccountUsers(client: ApsClient, id: string): Promise<User[]>
 
 /** Links brand of a Account to `targetId` (replaces the link it had). */
 export async function linkAccountBrand(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/brand`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/brand`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from brand of a Account. */

@@ -2,7 +2,12 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type AdminUser, type AdminUserCreate, AdminUserTypeId, type AdminUserUpdate } from "../../types/core/admin-user.gen.js";
+import {
+  type AdminUser,
+  type AdminUserCreate,
+  AdminUserTypeId,
+  type AdminUserUpdate,
+} from "../../types/core/admin-user.gen.js";
 import type { UserService } from "../../types/core/user-service.gen.js";
 
 /** Filters for lists of AdminUser: `adminUserQuery.eq("name", value)` takes only AdminUser's own properties, with their types. */
@@ -10,7 +15,11 @@ export const adminUserQuery = /* @__PURE__ */ rql<AdminUser>();
 
 /** Provisions a AdminUser (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionAdminUser(client: ApsClient, resource: AdminUserCreate): Promise<AdminUser> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: AdminUserTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: AdminUserTypeId } },
+  });
 }
 
 /** Reads one AdminUser. */
@@ -24,7 +33,11 @@ export function listAdminUsers(client: ApsClient, query?: ListQuery<AdminUser>):
 }
 
 /** Every AdminUser matching `query`, page by page (`for await (const page of ...)`). */
-export function listAdminUserPages(client: ApsClient, query?: Omit<ListQuery<AdminUser>, "limit">, pageSize = 100): AsyncGenerator<AdminUser[], void, undefined> {
+export function listAdminUserPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<AdminUser>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<AdminUser[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, AdminUserTypeId), pageSize);
 }
 
@@ -40,7 +53,11 @@ export async function unprovisionAdminUser(client: ApsClient, id: string): Promi
 
 /** Links services of a AdminUser to `targetId` (adds it to the collection). */
 export async function linkAdminUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/services`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from services of a AdminUser. */

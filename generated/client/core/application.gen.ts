@@ -2,14 +2,23 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Application, type ApplicationCreate, ApplicationTypeId, type ApplicationUpdate } from "../../types/core/application.gen.js";
+import {
+  type Application,
+  type ApplicationCreate,
+  ApplicationTypeId,
+  type ApplicationUpdate,
+} from "../../types/core/application.gen.js";
 
 /** Filters for lists of Application: `applicationQuery.eq("name", value)` takes only Application's own properties, with their types. */
 export const applicationQuery = /* @__PURE__ */ rql<Application>();
 
 /** Provisions a Application (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionApplication(client: ApsClient, resource: ApplicationCreate): Promise<Application> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ApplicationTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: ApplicationTypeId } },
+  });
 }
 
 /** Reads one Application. */
@@ -23,7 +32,11 @@ export function listApplications(client: ApsClient, query?: ListQuery<Applicatio
 }
 
 /** Every Application matching `query`, page by page (`for await (const page of ...)`). */
-export function listApplicationPages(client: ApsClient, query?: Omit<ListQuery<Application>, "limit">, pageSize = 100): AsyncGenerator<Application[], void, undefined> {
+export function listApplicationPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Application>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Application[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, ApplicationTypeId), pageSize);
 }
 

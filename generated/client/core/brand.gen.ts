@@ -9,7 +9,11 @@ export const brandQuery = /* @__PURE__ */ rql<Brand>();
 
 /** Provisions a Brand (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionBrand(client: ApsClient, resource: BrandCreate): Promise<Brand> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: BrandTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: BrandTypeId } },
+  });
 }
 
 /** Reads one Brand. */
@@ -23,7 +27,11 @@ export function listBrands(client: ApsClient, query?: ListQuery<Brand>): Promise
 }
 
 /** Every Brand matching `query`, page by page (`for await (const page of ...)`). */
-export function listBrandPages(client: ApsClient, query?: Omit<ListQuery<Brand>, "limit">, pageSize = 100): AsyncGenerator<Brand[], void, undefined> {
+export function listBrandPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Brand>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Brand[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, BrandTypeId), pageSize);
 }
 

@@ -3,7 +3,12 @@ import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { Account } from "../../types/core/account.gen.js";
-import { type PASubscription, type PASubscriptionCreate, PASubscriptionTypeId, type PASubscriptionUpdate } from "../../types/core/pasubscription.gen.js";
+import {
+  type PASubscription,
+  type PASubscriptionCreate,
+  PASubscriptionTypeId,
+  type PASubscriptionUpdate,
+} from "../../types/core/pasubscription.gen.js";
 import type { SubscriptionService } from "../../types/core/subscription-service.gen.js";
 import type { SubscriptionResourcesReply } from "../../types/core/subscription.gen.js";
 
@@ -12,7 +17,11 @@ export const pASubscriptionQuery = /* @__PURE__ */ rql<PASubscription>();
 
 /** Provisions a PASubscription (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionPASubscription(client: ApsClient, resource: PASubscriptionCreate): Promise<PASubscription> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: PASubscriptionTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: PASubscriptionTypeId } },
+  });
 }
 
 /** Reads one PASubscription. */
@@ -21,17 +30,28 @@ export function getPASubscription(client: ApsClient, id: string): Promise<PASubs
 }
 
 /** One page of PASubscription resources (and their subtypes) matching `query`, with its Content-Range. */
-export function listPASubscriptions(client: ApsClient, query?: ListQuery<PASubscription>): Promise<Page<PASubscription>> {
+export function listPASubscriptions(
+  client: ApsClient,
+  query?: ListQuery<PASubscription>,
+): Promise<Page<PASubscription>> {
   return listPage(client, "/aps/2/resources", queryText(query, PASubscriptionTypeId));
 }
 
 /** Every PASubscription matching `query`, page by page (`for await (const page of ...)`). */
-export function listPASubscriptionPages(client: ApsClient, query?: Omit<ListQuery<PASubscription>, "limit">, pageSize = 100): AsyncGenerator<PASubscription[], void, undefined> {
+export function listPASubscriptionPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<PASubscription>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<PASubscription[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, PASubscriptionTypeId), pageSize);
 }
 
 /** Configures a PASubscription: only the properties given change (`aps.revision` makes it conditional). */
-export function configurePASubscription(client: ApsClient, id: string, changes: PASubscriptionUpdate): Promise<PASubscription> {
+export function configurePASubscription(
+  client: ApsClient,
+  id: string,
+  changes: PASubscriptionUpdate,
+): Promise<PASubscription> {
   return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
 }
 
@@ -42,7 +62,11 @@ export async function unprovisionPASubscription(client: ApsClient, id: string): 
 
 /** Links services of a PASubscription to `targetId` (adds it to the collection). */
 export async function linkPASubscriptionServices(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/services`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from services of a PASubscription. */
@@ -57,7 +81,11 @@ export function listPASubscriptionServices(client: ApsClient, id: string): Promi
 
 /** Links account of a PASubscription to `targetId` (replaces the link it had). */
 export async function linkPASubscriptionAccount(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/account`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/account`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from account of a PASubscription. */

@@ -2,14 +2,23 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Resource, type ResourceCreate, ResourceTypeId, type ResourceUpdate } from "../../types/core/resource.gen.js";
+import {
+  type Resource,
+  type ResourceCreate,
+  ResourceTypeId,
+  type ResourceUpdate,
+} from "../../types/core/resource.gen.js";
 
 /** Filters for lists of Resource: `resourceQuery.eq("name", value)` takes only Resource's own properties, with their types. */
 export const resourceQuery = /* @__PURE__ */ rql<Resource>();
 
 /** Provisions a Resource (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionResource(client: ApsClient, resource: ResourceCreate): Promise<Resource> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ResourceTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: ResourceTypeId } },
+  });
 }
 
 /** Reads one Resource. */
@@ -23,7 +32,11 @@ export function listResources(client: ApsClient, query?: ListQuery<Resource>): P
 }
 
 /** Every Resource matching `query`, page by page (`for await (const page of ...)`). */
-export function listResourcePages(client: ApsClient, query?: Omit<ListQuery<Resource>, "limit">, pageSize = 100): AsyncGenerator<Resource[], void, undefined> {
+export function listResourcePages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Resource>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Resource[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, ResourceTypeId), pageSize);
 }
 

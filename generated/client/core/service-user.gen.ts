@@ -2,7 +2,12 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type ServiceUser, type ServiceUserCreate, ServiceUserTypeId, type ServiceUserUpdate } from "../../types/core/service-user.gen.js";
+import {
+  type ServiceUser,
+  type ServiceUserCreate,
+  ServiceUserTypeId,
+  type ServiceUserUpdate,
+} from "../../types/core/service-user.gen.js";
 import type { UserService } from "../../types/core/user-service.gen.js";
 
 /** Filters for lists of ServiceUser: `serviceUserQuery.eq("name", value)` takes only ServiceUser's own properties, with their types. */
@@ -10,7 +15,11 @@ export const serviceUserQuery = /* @__PURE__ */ rql<ServiceUser>();
 
 /** Provisions a ServiceUser (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionServiceUser(client: ApsClient, resource: ServiceUserCreate): Promise<ServiceUser> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ServiceUserTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: ServiceUserTypeId } },
+  });
 }
 
 /** Reads one ServiceUser. */
@@ -24,7 +33,11 @@ export function listServiceUsers(client: ApsClient, query?: ListQuery<ServiceUse
 }
 
 /** Every ServiceUser matching `query`, page by page (`for await (const page of ...)`). */
-export function listServiceUserPages(client: ApsClient, query?: Omit<ListQuery<ServiceUser>, "limit">, pageSize = 100): AsyncGenerator<ServiceUser[], void, undefined> {
+export function listServiceUserPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<ServiceUser>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<ServiceUser[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, ServiceUserTypeId), pageSize);
 }
 
@@ -40,7 +53,11 @@ export async function unprovisionServiceUser(client: ApsClient, id: string): Pro
 
 /** Links services of a ServiceUser to `targetId` (adds it to the collection). */
 export async function linkServiceUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/services`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from services of a ServiceUser. */

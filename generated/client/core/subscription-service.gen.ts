@@ -3,15 +3,27 @@ import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { Account } from "../../types/core/account.gen.js";
-import { type SubscriptionService, type SubscriptionServiceCreate, SubscriptionServiceTypeId, type SubscriptionServiceUpdate } from "../../types/core/subscription-service.gen.js";
+import {
+  type SubscriptionService,
+  type SubscriptionServiceCreate,
+  SubscriptionServiceTypeId,
+  type SubscriptionServiceUpdate,
+} from "../../types/core/subscription-service.gen.js";
 import type { Subscription } from "../../types/core/subscription.gen.js";
 
 /** Filters for lists of SubscriptionService: `subscriptionServiceQuery.eq("name", value)` takes only SubscriptionService's own properties, with their types. */
 export const subscriptionServiceQuery = /* @__PURE__ */ rql<SubscriptionService>();
 
 /** Provisions a SubscriptionService (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
-export function provisionSubscriptionService(client: ApsClient, resource: SubscriptionServiceCreate): Promise<SubscriptionService> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: SubscriptionServiceTypeId } } });
+export function provisionSubscriptionService(
+  client: ApsClient,
+  resource: SubscriptionServiceCreate,
+): Promise<SubscriptionService> {
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: SubscriptionServiceTypeId } },
+  });
 }
 
 /** Reads one SubscriptionService. */
@@ -20,17 +32,28 @@ export function getSubscriptionService(client: ApsClient, id: string): Promise<S
 }
 
 /** One page of SubscriptionService resources (and their subtypes) matching `query`, with its Content-Range. */
-export function listSubscriptionServices(client: ApsClient, query?: ListQuery<SubscriptionService>): Promise<Page<SubscriptionService>> {
+export function listSubscriptionServices(
+  client: ApsClient,
+  query?: ListQuery<SubscriptionService>,
+): Promise<Page<SubscriptionService>> {
   return listPage(client, "/aps/2/resources", queryText(query, SubscriptionServiceTypeId));
 }
 
 /** Every SubscriptionService matching `query`, page by page (`for await (const page of ...)`). */
-export function listSubscriptionServicePages(client: ApsClient, query?: Omit<ListQuery<SubscriptionService>, "limit">, pageSize = 100): AsyncGenerator<SubscriptionService[], void, undefined> {
+export function listSubscriptionServicePages(
+  client: ApsClient,
+  query?: Omit<ListQuery<SubscriptionService>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<SubscriptionService[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, SubscriptionServiceTypeId), pageSize);
 }
 
 /** Configures a SubscriptionService: only the properties given change (`aps.revision` makes it conditional). */
-export function configureSubscriptionService(client: ApsClient, id: string, changes: SubscriptionServiceUpdate): Promise<SubscriptionService> {
+export function configureSubscriptionService(
+  client: ApsClient,
+  id: string,
+  changes: SubscriptionServiceUpdate,
+): Promise<SubscriptionService> {
   return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
 }
 
@@ -41,7 +64,11 @@ export async function unprovisionSubscriptionService(client: ApsClient, id: stri
 
 /** Links account of a SubscriptionService to `targetId` (replaces the link it had). */
 export async function linkSubscriptionServiceAccount(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/account`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/account`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from account of a SubscriptionService. */
@@ -55,12 +82,24 @@ export function listSubscriptionServiceAccount(client: ApsClient, id: string): P
 }
 
 /** Links subscription of a SubscriptionService to `targetId` (replaces the link it had). */
-export async function linkSubscriptionServiceSubscription(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/subscription`, json: { aps: { id: targetId } } });
+export async function linkSubscriptionServiceSubscription(
+  client: ApsClient,
+  id: string,
+  targetId: string,
+): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/subscription`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from subscription of a SubscriptionService. */
-export async function unlinkSubscriptionServiceSubscription(client: ApsClient, id: string, targetId: string): Promise<void> {
+export async function unlinkSubscriptionServiceSubscription(
+  client: ApsClient,
+  id: string,
+  targetId: string,
+): Promise<void> {
   await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/subscription/${segment(targetId)}` });
 }
 

@@ -3,14 +3,24 @@ import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { SubscriptionService } from "../../types/core/subscription-service.gen.js";
-import { type Subscription, type SubscriptionCreate, type SubscriptionResourcesReply, SubscriptionTypeId, type SubscriptionUpdate } from "../../types/core/subscription.gen.js";
+import {
+  type Subscription,
+  type SubscriptionCreate,
+  type SubscriptionResourcesReply,
+  SubscriptionTypeId,
+  type SubscriptionUpdate,
+} from "../../types/core/subscription.gen.js";
 
 /** Filters for lists of Subscription: `subscriptionQuery.eq("name", value)` takes only Subscription's own properties, with their types. */
 export const subscriptionQuery = /* @__PURE__ */ rql<Subscription>();
 
 /** Provisions a Subscription (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionSubscription(client: ApsClient, resource: SubscriptionCreate): Promise<Subscription> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: SubscriptionTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: SubscriptionTypeId } },
+  });
 }
 
 /** Reads one Subscription. */
@@ -24,12 +34,20 @@ export function listSubscriptions(client: ApsClient, query?: ListQuery<Subscript
 }
 
 /** Every Subscription matching `query`, page by page (`for await (const page of ...)`). */
-export function listSubscriptionPages(client: ApsClient, query?: Omit<ListQuery<Subscription>, "limit">, pageSize = 100): AsyncGenerator<Subscription[], void, undefined> {
+export function listSubscriptionPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Subscription>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Subscription[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, SubscriptionTypeId), pageSize);
 }
 
 /** Configures a Subscription: only the properties given change (`aps.revision` makes it conditional). */
-export function configureSubscription(client: ApsClient, id: string, changes: SubscriptionUpdate): Promise<Subscription> {
+export function configureSubscription(
+  client: ApsClient,
+  id: string,
+  changes: SubscriptionUpdate,
+): Promise<Subscription> {
   return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
 }
 
@@ -40,7 +58,11 @@ export async function unprovisionSubscription(client: ApsClient, id: string): Pr
 
 /** Links services of a Subscription to `targetId` (adds it to the collection). */
 export async function linkSubscriptionServices(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/services`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from services of a Subscription. */

@@ -2,7 +2,12 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type UserService, type UserServiceCreate, UserServiceTypeId, type UserServiceUpdate } from "../../types/core/user-service.gen.js";
+import {
+  type UserService,
+  type UserServiceCreate,
+  UserServiceTypeId,
+  type UserServiceUpdate,
+} from "../../types/core/user-service.gen.js";
 import type { User } from "../../types/core/user.gen.js";
 
 /** Filters for lists of UserService: `userServiceQuery.eq("name", value)` takes only UserService's own properties, with their types. */
@@ -10,7 +15,11 @@ export const userServiceQuery = /* @__PURE__ */ rql<UserService>();
 
 /** Provisions a UserService (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionUserService(client: ApsClient, resource: UserServiceCreate): Promise<UserService> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: UserServiceTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: UserServiceTypeId } },
+  });
 }
 
 /** Reads one UserService. */
@@ -24,7 +33,11 @@ export function listUserServices(client: ApsClient, query?: ListQuery<UserServic
 }
 
 /** Every UserService matching `query`, page by page (`for await (const page of ...)`). */
-export function listUserServicePages(client: ApsClient, query?: Omit<ListQuery<UserService>, "limit">, pageSize = 100): AsyncGenerator<UserService[], void, undefined> {
+export function listUserServicePages(
+  client: ApsClient,
+  query?: Omit<ListQuery<UserService>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<UserService[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, UserServiceTypeId), pageSize);
 }
 

@@ -10,7 +10,11 @@ export const userQuery = /* @__PURE__ */ rql<User>();
 
 /** Provisions a User (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionUser(client: ApsClient, resource: UserCreate): Promise<User> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: UserTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: UserTypeId } },
+  });
 }
 
 /** Reads one User. */
@@ -24,7 +28,11 @@ export function listUsers(client: ApsClient, query?: ListQuery<User>): Promise<P
 }
 
 /** Every User matching `query`, page by page (`for await (const page of ...)`). */
-export function listUserPages(client: ApsClient, query?: Omit<ListQuery<User>, "limit">, pageSize = 100): AsyncGenerator<User[], void, undefined> {
+export function listUserPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<User>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<User[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, UserTypeId), pageSize);
 }
 
@@ -40,7 +48,11 @@ export async function unprovisionUser(client: ApsClient, id: string): Promise<vo
 
 /** Links services of a User to `targetId` (adds it to the collection). */
 export async function linkUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/services`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from services of a User. */

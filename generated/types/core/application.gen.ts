@@ -21,5 +21,4 @@ export interface ApplicationCreate {
 }
 
 /** What a client sends to configure an `Application`: every property optional, no read-only or final ones. */
-export interface ApplicationUpdate {
-}
+export type ApplicationUpdate = Record<string, never>;

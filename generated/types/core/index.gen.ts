@@ -9,15 +9,42 @@ export type { Brand, BrandCreate, BrandUpdate } from "./brand.gen.js";
 export { BrandTypeId } from "./brand.gen.js";
 export type { Address, Contact } from "./contact.gen.js";
 export { ContactTypeId } from "./contact.gen.js";
-export type { ActivationStructure, SubscriptionResourceLimit, PASubscription, PASubscriptionCreate, PASubscriptionUpdate } from "./pasubscription.gen.js";
+export type {
+  ActivationStructure,
+  SubscriptionResourceLimit,
+  PASubscription,
+  PASubscriptionCreate,
+  PASubscriptionUpdate,
+} from "./pasubscription.gen.js";
 export { PASubscriptionTypeId } from "./pasubscription.gen.js";
-export type { Counter, Limit, Usage, NotificationSource, Notification, ErrorInfo, Resource, ResourceCreate, ResourceUpdate } from "./resource.gen.js";
+export type {
+  Counter,
+  Limit,
+  Usage,
+  NotificationSource,
+  Notification,
+  ErrorInfo,
+  Resource,
+  ResourceCreate,
+  ResourceUpdate,
+} from "./resource.gen.js";
 export { ResourceTypeId } from "./resource.gen.js";
 export type { ServiceUser, ServiceUserCreate, ServiceUserUpdate } from "./service-user.gen.js";
 export { ServiceUserTypeId } from "./service-user.gen.js";
-export type { SubscriptionService, SubscriptionServiceCreate, SubscriptionServiceUpdate } from "./subscription-service.gen.js";
+export type {
+  SubscriptionService,
+  SubscriptionServiceCreate,
+  SubscriptionServiceUpdate,
+} from "./subscription-service.gen.js";
 export { SubscriptionServiceTypeId } from "./subscription-service.gen.js";
-export type { SubscriptionResource, Subscription, SubscriptionCreate, SubscriptionUpdate, SubscriptionResourcesReply, SubscriptionResourcesError } from "./subscription.gen.js";
+export type {
+  SubscriptionResource,
+  Subscription,
+  SubscriptionCreate,
+  SubscriptionUpdate,
+  SubscriptionResourcesReply,
+  SubscriptionResourcesError,
+} from "./subscription.gen.js";
 export { SubscriptionTypeId } from "./subscription.gen.js";
 export type { Suspendable } from "./suspendable.gen.js";
 export { SuspendableTypeId } from "./suspendable.gen.js";

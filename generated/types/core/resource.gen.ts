@@ -95,5 +95,4 @@ export interface ResourceCreate {
 }
 
 /** What a client sends to configure a `Resource`: every property optional, no read-only or final ones. */
-export interface ResourceUpdate {
-}
+export type ResourceUpdate = Record<string, never>;

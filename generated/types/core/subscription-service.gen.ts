@@ -29,5 +29,4 @@ export interface SubscriptionServiceCreate {
 }
 
 /** What a client sends to configure a `subscriptionService`: every property optional, no read-only or final ones. */
-export interface SubscriptionServiceUpdate {
-}
+export type SubscriptionServiceUpdate = Record<string, never>;

@@ -25,5 +25,4 @@ export interface UserServiceCreate {
 }
 
 /** What a client sends to configure an `UserService`: every property optional, no read-only or final ones. */
-export interface UserServiceUpdate {
-}
+export type UserServiceUpdate = Record<string, never>;

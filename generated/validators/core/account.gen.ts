@@ -2,8 +2,20 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, missing, nullRequired, overStringLimit, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  type ValidationError,
+  codePointLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  missing,
+  nullRequired,
+  overStringLimit,
+  relationOnUpdate,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 import { checkContactAddress } from "./contact.gen.js";
 
 /** Checks the value of a body key if it is one of the properties and relations Account declares; false when it is none of them. */

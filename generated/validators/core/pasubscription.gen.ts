@@ -2,8 +2,25 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, nullRequired, overStringLimit, relationOnUpdate, structureArrayTooLong, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  type ValidationError,
+  codePointLength,
+  jsonTextLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  finalOnUpdate,
+  int64Error,
+  isInt64,
+  missing,
+  nullRequired,
+  overStringLimit,
+  relationOnUpdate,
+  structureArrayTooLong,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 import { parseSubscriptionResources, subscriptionMembers } from "./subscription.gen.js";
 
 /** Checks a value of structure `ActivationStructure` of PASubscription; pushes what is wrong onto `errors`. */

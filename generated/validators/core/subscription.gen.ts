@@ -2,8 +2,22 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, missing, overStringLimit, patternMismatch, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  type ValidationError,
+  codePointLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  missing,
+  overStringLimit,
+  patternMismatch,
+  relationOnUpdate,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 
 const PATTERN_0 = new RegExp("unit|b|kb|mb|gb|.*", "u");
 

@@ -3,7 +3,14 @@ import { type InstallRequest, type InstanceInfo, installInstance } from "aps-gen
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type CloudMail, type CloudMailCreate, type CloudMailSettings, type CloudMailTestConnectionReply, CloudMailTypeId, type CloudMailUpdate } from "../../../types/examples/cloudmail/cloud-mail.gen.js";
+import {
+  type CloudMail,
+  type CloudMailCreate,
+  type CloudMailSettings,
+  type CloudMailTestConnectionReply,
+  CloudMailTypeId,
+  type CloudMailUpdate,
+} from "../../../types/examples/cloudmail/cloud-mail.gen.js";
 import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
 
 /** Filters for lists of CloudMail: `cloudMailQuery.eq("name", value)` takes only CloudMail's own properties, with their types. */
@@ -11,7 +18,11 @@ export const cloudMailQuery = /* @__PURE__ */ rql<CloudMail>();
 
 /** Provisions a CloudMail (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionCloudMail(client: ApsClient, resource: CloudMailCreate): Promise<CloudMail> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: CloudMailTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: CloudMailTypeId } },
+  });
 }
 
 /** Reads one CloudMail. */
@@ -25,7 +36,11 @@ export function listCloudMails(client: ApsClient, query?: ListQuery<CloudMail>):
 }
 
 /** Every CloudMail matching `query`, page by page (`for await (const page of ...)`). */
-export function listCloudMailPages(client: ApsClient, query?: Omit<ListQuery<CloudMail>, "limit">, pageSize = 100): AsyncGenerator<CloudMail[], void, undefined> {
+export function listCloudMailPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<CloudMail>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<CloudMail[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, CloudMailTypeId), pageSize);
 }
 
@@ -41,7 +56,11 @@ export async function unprovisionCloudMail(client: ApsClient, id: string): Promi
 
 /** Links tenants of a CloudMail to `targetId` (adds it to the collection). */
 export async function linkCloudMailTenants(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/tenants`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/tenants`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from tenants of a CloudMail. */

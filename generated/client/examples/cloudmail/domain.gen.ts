@@ -2,7 +2,14 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Domain, type DomainCreate, type DomainRequiredRecordsReply, DomainTypeId, type DomainUpdate, type DomainVerifyDnsReply } from "../../../types/examples/cloudmail/domain.gen.js";
+import {
+  type Domain,
+  type DomainCreate,
+  type DomainRequiredRecordsReply,
+  DomainTypeId,
+  type DomainUpdate,
+  type DomainVerifyDnsReply,
+} from "../../../types/examples/cloudmail/domain.gen.js";
 import type { Mailbox } from "../../../types/examples/cloudmail/mailbox.gen.js";
 import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
 
@@ -11,7 +18,11 @@ export const domainQuery = /* @__PURE__ */ rql<Domain>();
 
 /** Provisions a Domain (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionDomain(client: ApsClient, resource: DomainCreate): Promise<Domain> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: DomainTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: DomainTypeId } },
+  });
 }
 
 /** Reads one Domain. */
@@ -25,7 +36,11 @@ export function listDomains(client: ApsClient, query?: ListQuery<Domain>): Promi
 }
 
 /** Every Domain matching `query`, page by page (`for await (const page of ...)`). */
-export function listDomainPages(client: ApsClient, query?: Omit<ListQuery<Domain>, "limit">, pageSize = 100): AsyncGenerator<Domain[], void, undefined> {
+export function listDomainPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Domain>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Domain[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, DomainTypeId), pageSize);
 }
 
@@ -41,7 +56,11 @@ export async function unprovisionDomain(client: ApsClient, id: string): Promise<
 
 /** Links tenant of a Domain to `targetId` (replaces the link it had). */
 export async function linkDomainTenant(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/tenant`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/tenant`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from tenant of a Domain. */
@@ -56,7 +75,11 @@ export function listDomainTenant(client: ApsClient, id: string): Promise<Tenant[
 
 /** Links mailboxes of a Domain to `targetId` (adds it to the collection). */
 export async function linkDomainMailboxes(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/mailboxes`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/mailboxes`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from mailboxes of a Domain. */

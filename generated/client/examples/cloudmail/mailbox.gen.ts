@@ -4,7 +4,19 @@ import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { ServiceUser } from "../../../types/core/service-user.gen.js";
 import type { Domain } from "../../../types/examples/cloudmail/domain.gen.js";
-import { type Mailbox, type MailboxChangePasswordParams, type MailboxChangePasswordReply, type MailboxCheckAvailabilityParams, type MailboxCheckAvailabilityReply, type MailboxCreate, type MailboxPurgeArchiveParams, type MailboxPurgeArchiveReply, type MailboxStorageUsageReply, MailboxTypeId, type MailboxUpdate } from "../../../types/examples/cloudmail/mailbox.gen.js";
+import {
+  type Mailbox,
+  type MailboxChangePasswordParams,
+  type MailboxChangePasswordReply,
+  type MailboxCheckAvailabilityParams,
+  type MailboxCheckAvailabilityReply,
+  type MailboxCreate,
+  type MailboxPurgeArchiveParams,
+  type MailboxPurgeArchiveReply,
+  type MailboxStorageUsageReply,
+  MailboxTypeId,
+  type MailboxUpdate,
+} from "../../../types/examples/cloudmail/mailbox.gen.js";
 import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
 
 /** Filters for lists of Mailbox: `mailboxQuery.eq("name", value)` takes only Mailbox's own properties, with their types. */
@@ -12,7 +24,11 @@ export const mailboxQuery = /* @__PURE__ */ rql<Mailbox>();
 
 /** Provisions a Mailbox (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionMailbox(client: ApsClient, resource: MailboxCreate): Promise<Mailbox> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: MailboxTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: MailboxTypeId } },
+  });
 }
 
 /** Reads one Mailbox. */
@@ -26,7 +42,11 @@ export function listMailboxes(client: ApsClient, query?: ListQuery<Mailbox>): Pr
 }
 
 /** Every Mailbox matching `query`, page by page (`for await (const page of ...)`). */
-export function listMailboxPages(client: ApsClient, query?: Omit<ListQuery<Mailbox>, "limit">, pageSize = 100): AsyncGenerator<Mailbox[], void, undefined> {
+export function listMailboxPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Mailbox>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Mailbox[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, MailboxTypeId), pageSize);
 }
 
@@ -52,7 +72,11 @@ export function enableMailbox(client: ApsClient, id: string): Promise<Mailbox> {
 
 /** Links tenant of a Mailbox to `targetId` (replaces the link it had). */
 export async function linkMailboxTenant(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/tenant`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/tenant`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from tenant of a Mailbox. */
@@ -67,7 +91,11 @@ export function listMailboxTenant(client: ApsClient, id: string): Promise<Tenant
 
 /** Links domain of a Mailbox to `targetId` (replaces the link it had). */
 export async function linkMailboxDomain(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/domain`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/domain`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from domain of a Mailbox. */
@@ -96,13 +124,28 @@ export function listMailboxUser(client: ApsClient, id: string): Promise<ServiceU
 }
 
 /** changePassword of Mailbox (POST /changePassword). */
-export function mailboxChangePassword(client: ApsClient, id: string, params: MailboxChangePasswordParams): Promise<MailboxChangePasswordReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/changePassword`, json: params.request });
+export function mailboxChangePassword(
+  client: ApsClient,
+  id: string,
+  params: MailboxChangePasswordParams,
+): Promise<MailboxChangePasswordReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/changePassword`,
+    json: params.request,
+  });
 }
 
 /** checkAvailability of Mailbox (POST /checkAvailability, static). */
-export function mailboxCheckAvailability(client: ApsClient, params: MailboxCheckAvailabilityParams): Promise<MailboxCheckAvailabilityReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/static/${encodeURIComponent(MailboxTypeId)}/checkAvailability`, json: params.query });
+export function mailboxCheckAvailability(
+  client: ApsClient,
+  params: MailboxCheckAvailabilityParams,
+): Promise<MailboxCheckAvailabilityReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/static/${encodeURIComponent(MailboxTypeId)}/checkAvailability`,
+    json: params.query,
+  });
 }
 
 /** storageUsage of Mailbox (GET /storageUsage). */
@@ -111,6 +154,14 @@ export function mailboxStorageUsage(client: ApsClient, id: string): Promise<Mail
 }
 
 /** purgeArchive of Mailbox (POST /purgeArchive). */
-export function mailboxPurgeArchive(client: ApsClient, id: string, params: MailboxPurgeArchiveParams): Promise<MailboxPurgeArchiveReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/purgeArchive`, query: queryString({ olderThanDays: params.olderThanDays, dryRun: params.dryRun }) });
+export function mailboxPurgeArchive(
+  client: ApsClient,
+  id: string,
+  params: MailboxPurgeArchiveParams,
+): Promise<MailboxPurgeArchiveReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/purgeArchive`,
+    query: queryString({ olderThanDays: params.olderThanDays, dryRun: params.dryRun }),
+  });
 }

@@ -2,20 +2,45 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Subscription as Subscription_2, type SubscriptionRequest, listSubscriptions, subscribe, unsubscribe } from "aps-gen/runtime/client/subscriptions";
+import {
+  type Subscription as Subscription_2,
+  type SubscriptionRequest,
+  listSubscriptions,
+  subscribe,
+  unsubscribe,
+} from "aps-gen/runtime/client/subscriptions";
 import type { Account } from "../../../types/core/account.gen.js";
 import type { Subscription } from "../../../types/core/subscription.gen.js";
 import type { CloudMail } from "../../../types/examples/cloudmail/cloud-mail.gen.js";
 import type { Domain } from "../../../types/examples/cloudmail/domain.gen.js";
 import type { Mailbox } from "../../../types/examples/cloudmail/mailbox.gen.js";
-import { type Tenant, type TenantCreate, type TenantImportMailboxesParams, type TenantImportMailboxesReply, type TenantOnDomainLinkedParams, type TenantOnDomainLinkedReply, type TenantOnMailboxChangedParams, type TenantOnMailboxChangedReply, type TenantOnSubscriptionLimitsChangedParams, type TenantOnSubscriptionLimitsChangedReply, TenantTypeId, type TenantUpdate, type TenantUsageParams, type TenantUsageReply } from "../../../types/examples/cloudmail/tenant.gen.js";
+import {
+  type Tenant,
+  type TenantCreate,
+  type TenantImportMailboxesParams,
+  type TenantImportMailboxesReply,
+  type TenantOnDomainLinkedParams,
+  type TenantOnDomainLinkedReply,
+  type TenantOnMailboxChangedParams,
+  type TenantOnMailboxChangedReply,
+  type TenantOnSubscriptionLimitsChangedParams,
+  type TenantOnSubscriptionLimitsChangedReply,
+  TenantTypeId,
+  type TenantUpdate,
+  type TenantUsageParams,
+  type TenantUsageReply,
+} from "../../../types/examples/cloudmail/tenant.gen.js";
 
 /** Filters for lists of Tenant: `tenantQuery.eq("name", value)` takes only Tenant's own properties, with their types. */
 export const tenantQuery = /* @__PURE__ */ rql<Tenant>();
 
 /** Provisions a Tenant (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionTenant(client: ApsClient, resource: TenantCreate): Promise<Tenant> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: TenantTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: TenantTypeId } },
+  });
 }
 
 /** Reads one Tenant. */
@@ -29,7 +54,11 @@ export function listTenants(client: ApsClient, query?: ListQuery<Tenant>): Promi
 }
 
 /** Every Tenant matching `query`, page by page (`for await (const page of ...)`). */
-export function listTenantPages(client: ApsClient, query?: Omit<ListQuery<Tenant>, "limit">, pageSize = 100): AsyncGenerator<Tenant[], void, undefined> {
+export function listTenantPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Tenant>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Tenant[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, TenantTypeId), pageSize);
 }
 
@@ -60,7 +89,11 @@ export function listTenantApp(client: ApsClient, id: string): Promise<CloudMail[
 
 /** Links account of a Tenant to `targetId` (replaces the link it had). */
 export async function linkTenantAccount(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/account`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/account`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from account of a Tenant. */
@@ -75,7 +108,11 @@ export function listTenantAccount(client: ApsClient, id: string): Promise<Accoun
 
 /** Links subscription of a Tenant to `targetId` (replaces the link it had). */
 export async function linkTenantSubscription(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/subscription`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/subscription`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from subscription of a Tenant. */
@@ -90,7 +127,11 @@ export function listTenantSubscription(client: ApsClient, id: string): Promise<S
 
 /** Links domains of a Tenant to `targetId` (adds it to the collection). */
 export async function linkTenantDomains(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/domains`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/domains`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from domains of a Tenant. */
@@ -105,7 +146,11 @@ export function listTenantDomains(client: ApsClient, id: string): Promise<Domain
 
 /** Links mailboxes of a Tenant to `targetId` (adds it to the collection). */
 export async function linkTenantMailboxes(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/mailboxes`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/mailboxes`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from mailboxes of a Tenant. */
@@ -120,7 +165,11 @@ export function listTenantMailboxes(client: ApsClient, id: string): Promise<Mail
 
 /** usage of Tenant (GET /usage/{period}). */
 export function tenantUsage(client: ApsClient, id: string, params: TenantUsageParams): Promise<TenantUsageReply> {
-  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/usage/${segment(params.period)}`, query: queryString({ top: params.top, detailed: params.detailed }) });
+  return sendJson(client, {
+    method: "GET",
+    path: `/aps/2/resources/${segment(id)}/usage/${segment(params.period)}`,
+    query: queryString({ top: params.top, detailed: params.detailed }),
+  });
 }
 
 /** exportMailboxes of Tenant (GET /exportMailboxes). The reply is not JSON: read it as a Blob or a stream from the Response. */
@@ -129,35 +178,74 @@ export function tenantExportMailboxes(client: ApsClient, id: string): Promise<Re
 }
 
 /** importMailboxes of Tenant (POST /importMailboxes). */
-export function tenantImportMailboxes(client: ApsClient, id: string, params: TenantImportMailboxesParams<Blob | Uint8Array | string>): Promise<TenantImportMailboxesReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/importMailboxes`, raw: { contentType: "text/csv", data: params.file } });
+export function tenantImportMailboxes(
+  client: ApsClient,
+  id: string,
+  params: TenantImportMailboxesParams<Blob | Uint8Array | string>,
+): Promise<TenantImportMailboxesReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/importMailboxes`,
+    raw: { contentType: "text/csv", data: params.file },
+  });
 }
 
 /** onSubscriptionLimitsChanged of Tenant (POST /onSubscriptionLimitsChanged). */
-export function tenantOnSubscriptionLimitsChanged(client: ApsClient, id: string, params: TenantOnSubscriptionLimitsChangedParams): Promise<TenantOnSubscriptionLimitsChangedReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onSubscriptionLimitsChanged`, json: params.event });
+export function tenantOnSubscriptionLimitsChanged(
+  client: ApsClient,
+  id: string,
+  params: TenantOnSubscriptionLimitsChangedParams,
+): Promise<TenantOnSubscriptionLimitsChangedReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/onSubscriptionLimitsChanged`,
+    json: params.event,
+  });
 }
 
 /** onDomainLinked of Tenant (POST /onDomainLinked). */
-export function tenantOnDomainLinked(client: ApsClient, id: string, params: TenantOnDomainLinkedParams): Promise<TenantOnDomainLinkedReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onDomainLinked`, json: params.event });
+export function tenantOnDomainLinked(
+  client: ApsClient,
+  id: string,
+  params: TenantOnDomainLinkedParams,
+): Promise<TenantOnDomainLinkedReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/onDomainLinked`,
+    json: params.event,
+  });
 }
 
 /** onMailboxChanged of Tenant (POST /onMailboxChanged). */
-export function tenantOnMailboxChanged(client: ApsClient, id: string, params: TenantOnMailboxChangedParams): Promise<TenantOnMailboxChangedReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onMailboxChanged`, json: params.event });
+export function tenantOnMailboxChanged(
+  client: ApsClient,
+  id: string,
+  params: TenantOnMailboxChangedParams,
+): Promise<TenantOnMailboxChangedReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/onMailboxChanged`,
+    json: params.event,
+  });
 }
 
 /** The event handler operations of Tenant: what a subscription's `handler` may name. */
 export type TenantEventHandler = "onSubscriptionLimitsChanged" | "onDomainLinked" | "onMailboxChanged";
 
 /** Subscribes a Tenant to an event (SPEC 6.1); notifications go to its `handler` operation. */
-export function subscribeTenant(client: ApsClient, id: string, request: SubscriptionRequest<TenantEventHandler>): Promise<Subscription_2<TenantEventHandler>> {
+export function subscribeTenant(
+  client: ApsClient,
+  id: string,
+  request: SubscriptionRequest<TenantEventHandler>,
+): Promise<Subscription_2<TenantEventHandler>> {
   return subscribe(client, id, request);
 }
 
 /** The event subscriptions of a Tenant. */
-export function listTenantEventSubscriptions(client: ApsClient, id: string): Promise<Subscription_2<TenantEventHandler>[]> {
+export function listTenantEventSubscriptions(
+  client: ApsClient,
+  id: string,
+): Promise<Subscription_2<TenantEventHandler>[]> {
   return listSubscriptions(client, id);
 }
 

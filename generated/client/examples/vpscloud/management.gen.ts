@@ -2,10 +2,26 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Subscription as Subscription_2, type SubscriptionRequest, listSubscriptions, subscribe, unsubscribe } from "aps-gen/runtime/client/subscriptions";
+import {
+  type Subscription as Subscription_2,
+  type SubscriptionRequest,
+  listSubscriptions,
+  subscribe,
+  unsubscribe,
+} from "aps-gen/runtime/client/subscriptions";
 import type { Account } from "../../../types/core/account.gen.js";
 import type { Subscription } from "../../../types/core/subscription.gen.js";
-import { type Management, type ManagementCreate, type ManagementOnSubscriptionLimitsChangedParams, type ManagementOnSubscriptionLimitsChangedReply, type ManagementOnVpsLinkedParams, type ManagementOnVpsLinkedReply, ManagementTypeId, type ManagementUpdate, type ManagementUsageReportParams } from "../../../types/examples/vpscloud/management.gen.js";
+import {
+  type Management,
+  type ManagementCreate,
+  type ManagementOnSubscriptionLimitsChangedParams,
+  type ManagementOnSubscriptionLimitsChangedReply,
+  type ManagementOnVpsLinkedParams,
+  type ManagementOnVpsLinkedReply,
+  ManagementTypeId,
+  type ManagementUpdate,
+  type ManagementUsageReportParams,
+} from "../../../types/examples/vpscloud/management.gen.js";
 import type { VpsCloud } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
 import type { Vps } from "../../../types/examples/vpscloud/vps.gen.js";
 
@@ -14,7 +30,11 @@ export const managementQuery = /* @__PURE__ */ rql<Management>();
 
 /** Provisions a Management (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionManagement(client: ApsClient, resource: ManagementCreate): Promise<Management> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ManagementTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: ManagementTypeId } },
+  });
 }
 
 /** Reads one Management. */
@@ -28,7 +48,11 @@ export function listManagements(client: ApsClient, query?: ListQuery<Management>
 }
 
 /** Every Management matching `query`, page by page (`for await (const page of ...)`). */
-export function listManagementPages(client: ApsClient, query?: Omit<ListQuery<Management>, "limit">, pageSize = 100): AsyncGenerator<Management[], void, undefined> {
+export function listManagementPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Management>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Management[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, ManagementTypeId), pageSize);
 }
 
@@ -59,7 +83,11 @@ export function listManagementApp(client: ApsClient, id: string): Promise<VpsClo
 
 /** Links account of a Management to `targetId` (replaces the link it had). */
 export async function linkManagementAccount(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/account`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/account`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from account of a Management. */
@@ -74,7 +102,11 @@ export function listManagementAccount(client: ApsClient, id: string): Promise<Ac
 
 /** Links subscription of a Management to `targetId` (replaces the link it had). */
 export async function linkManagementSubscription(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/subscription`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/subscription`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from subscription of a Management. */
@@ -89,7 +121,11 @@ export function listManagementSubscription(client: ApsClient, id: string): Promi
 
 /** Links vpses of a Management to `targetId` (adds it to the collection). */
 export async function linkManagementVpses(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/vpses`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/vpses`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from vpses of a Management. */
@@ -103,17 +139,37 @@ export function listManagementVpses(client: ApsClient, id: string): Promise<Vps[
 }
 
 /** usageReport of Management (GET /usageReport/{month}). The reply is not JSON: read it as a Blob or a stream from the Response. */
-export function managementUsageReport(client: ApsClient, id: string, params: ManagementUsageReportParams): Promise<Response> {
-  return send(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/usageReport/${segment(params.month)}`, query: queryString({ includeDeleted: params.includeDeleted }) });
+export function managementUsageReport(
+  client: ApsClient,
+  id: string,
+  params: ManagementUsageReportParams,
+): Promise<Response> {
+  return send(client, {
+    method: "GET",
+    path: `/aps/2/resources/${segment(id)}/usageReport/${segment(params.month)}`,
+    query: queryString({ includeDeleted: params.includeDeleted }),
+  });
 }
 
 /** onSubscriptionLimitsChanged of Management (POST /onSubscriptionLimitsChanged). */
-export function managementOnSubscriptionLimitsChanged(client: ApsClient, id: string, params: ManagementOnSubscriptionLimitsChangedParams): Promise<ManagementOnSubscriptionLimitsChangedReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onSubscriptionLimitsChanged`, json: params.event });
+export function managementOnSubscriptionLimitsChanged(
+  client: ApsClient,
+  id: string,
+  params: ManagementOnSubscriptionLimitsChangedParams,
+): Promise<ManagementOnSubscriptionLimitsChangedReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/onSubscriptionLimitsChanged`,
+    json: params.event,
+  });
 }
 
 /** onVpsLinked of Management (POST /onVpsLinked). */
-export function managementOnVpsLinked(client: ApsClient, id: string, params: ManagementOnVpsLinkedParams): Promise<ManagementOnVpsLinkedReply> {
+export function managementOnVpsLinked(
+  client: ApsClient,
+  id: string,
+  params: ManagementOnVpsLinkedParams,
+): Promise<ManagementOnVpsLinkedReply> {
   return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/onVpsLinked`, json: params.event });
 }
 
@@ -121,12 +177,19 @@ export function managementOnVpsLinked(client: ApsClient, id: string, params: Man
 export type ManagementEventHandler = "onSubscriptionLimitsChanged" | "onVpsLinked";
 
 /** Subscribes a Management to an event (SPEC 6.1); notifications go to its `handler` operation. */
-export function subscribeManagement(client: ApsClient, id: string, request: SubscriptionRequest<ManagementEventHandler>): Promise<Subscription_2<ManagementEventHandler>> {
+export function subscribeManagement(
+  client: ApsClient,
+  id: string,
+  request: SubscriptionRequest<ManagementEventHandler>,
+): Promise<Subscription_2<ManagementEventHandler>> {
   return subscribe(client, id, request);
 }
 
 /** The event subscriptions of a Management. */
-export function listManagementEventSubscriptions(client: ApsClient, id: string): Promise<Subscription_2<ManagementEventHandler>[]> {
+export function listManagementEventSubscriptions(
+  client: ApsClient,
+  id: string,
+): Promise<Subscription_2<ManagementEventHandler>[]> {
   return listSubscriptions(client, id);
 }
 

@@ -2,7 +2,14 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Snapshot, type SnapshotCreate, type SnapshotRestoreParams, type SnapshotRestoreReply, SnapshotTypeId, type SnapshotUpdate } from "../../../types/examples/vpscloud/snapshot.gen.js";
+import {
+  type Snapshot,
+  type SnapshotCreate,
+  type SnapshotRestoreParams,
+  type SnapshotRestoreReply,
+  SnapshotTypeId,
+  type SnapshotUpdate,
+} from "../../../types/examples/vpscloud/snapshot.gen.js";
 import type { Vps } from "../../../types/examples/vpscloud/vps.gen.js";
 
 /** Filters for lists of Snapshot: `snapshotQuery.eq("name", value)` takes only Snapshot's own properties, with their types. */
@@ -10,7 +17,11 @@ export const snapshotQuery = /* @__PURE__ */ rql<Snapshot>();
 
 /** Provisions a Snapshot (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionSnapshot(client: ApsClient, resource: SnapshotCreate): Promise<Snapshot> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: SnapshotTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: SnapshotTypeId } },
+  });
 }
 
 /** Reads one Snapshot. */
@@ -24,7 +35,11 @@ export function listSnapshots(client: ApsClient, query?: ListQuery<Snapshot>): P
 }
 
 /** Every Snapshot matching `query`, page by page (`for await (const page of ...)`). */
-export function listSnapshotPages(client: ApsClient, query?: Omit<ListQuery<Snapshot>, "limit">, pageSize = 100): AsyncGenerator<Snapshot[], void, undefined> {
+export function listSnapshotPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Snapshot>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Snapshot[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, SnapshotTypeId), pageSize);
 }
 
@@ -54,8 +69,16 @@ export function listSnapshotVps(client: ApsClient, id: string): Promise<Vps[]> {
 }
 
 /** restore of Snapshot (POST /restore). */
-export function snapshotRestore(client: ApsClient, id: string, params: SnapshotRestoreParams): Promise<SnapshotRestoreReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/restore`, query: queryString({ powerOn: params.powerOn }) });
+export function snapshotRestore(
+  client: ApsClient,
+  id: string,
+  params: SnapshotRestoreParams,
+): Promise<SnapshotRestoreReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/restore`,
+    query: queryString({ powerOn: params.powerOn }),
+  });
 }
 
 /** download of Snapshot (GET /download). The reply is not JSON: read it as a Blob or a stream from the Response. */

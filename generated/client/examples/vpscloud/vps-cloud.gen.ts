@@ -4,14 +4,26 @@ import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/ru
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { Management } from "../../../types/examples/vpscloud/management.gen.js";
-import { type VpsCloud, type VpsCloudCreate, type VpsCloudSettings, type VpsCloudSyncImagesParams, type VpsCloudSyncImagesReply, VpsCloudTypeId, type VpsCloudUpdate } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
+import {
+  type VpsCloud,
+  type VpsCloudCreate,
+  type VpsCloudSettings,
+  type VpsCloudSyncImagesParams,
+  type VpsCloudSyncImagesReply,
+  VpsCloudTypeId,
+  type VpsCloudUpdate,
+} from "../../../types/examples/vpscloud/vps-cloud.gen.js";
 
 /** Filters for lists of VpsCloud: `vpsCloudQuery.eq("name", value)` takes only VpsCloud's own properties, with their types. */
 export const vpsCloudQuery = /* @__PURE__ */ rql<VpsCloud>();
 
 /** Provisions a VpsCloud (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionVpsCloud(client: ApsClient, resource: VpsCloudCreate): Promise<VpsCloud> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: VpsCloudTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: VpsCloudTypeId } },
+  });
 }
 
 /** Reads one VpsCloud. */
@@ -25,7 +37,11 @@ export function listVpsClouds(client: ApsClient, query?: ListQuery<VpsCloud>): P
 }
 
 /** Every VpsCloud matching `query`, page by page (`for await (const page of ...)`). */
-export function listVpsCloudPages(client: ApsClient, query?: Omit<ListQuery<VpsCloud>, "limit">, pageSize = 100): AsyncGenerator<VpsCloud[], void, undefined> {
+export function listVpsCloudPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<VpsCloud>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<VpsCloud[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, VpsCloudTypeId), pageSize);
 }
 
@@ -41,7 +57,11 @@ export async function unprovisionVpsCloud(client: ApsClient, id: string): Promis
 
 /** Links managements of a VpsCloud to `targetId` (adds it to the collection). */
 export async function linkVpsCloudManagements(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/managements`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/managements`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from managements of a VpsCloud. */
@@ -60,6 +80,14 @@ export function installVpsCloud(client: ApsClient, request: InstallRequest<VpsCl
 }
 
 /** syncImages of VpsCloud (POST /syncImages). */
-export function vpsCloudSyncImages(client: ApsClient, id: string, params: VpsCloudSyncImagesParams): Promise<VpsCloudSyncImagesReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/syncImages`, query: queryString({ prune: params.prune }) });
+export function vpsCloudSyncImages(
+  client: ApsClient,
+  id: string,
+  params: VpsCloudSyncImagesParams,
+): Promise<VpsCloudSyncImagesReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/syncImages`,
+    query: queryString({ prune: params.prune }),
+  });
 }

@@ -5,14 +5,34 @@ import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { User } from "../../../types/core/user.gen.js";
 import type { Management } from "../../../types/examples/vpscloud/management.gen.js";
 import type { Snapshot } from "../../../types/examples/vpscloud/snapshot.gen.js";
-import { type Vps, type VpsCreate, type VpsImagesReply, type VpsMetricsParams, type VpsMetricsReply, type VpsMigrateParams, type VpsMigrateReply, type VpsRebootParams, type VpsRebootReply, type VpsResizeParams, type VpsResizeReply, type VpsTakeSnapshotParams, type VpsTakeSnapshotReply, VpsTypeId, type VpsUpdate } from "../../../types/examples/vpscloud/vps.gen.js";
+import {
+  type Vps,
+  type VpsCreate,
+  type VpsImagesReply,
+  type VpsMetricsParams,
+  type VpsMetricsReply,
+  type VpsMigrateParams,
+  type VpsMigrateReply,
+  type VpsRebootParams,
+  type VpsRebootReply,
+  type VpsResizeParams,
+  type VpsResizeReply,
+  type VpsTakeSnapshotParams,
+  type VpsTakeSnapshotReply,
+  VpsTypeId,
+  type VpsUpdate,
+} from "../../../types/examples/vpscloud/vps.gen.js";
 
 /** Filters for lists of Vps: `vpsQuery.eq("name", value)` takes only Vps's own properties, with their types. */
 export const vpsQuery = /* @__PURE__ */ rql<Vps>();
 
 /** Provisions a Vps (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionVps(client: ApsClient, resource: VpsCreate): Promise<Vps> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: VpsTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: VpsTypeId } },
+  });
 }
 
 /** Reads one Vps. */
@@ -26,7 +46,11 @@ export function listVpses(client: ApsClient, query?: ListQuery<Vps>): Promise<Pa
 }
 
 /** Every Vps matching `query`, page by page (`for await (const page of ...)`). */
-export function listVpsPages(client: ApsClient, query?: Omit<ListQuery<Vps>, "limit">, pageSize = 100): AsyncGenerator<Vps[], void, undefined> {
+export function listVpsPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Vps>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Vps[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, VpsTypeId), pageSize);
 }
 
@@ -52,7 +76,11 @@ export function enableVps(client: ApsClient, id: string): Promise<Vps> {
 
 /** Links management of a Vps to `targetId` (replaces the link it had). */
 export async function linkVpsManagement(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/management`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/management`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from management of a Vps. */
@@ -67,7 +95,11 @@ export function listVpsManagement(client: ApsClient, id: string): Promise<Manage
 
 /** Links snapshots of a Vps to `targetId` (adds it to the collection). */
 export async function linkVpsSnapshots(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/snapshots`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/snapshots`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from snapshots of a Vps. */
@@ -82,7 +114,11 @@ export function listVpsSnapshots(client: ApsClient, id: string): Promise<Snapsho
 
 /** Links contact of a Vps to `targetId` (replaces the link it had). */
 export async function linkVpsContact(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/contact`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/contact`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from contact of a Vps. */
@@ -97,7 +133,11 @@ export function listVpsContact(client: ApsClient, id: string): Promise<User[]> {
 
 /** reboot of Vps (POST /reboot). */
 export function vpsReboot(client: ApsClient, id: string, params: VpsRebootParams): Promise<VpsRebootReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/reboot`, query: queryString({ hard: params.hard, delaySeconds: params.delaySeconds }) });
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/reboot`,
+    query: queryString({ hard: params.hard, delaySeconds: params.delaySeconds }),
+  });
 }
 
 /** screenshot of Vps (GET /screenshot). The reply is not JSON: read it as a Blob or a stream from the Response. */
@@ -107,7 +147,11 @@ export function vpsScreenshot(client: ApsClient, id: string): Promise<Response> 
 
 /** metrics of Vps (GET /metrics/{metric}). */
 export function vpsMetrics(client: ApsClient, id: string, params: VpsMetricsParams): Promise<VpsMetricsReply> {
-  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/metrics/${segment(params.metric)}`, query: queryString({ since: params.since, step: params.step, percentile: params.percentile }) });
+  return sendJson(client, {
+    method: "GET",
+    path: `/aps/2/resources/${segment(id)}/metrics/${segment(params.metric)}`,
+    query: queryString({ since: params.since, step: params.step, percentile: params.percentile }),
+  });
 }
 
 /** resize of Vps (PUT /resize). */
@@ -117,12 +161,24 @@ export function vpsResize(client: ApsClient, id: string, params: VpsResizeParams
 
 /** migrate of Vps (POST /migrate). */
 export function vpsMigrate(client: ApsClient, id: string, params: VpsMigrateParams): Promise<VpsMigrateReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/migrate`, query: queryString({ targetNode: params.targetNode, live: params.live }) });
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/migrate`,
+    query: queryString({ targetNode: params.targetNode, live: params.live }),
+  });
 }
 
 /** takeSnapshot of Vps (POST /takeSnapshot). */
-export function vpsTakeSnapshot(client: ApsClient, id: string, params: VpsTakeSnapshotParams): Promise<VpsTakeSnapshotReply> {
-  return sendJson(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/takeSnapshot`, json: params.request });
+export function vpsTakeSnapshot(
+  client: ApsClient,
+  id: string,
+  params: VpsTakeSnapshotParams,
+): Promise<VpsTakeSnapshotReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/takeSnapshot`,
+    json: params.request,
+  });
 }
 
 /** images of Vps (GET /images, static). */

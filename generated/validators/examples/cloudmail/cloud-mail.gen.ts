@@ -2,8 +2,25 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, missing, nullRequired, overStringLimit, relationOnUpdate, tooLong, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  HIGH_SURROGATE,
+  type ValidationError,
+  codePointLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  missing,
+  nullRequired,
+  overStringLimit,
+  relationOnUpdate,
+  tooLong,
+  tooShort,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 
 /** Checks a value of structure `ConnectionCheck` of CloudMail; pushes what is wrong onto `errors`. */
 export function checkCloudMailConnectionCheck(value: unknown, path: string, errors: ValidationError[]): void {

@@ -3,8 +3,30 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, notInEnum, nullRequired, overStringLimit, patternMismatch, readOnly, relationOnUpdate, repeatedItem, structureArrayTooLong, tooLong, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  type ValidationError,
+  codePointLength,
+  jsonTextLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  finalOnUpdate,
+  int64Error,
+  isInt64,
+  missing,
+  notInEnum,
+  nullRequired,
+  overStringLimit,
+  patternMismatch,
+  readOnly,
+  relationOnUpdate,
+  repeatedItem,
+  structureArrayTooLong,
+  tooLong,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 
 const ENUM_0 = new Set<unknown>(["MX", "TXT", "CNAME"]);
 const PATTERN_1 = new RegExp("^[a-z0-9-]{1,63}$", "u");

@@ -4,9 +4,38 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, notInEnum, nullRequired, overStringLimit, patternMismatch, readOnly, relationOnUpdate, repeatedItem, structureArrayTooLong, tooLong, tooManyItems, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
-import type { MailboxChangePasswordParams, MailboxCheckAvailabilityParams, MailboxPurgeArchiveParams } from "../../../types/examples/cloudmail/mailbox.gen.js";
+import {
+  HIGH_SURROGATE,
+  type ValidationError,
+  codePointLength,
+  jsonTextLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  finalOnUpdate,
+  int64Error,
+  isInt64,
+  missing,
+  notInEnum,
+  nullRequired,
+  overStringLimit,
+  patternMismatch,
+  readOnly,
+  relationOnUpdate,
+  repeatedItem,
+  structureArrayTooLong,
+  tooLong,
+  tooManyItems,
+  tooShort,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
+import type {
+  MailboxChangePasswordParams,
+  MailboxCheckAvailabilityParams,
+  MailboxPurgeArchiveParams,
+} from "../../../types/examples/cloudmail/mailbox.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
 const ENUM_1 = new Set<unknown>(["basic", "business", "enterprise"]);

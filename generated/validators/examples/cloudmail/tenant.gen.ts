@@ -3,9 +3,34 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, missing, notInEnum, overStringLimit, patternMismatch, readOnly, relationOnUpdate, structureArrayTooLong, tooManyItems, unknownKey } from "aps-gen/runtime/common/validation-rules";
-import type { TenantImportMailboxesParams, TenantOnDomainLinkedParams, TenantOnMailboxChangedParams, TenantOnSubscriptionLimitsChangedParams, TenantUsageParams } from "../../../types/examples/cloudmail/tenant.gen.js";
+import {
+  type ValidationError,
+  codePointLength,
+  jsonTextLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  missing,
+  notInEnum,
+  overStringLimit,
+  patternMismatch,
+  readOnly,
+  relationOnUpdate,
+  structureArrayTooLong,
+  tooManyItems,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
+import type {
+  TenantImportMailboxesParams,
+  TenantOnDomainLinkedParams,
+  TenantOnMailboxChangedParams,
+  TenantOnSubscriptionLimitsChangedParams,
+  TenantUsageParams,
+} from "../../../types/examples/cloudmail/tenant.gen.js";
 import { checkContactAddress } from "../../core/contact.gen.js";
 import { checkResourceCounter, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
 

@@ -3,10 +3,33 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, missing, overStringLimit, patternMismatch, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
-import type { ManagementOnSubscriptionLimitsChangedParams, ManagementOnVpsLinkedParams, ManagementUsageReportParams } from "../../../types/examples/vpscloud/management.gen.js";
-import { checkResourceCounter, checkResourceLimit, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
+import {
+  type ValidationError,
+  codePointLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  missing,
+  overStringLimit,
+  patternMismatch,
+  relationOnUpdate,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
+import type {
+  ManagementOnSubscriptionLimitsChangedParams,
+  ManagementOnVpsLinkedParams,
+  ManagementUsageReportParams,
+} from "../../../types/examples/vpscloud/management.gen.js";
+import {
+  checkResourceCounter,
+  checkResourceLimit,
+  checkResourceNotification,
+  checkResourceUsage,
+} from "../../core/resource.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z]{3}[0-9]$", "u");
 

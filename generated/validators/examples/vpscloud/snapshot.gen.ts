@@ -3,8 +3,26 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, finalOnUpdate, missing, notInEnum, nullRequired, overStringLimit, readOnly, relationOnUpdate, tooLong, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  HIGH_SURROGATE,
+  type ValidationError,
+  codePointLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  finalOnUpdate,
+  missing,
+  notInEnum,
+  nullRequired,
+  overStringLimit,
+  readOnly,
+  relationOnUpdate,
+  tooLong,
+  tooShort,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 import type { SnapshotRestoreParams } from "../../../types/examples/vpscloud/snapshot.gen.js";
 
 const ENUM_0 = new Set<unknown>(["manual", "scheduled"]);

@@ -4,8 +4,28 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, missing, nullRequired, overStringLimit, patternMismatch, relationOnUpdate, repeatedItem, structureArrayTooLong, tooFewItems, tooManyItems, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  type ValidationError,
+  codePointLength,
+  jsonTextLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  missing,
+  nullRequired,
+  overStringLimit,
+  patternMismatch,
+  relationOnUpdate,
+  repeatedItem,
+  structureArrayTooLong,
+  tooFewItems,
+  tooManyItems,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 import type { VpsCloudSyncImagesParams } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z]{3}[0-9]$", "u");

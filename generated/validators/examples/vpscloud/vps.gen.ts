@@ -4,9 +4,40 @@ import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, jsonTextLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, finalOnUpdate, int64Error, isInt64, missing, notInEnum, nullRequired, overStringLimit, patternMismatch, readOnly, relationOnUpdate, repeatedItem, structureArrayTooLong, tooLong, tooManyItems, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
-import type { VpsMetricsParams, VpsMigrateParams, VpsRebootParams, VpsResizeParams, VpsTakeSnapshotParams } from "../../../types/examples/vpscloud/vps.gen.js";
+import {
+  HIGH_SURROGATE,
+  type ValidationError,
+  codePointLength,
+  jsonTextLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  finalOnUpdate,
+  int64Error,
+  isInt64,
+  missing,
+  notInEnum,
+  nullRequired,
+  overStringLimit,
+  patternMismatch,
+  readOnly,
+  relationOnUpdate,
+  repeatedItem,
+  structureArrayTooLong,
+  tooLong,
+  tooManyItems,
+  tooShort,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
+import type {
+  VpsMetricsParams,
+  VpsMigrateParams,
+  VpsRebootParams,
+  VpsResizeParams,
+  VpsTakeSnapshotParams,
+} from "../../../types/examples/vpscloud/vps.gen.js";
 import { checkVpsCloudDatacenter } from "./vps-cloud.gen.js";
 
 const ENUM_0 = new Set<unknown>(["tcp", "udp", "icmp"]);
