@@ -2,6 +2,8 @@
  * What handlers return: a body (200, or 201 for provision), nothing (204), a 202 that asks the
  * controller to call again later (SPEC 3), a non-JSON body, or an error the controller passes on.
  */
+import type { OperationInput } from "../common/type-validator.ts";
+import type { ApsCallContext } from "./context.ts";
 
 /** "Not done yet; call again in `retrySeconds` seconds" (SPEC 3, aps-facts 4). */
 export class Accepted {
@@ -61,4 +63,12 @@ export function checkedBody<T>(body: Record<string, unknown>): T {
 export function operationParams<T>(result: { ok: true; params: T } | { ok: false; errors: readonly { path: string; message: string }[] }): T {
   if (!result.ok) throw new ConnectorError(400, `invalid parameters: ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
   return result.params;
+}
+
+/**
+ * The parameters of a custom operation call: the operation's generated parser over the call's
+ * path, query and body, or a 400 naming every problem (what the generated wiring calls).
+ */
+export function parsedParams<T>(parse: (input: OperationInput) => { ok: true; params: T } | { ok: false; errors: readonly { path: string; message: string }[] }, ctx: ApsCallContext, body: unknown): T {
+  return operationParams(parse({ path: ctx.params, query: ctx.query, body }));
 }

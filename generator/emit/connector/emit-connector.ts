@@ -5,7 +5,7 @@ import type { ApsModel, ResolvedType } from "../../model/model.ts";
 import { packageBanner, typeBanner } from "../core/banner.ts";
 import { CodeWriter, fileText } from "../core/code-writer.ts";
 import { ImportSet, specifierList } from "../core/import-set.ts";
-import { arrow, call, object, writeList, writeProperty } from "../core/layout.ts";
+import { arrow, call, writeList, writeProperty } from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { parserName, validatorModulePath } from "../core/module-scope.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
@@ -130,8 +130,7 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
               if (op.static) w.line("static: true,");
               if (declared?.names.params) {
                 const parser = imports.useValue(imports.relative(validatorModulePath(declared.owner)), parserName(declared.owner, op.name));
-                const convert = imports.useValue(`${CONNECTOR}/replies`, "operationParams");
-                const parsed = call(convert, call(parser, object(["path", "ctx.params"], ["query", "ctx.query"], "body")));
+                const parsed = call(imports.useValue(`${CONNECTOR}/replies`, "parsedParams"), parser, "ctx", "body");
                 writeProperty(w, "handle", arrow("(ctx, body)", call(method, "ctx", parsed)));
               } else {
                 // Without parameters there is nothing to convert or check.

@@ -32,10 +32,6 @@ function keyText(name: string): string {
   return key;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function present(value: unknown): boolean {
   return value !== undefined && typeof value !== "function" && typeof value !== "symbol";
 }

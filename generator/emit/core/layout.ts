@@ -34,7 +34,7 @@ export const object = (...entries: ObjectEntry[]): ObjectExpr => ({ entries });
 export const arrow = (params: string, body: Expr): ArrowExpr => ({ params, body });
 
 /** The expression on one line. */
-export function flat(e: Expr): string {
+function flat(e: Expr): string {
   if (typeof e === "string") return e;
   if ("callee" in e) return `${e.callee}(${e.args.map(flat).join(", ")})`;
   if ("entries" in e) return e.entries.length ? `{ ${e.entries.map((x) => (typeof x === "string" ? x : `${x[0]}: ${flat(x[1])}`)).join(", ")} }` : "{}";
