@@ -1,3 +1,4 @@
+import { runInNewContext } from "node:vm";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
 import { buildNameTable } from "../../generator/emit/core/name-table.ts";
 import { kebabCase } from "../../generator/emit/core/naming.ts";
@@ -63,19 +64,25 @@ function registrySnippet(model: ApsModel, featured: readonly ResolvedType[]): st
   return `${printJson(entries)}\n`;
 }
 
-// The OpenAPI module is one object literal: JSON, except that a 64-bit integer beyond 2^53 is
-// a bigint literal (`9007199254740993n`). Such a number travels as a marked string and is
-// printed back as it was written.
+// The OpenAPI module is one object literal (keys unquoted where they may be, trailing commas,
+// bigint literals for 64-bit integers beyond 2^53), evaluated as the expression it is. A bigint
+// travels on as a marked string and is printed back as it was written.
 const BIGINT = "\uE000bigint:";
 
 function parseDocument(module: string): unknown {
   const literal = module.slice(module.indexOf("{", module.indexOf("=")), module.lastIndexOf("}") + 1);
-  const json = literal.replace(/"(?:[^"\\]|\\.)*"|(-?\d+)n\b/g, (match, digits: string | undefined) => (digits === undefined ? match : `"${BIGINT}${digits}"`));
   try {
-    return JSON.parse(json);
+    return markBigInts(runInNewContext(`(${literal})`));
   } catch (error) {
-    throw new Error(`openapi/openapi.gen.ts no longer holds one JSON-like object literal; update parseDocument in test/emit/scenario-snippets.ts (${String(error)})`);
+    throw new Error(`openapi/openapi.gen.ts no longer holds one object literal; update parseDocument in test/emit/scenario-snippets.ts (${String(error)})`);
   }
+}
+
+function markBigInts(value: unknown): unknown {
+  if (typeof value === "bigint") return `${BIGINT}${value}`;
+  if (Array.isArray(value)) return value.map(markBigInts);
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, markBigInts(v)]));
+  return value;
 }
 
 function printDocument(document: unknown): string {

@@ -3,7 +3,7 @@ import type { ApsProvisionMeta } from "aps-gen/runtime/common/types";
 import type { LinkCallbacks, ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
-import { type MaybePromise, type WriteReply, operationParams } from "aps-gen/runtime/connector/replies";
+import { type MaybePromise, type WriteReply, parsedParams } from "aps-gen/runtime/connector/replies";
 import type {
   Mailbox,
   MailboxChangePasswordParams,
@@ -66,21 +66,13 @@ export function mailboxesService(handlers: MailboxesHandlers): ServiceHandlers {
       changePassword: {
         verb: "POST",
         path: "/changePassword",
-        handle: (ctx, body) =>
-          handlers.changePassword(
-            ctx,
-            operationParams(parseMailboxChangePassword({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.changePassword(ctx, parsedParams(parseMailboxChangePassword, ctx, body)),
       },
       checkAvailability: {
         verb: "POST",
         path: "/checkAvailability",
         static: true,
-        handle: (ctx, body) =>
-          handlers.checkAvailability(
-            ctx,
-            operationParams(parseMailboxCheckAvailability({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.checkAvailability(ctx, parsedParams(parseMailboxCheckAvailability, ctx, body)),
       },
       storageUsage: {
         verb: "GET",
@@ -90,11 +82,7 @@ export function mailboxesService(handlers: MailboxesHandlers): ServiceHandlers {
       purgeArchive: {
         verb: "POST",
         path: "/purgeArchive",
-        handle: (ctx, body) =>
-          handlers.purgeArchive(
-            ctx,
-            operationParams(parseMailboxPurgeArchive({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.purgeArchive(ctx, parsedParams(parseMailboxPurgeArchive, ctx, body)),
       },
     },
   };

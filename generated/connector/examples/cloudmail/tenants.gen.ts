@@ -8,7 +8,7 @@ import {
   type MaybePromise,
   type RawReply,
   type WriteReply,
-  operationParams,
+  parsedParams,
 } from "aps-gen/runtime/connector/replies";
 import type {
   Tenant,
@@ -74,8 +74,7 @@ export function tenantsService(handlers: TenantsHandlers): ServiceHandlers {
       usage: {
         verb: "GET",
         path: "/usage/{period}",
-        handle: (ctx, body) =>
-          handlers.usage(ctx, operationParams(parseTenantUsage({ path: ctx.params, query: ctx.query, body }))),
+        handle: (ctx, body) => handlers.usage(ctx, parsedParams(parseTenantUsage, ctx, body)),
       },
       exportMailboxes: {
         verb: "GET",
@@ -85,38 +84,23 @@ export function tenantsService(handlers: TenantsHandlers): ServiceHandlers {
       importMailboxes: {
         verb: "POST",
         path: "/importMailboxes",
-        handle: (ctx, body) =>
-          handlers.importMailboxes(
-            ctx,
-            operationParams(parseTenantImportMailboxes({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.importMailboxes(ctx, parsedParams(parseTenantImportMailboxes, ctx, body)),
       },
       onSubscriptionLimitsChanged: {
         verb: "POST",
         path: "/onSubscriptionLimitsChanged",
         handle: (ctx, body) =>
-          handlers.onSubscriptionLimitsChanged(
-            ctx,
-            operationParams(parseTenantOnSubscriptionLimitsChanged({ path: ctx.params, query: ctx.query, body })),
-          ),
+          handlers.onSubscriptionLimitsChanged(ctx, parsedParams(parseTenantOnSubscriptionLimitsChanged, ctx, body)),
       },
       onDomainLinked: {
         verb: "POST",
         path: "/onDomainLinked",
-        handle: (ctx, body) =>
-          handlers.onDomainLinked(
-            ctx,
-            operationParams(parseTenantOnDomainLinked({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.onDomainLinked(ctx, parsedParams(parseTenantOnDomainLinked, ctx, body)),
       },
       onMailboxChanged: {
         verb: "POST",
         path: "/onMailboxChanged",
-        handle: (ctx, body) =>
-          handlers.onMailboxChanged(
-            ctx,
-            operationParams(parseTenantOnMailboxChanged({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.onMailboxChanged(ctx, parsedParams(parseTenantOnMailboxChanged, ctx, body)),
       },
     },
   };

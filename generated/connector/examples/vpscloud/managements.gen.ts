@@ -8,7 +8,7 @@ import {
   type MaybePromise,
   type RawReply,
   type WriteReply,
-  operationParams,
+  parsedParams,
 } from "aps-gen/runtime/connector/replies";
 import type {
   Management,
@@ -61,11 +61,7 @@ export function managementsService(handlers: ManagementsHandlers): ServiceHandle
       usageReport: {
         verb: "GET",
         path: "/usageReport/{month}",
-        handle: (ctx, body) =>
-          handlers.usageReport(
-            ctx,
-            operationParams(parseManagementUsageReport({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.usageReport(ctx, parsedParams(parseManagementUsageReport, ctx, body)),
       },
       onSubscriptionLimitsChanged: {
         verb: "POST",
@@ -73,17 +69,13 @@ export function managementsService(handlers: ManagementsHandlers): ServiceHandle
         handle: (ctx, body) =>
           handlers.onSubscriptionLimitsChanged(
             ctx,
-            operationParams(parseManagementOnSubscriptionLimitsChanged({ path: ctx.params, query: ctx.query, body })),
+            parsedParams(parseManagementOnSubscriptionLimitsChanged, ctx, body),
           ),
       },
       onVpsLinked: {
         verb: "POST",
         path: "/onVpsLinked",
-        handle: (ctx, body) =>
-          handlers.onVpsLinked(
-            ctx,
-            operationParams(parseManagementOnVpsLinked({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.onVpsLinked(ctx, parsedParams(parseManagementOnVpsLinked, ctx, body)),
       },
     },
   };

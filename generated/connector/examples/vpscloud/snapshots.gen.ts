@@ -3,7 +3,7 @@ import type { ApsProvisionMeta } from "aps-gen/runtime/common/types";
 import type { LinkCallbacks, ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
-import { type MaybePromise, type RawReply, type WriteReply, operationParams } from "aps-gen/runtime/connector/replies";
+import { type MaybePromise, type RawReply, type WriteReply, parsedParams } from "aps-gen/runtime/connector/replies";
 import type {
   Snapshot,
   SnapshotCreate,
@@ -42,8 +42,7 @@ export function snapshotsService(handlers: SnapshotsHandlers): ServiceHandlers {
       restore: {
         verb: "POST",
         path: "/restore",
-        handle: (ctx, body) =>
-          handlers.restore(ctx, operationParams(parseSnapshotRestore({ path: ctx.params, query: ctx.query, body }))),
+        handle: (ctx, body) => handlers.restore(ctx, parsedParams(parseSnapshotRestore, ctx, body)),
       },
       download: {
         verb: "GET",

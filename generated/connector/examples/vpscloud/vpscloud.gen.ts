@@ -3,7 +3,7 @@ import type { ApsProvisionMeta } from "aps-gen/runtime/common/types";
 import type { LinkCallbacks, ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
-import { type MaybePromise, type WriteReply, operationParams } from "aps-gen/runtime/connector/replies";
+import { type MaybePromise, type WriteReply, parsedParams } from "aps-gen/runtime/connector/replies";
 import type {
   VpsCloud,
   VpsCloudCreate,
@@ -40,11 +40,7 @@ export function vpscloudService(handlers: VpscloudHandlers): ServiceHandlers {
       syncImages: {
         verb: "POST",
         path: "/syncImages",
-        handle: (ctx, body) =>
-          handlers.syncImages(
-            ctx,
-            operationParams(parseVpsCloudSyncImages({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.syncImages(ctx, parsedParams(parseVpsCloudSyncImages, ctx, body)),
       },
     },
   };

@@ -3,7 +3,7 @@ import type { ApsProvisionMeta } from "aps-gen/runtime/common/types";
 import type { LinkCallbacks, ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
-import { type MaybePromise, type RawReply, type WriteReply, operationParams } from "aps-gen/runtime/connector/replies";
+import { type MaybePromise, type RawReply, type WriteReply, parsedParams } from "aps-gen/runtime/connector/replies";
 import type {
   Vps,
   VpsCreate,
@@ -75,8 +75,7 @@ export function vpsesService(handlers: VpsesHandlers): ServiceHandlers {
       reboot: {
         verb: "POST",
         path: "/reboot",
-        handle: (ctx, body) =>
-          handlers.reboot(ctx, operationParams(parseVpsReboot({ path: ctx.params, query: ctx.query, body }))),
+        handle: (ctx, body) => handlers.reboot(ctx, parsedParams(parseVpsReboot, ctx, body)),
       },
       screenshot: {
         verb: "GET",
@@ -86,29 +85,22 @@ export function vpsesService(handlers: VpsesHandlers): ServiceHandlers {
       metrics: {
         verb: "GET",
         path: "/metrics/{metric}",
-        handle: (ctx, body) =>
-          handlers.metrics(ctx, operationParams(parseVpsMetrics({ path: ctx.params, query: ctx.query, body }))),
+        handle: (ctx, body) => handlers.metrics(ctx, parsedParams(parseVpsMetrics, ctx, body)),
       },
       resize: {
         verb: "PUT",
         path: "/resize",
-        handle: (ctx, body) =>
-          handlers.resize(ctx, operationParams(parseVpsResize({ path: ctx.params, query: ctx.query, body }))),
+        handle: (ctx, body) => handlers.resize(ctx, parsedParams(parseVpsResize, ctx, body)),
       },
       migrate: {
         verb: "POST",
         path: "/migrate",
-        handle: (ctx, body) =>
-          handlers.migrate(ctx, operationParams(parseVpsMigrate({ path: ctx.params, query: ctx.query, body }))),
+        handle: (ctx, body) => handlers.migrate(ctx, parsedParams(parseVpsMigrate, ctx, body)),
       },
       takeSnapshot: {
         verb: "POST",
         path: "/takeSnapshot",
-        handle: (ctx, body) =>
-          handlers.takeSnapshot(
-            ctx,
-            operationParams(parseVpsTakeSnapshot({ path: ctx.params, query: ctx.query, body })),
-          ),
+        handle: (ctx, body) => handlers.takeSnapshot(ctx, parsedParams(parseVpsTakeSnapshot, ctx, body)),
       },
       images: {
         verb: "GET",

@@ -4,14 +4,25 @@ import { type InstallRequest, type InstanceInfo, installInstance } from "aps-gen
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Gateway, type GatewayCreate, type GatewaySettings, type GatewayTestConnectionReply, GatewayTypeId, type GatewayUpdate } from "../../types/application-root/gateway.gen.js";
+import {
+  type Gateway,
+  type GatewayCreate,
+  type GatewaySettings,
+  type GatewayTestConnectionReply,
+  GatewayTypeId,
+  type GatewayUpdate,
+} from "../../types/application-root/gateway.gen.js";
 
 /** Filters for lists of Gateway: `gatewayQuery.eq("name", value)` takes only Gateway's own properties, with their types. */
 export const gatewayQuery = /* @__PURE__ */ rql<Gateway>();
 
 /** Provisions a Gateway (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionGateway(client: ApsClient, resource: GatewayCreate): Promise<Gateway> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: GatewayTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: GatewayTypeId } },
+  });
 }
 
 /** Reads one Gateway. */
@@ -25,7 +36,11 @@ export function listGateways(client: ApsClient, query?: ListQuery<Gateway>): Pro
 }
 
 /** Every Gateway matching `query`, page by page (`for await (const page of ...)`). */
-export function listGatewayPages(client: ApsClient, query?: Omit<ListQuery<Gateway>, "limit">, pageSize = 100): AsyncGenerator<Gateway[], void, undefined> {
+export function listGatewayPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Gateway>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Gateway[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, GatewayTypeId), pageSize);
 }
 

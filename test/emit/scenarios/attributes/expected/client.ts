@@ -10,7 +10,11 @@ export const loginQuery = /* @__PURE__ */ rql<Login>();
 
 /** Provisions a Login (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionLogin(client: ApsClient, resource: LoginCreate): Promise<Login> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: LoginTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: LoginTypeId } },
+  });
 }
 
 /** Reads one Login. */
@@ -24,7 +28,11 @@ export function listLogins(client: ApsClient, query?: ListQuery<Login>): Promise
 }
 
 /** Every Login matching `query`, page by page (`for await (const page of ...)`). */
-export function listLoginPages(client: ApsClient, query?: Omit<ListQuery<Login>, "limit">, pageSize = 100): AsyncGenerator<Login[], void, undefined> {
+export function listLoginPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Login>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Login[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, LoginTypeId), pageSize);
 }
 

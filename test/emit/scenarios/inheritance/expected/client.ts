@@ -3,14 +3,24 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Device, type DeviceCreate, type DeviceRebootReply, DeviceTypeId, type DeviceUpdate } from "../../types/inheritance/device.gen.js";
+import {
+  type Device,
+  type DeviceCreate,
+  type DeviceRebootReply,
+  DeviceTypeId,
+  type DeviceUpdate,
+} from "../../types/inheritance/device.gen.js";
 
 /** Filters for lists of Device: `deviceQuery.eq("name", value)` takes only Device's own properties, with their types. */
 export const deviceQuery = /* @__PURE__ */ rql<Device>();
 
 /** Provisions a Device (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionDevice(client: ApsClient, resource: DeviceCreate): Promise<Device> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: DeviceTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: DeviceTypeId } },
+  });
 }
 
 /** Reads one Device. */
@@ -24,7 +34,11 @@ export function listDevices(client: ApsClient, query?: ListQuery<Device>): Promi
 }
 
 /** Every Device matching `query`, page by page (`for await (const page of ...)`). */
-export function listDevicePages(client: ApsClient, query?: Omit<ListQuery<Device>, "limit">, pageSize = 100): AsyncGenerator<Device[], void, undefined> {
+export function listDevicePages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Device>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Device[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, DeviceTypeId), pageSize);
 }
 
@@ -56,7 +70,11 @@ export const phoneQuery = /* @__PURE__ */ rql<Phone>();
 
 /** Provisions a Phone (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionPhone(client: ApsClient, resource: PhoneCreate): Promise<Phone> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: PhoneTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: PhoneTypeId } },
+  });
 }
 
 /** Reads one Phone. */
@@ -70,7 +88,11 @@ export function listPhones(client: ApsClient, query?: ListQuery<Phone>): Promise
 }
 
 /** Every Phone matching `query`, page by page (`for await (const page of ...)`). */
-export function listPhonePages(client: ApsClient, query?: Omit<ListQuery<Phone>, "limit">, pageSize = 100): AsyncGenerator<Phone[], void, undefined> {
+export function listPhonePages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Phone>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Phone[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, PhoneTypeId), pageSize);
 }
 

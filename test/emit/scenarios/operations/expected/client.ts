@@ -3,14 +3,29 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Report, type ReportCountParams, type ReportCountReply, type ReportCreate, type ReportRenameParams, type ReportRenameReply, type ReportSummaryParams, type ReportSummaryReply, ReportTypeId, type ReportUpdate } from "../../types/operations/report.gen.js";
+import {
+  type Report,
+  type ReportCountParams,
+  type ReportCountReply,
+  type ReportCreate,
+  type ReportRenameParams,
+  type ReportRenameReply,
+  type ReportSummaryParams,
+  type ReportSummaryReply,
+  ReportTypeId,
+  type ReportUpdate,
+} from "../../types/operations/report.gen.js";
 
 /** Filters for lists of Report: `reportQuery.eq("name", value)` takes only Report's own properties, with their types. */
 export const reportQuery = /* @__PURE__ */ rql<Report>();
 
 /** Provisions a Report (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionReport(client: ApsClient, resource: ReportCreate): Promise<Report> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ReportTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: ReportTypeId } },
+  });
 }
 
 /** Reads one Report. */
@@ -24,7 +39,11 @@ export function listReports(client: ApsClient, query?: ListQuery<Report>): Promi
 }
 
 /** Every Report matching `query`, page by page (`for await (const page of ...)`). */
-export function listReportPages(client: ApsClient, query?: Omit<ListQuery<Report>, "limit">, pageSize = 100): AsyncGenerator<Report[], void, undefined> {
+export function listReportPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Report>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Report[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, ReportTypeId), pageSize);
 }
 
@@ -40,7 +59,11 @@ export async function unprovisionReport(client: ApsClient, id: string): Promise<
 
 /** summary of Report (GET /summary/{period}). */
 export function reportSummary(client: ApsClient, id: string, params: ReportSummaryParams): Promise<ReportSummaryReply> {
-  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/summary/${segment(params.period)}`, query: queryString({ top: params.top, detailed: params.detailed }) });
+  return sendJson(client, {
+    method: "GET",
+    path: `/aps/2/resources/${segment(id)}/summary/${segment(params.period)}`,
+    query: queryString({ top: params.top, detailed: params.detailed }),
+  });
 }
 
 /** rename of Report (POST /rename). */
@@ -50,7 +73,11 @@ export function reportRename(client: ApsClient, id: string, params: ReportRename
 
 /** count of Report (GET /count, static). */
 export function reportCount(client: ApsClient, params: ReportCountParams): Promise<ReportCountReply> {
-  return sendJson(client, { method: "GET", path: `/aps/2/static/${encodeURIComponent(ReportTypeId)}/count`, query: queryString({ title: params.title }) });
+  return sendJson(client, {
+    method: "GET",
+    path: `/aps/2/static/${encodeURIComponent(ReportTypeId)}/count`,
+    query: queryString({ title: params.title }),
+  });
 }
 
 /** download of Report (GET /download). The reply is not JSON: read it as a Blob or a stream from the Response. */

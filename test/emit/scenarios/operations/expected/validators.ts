@@ -3,8 +3,20 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { convertParameter } from "aps-gen/runtime/common/parameter-text";
 import type { OperationInput, OperationParams, TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, missing, overStringLimit, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  type ValidationError,
+  codePointLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  missing,
+  overStringLimit,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 import type { ReportCountParams, ReportRenameParams, ReportSummaryParams } from "../../types/operations/report.gen.js";
 
 /** Checks a value of structure `Summary` of Report; pushes what is wrong onto `errors`. */

@@ -3,14 +3,23 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Widget, type WidgetCreate, WidgetTypeId, type WidgetUpdate } from "../../types/property-defaults/widget.gen.js";
+import {
+  type Widget,
+  type WidgetCreate,
+  WidgetTypeId,
+  type WidgetUpdate,
+} from "../../types/property-defaults/widget.gen.js";
 
 /** Filters for lists of Widget: `widgetQuery.eq("name", value)` takes only Widget's own properties, with their types. */
 export const widgetQuery = /* @__PURE__ */ rql<Widget>();
 
 /** Provisions a Widget (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionWidget(client: ApsClient, resource: WidgetCreate): Promise<Widget> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: WidgetTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: WidgetTypeId } },
+  });
 }
 
 /** Reads one Widget. */
@@ -24,7 +33,11 @@ export function listWidgets(client: ApsClient, query?: ListQuery<Widget>): Promi
 }
 
 /** Every Widget matching `query`, page by page (`for await (const page of ...)`). */
-export function listWidgetPages(client: ApsClient, query?: Omit<ListQuery<Widget>, "limit">, pageSize = 100): AsyncGenerator<Widget[], void, undefined> {
+export function listWidgetPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Widget>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Widget[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, WidgetTypeId), pageSize);
 }
 

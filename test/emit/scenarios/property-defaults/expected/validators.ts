@@ -3,8 +3,27 @@
 import type { Actor } from "aps-gen/runtime/common/actor";
 import { firstDuplicate } from "aps-gen/runtime/common/aps-equality";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
-import { HIGH_SURROGATE, type ValidationError, codePointLength, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, notInEnum, overStringLimit, patternMismatch, repeatedItem, tooFewItems, tooLong, tooManyItems, tooShort, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  HIGH_SURROGATE,
+  type ValidationError,
+  codePointLength,
+  pointerSegment,
+  typeError,
+} from "aps-gen/runtime/common/validation-error";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  notInEnum,
+  overStringLimit,
+  patternMismatch,
+  repeatedItem,
+  tooFewItems,
+  tooLong,
+  tooManyItems,
+  tooShort,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 
 const PATTERN_0 = new RegExp("^[A-Z]{3}$", "u");
 const ENUM_1 = new Set<unknown>(["red", "green", "blue"]);

@@ -6,14 +6,23 @@ import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import type { Account } from "../../types/core/account.gen.js";
 import type { AdminUser } from "../../types/core/admin-user.gen.js";
 import type { ServiceUser } from "../../types/core/service-user.gen.js";
-import { type License, type LicenseCreate, LicenseTypeId, type LicenseUpdate } from "../../types/relations/license.gen.js";
+import {
+  type License,
+  type LicenseCreate,
+  LicenseTypeId,
+  type LicenseUpdate,
+} from "../../types/relations/license.gen.js";
 
 /** Filters for lists of License: `licenseQuery.eq("name", value)` takes only License's own properties, with their types. */
 export const licenseQuery = /* @__PURE__ */ rql<License>();
 
 /** Provisions a License (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionLicense(client: ApsClient, resource: LicenseCreate): Promise<License> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: LicenseTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: LicenseTypeId } },
+  });
 }
 
 /** Reads one License. */
@@ -27,7 +36,11 @@ export function listLicenses(client: ApsClient, query?: ListQuery<License>): Pro
 }
 
 /** Every License matching `query`, page by page (`for await (const page of ...)`). */
-export function listLicensePages(client: ApsClient, query?: Omit<ListQuery<License>, "limit">, pageSize = 100): AsyncGenerator<License[], void, undefined> {
+export function listLicensePages(
+  client: ApsClient,
+  query?: Omit<ListQuery<License>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<License[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, LicenseTypeId), pageSize);
 }
 
@@ -43,7 +56,11 @@ export async function unprovisionLicense(client: ApsClient, id: string): Promise
 
 /** Links account of a License to `targetId` (replaces the link it had). */
 export async function linkLicenseAccount(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/account`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/account`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from account of a License. */
@@ -58,7 +75,11 @@ export function listLicenseAccount(client: ApsClient, id: string): Promise<Accou
 
 /** Links owner of a License to `targetId` (replaces the link it had). */
 export async function linkLicenseOwner(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/owner`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/owner`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from owner of a License. */
@@ -73,7 +94,11 @@ export function listLicenseOwner(client: ApsClient, id: string): Promise<Service
 
 /** Links admins of a License to `targetId` (adds it to the collection). */
 export async function linkLicenseAdmins(client: ApsClient, id: string, targetId: string): Promise<void> {
-  await send(client, { method: "POST", path: `/aps/2/resources/${segment(id)}/admins`, json: { aps: { id: targetId } } });
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/admins`,
+    json: { aps: { id: targetId } },
+  });
 }
 
 /** Unlinks `targetId` from admins of a License. */

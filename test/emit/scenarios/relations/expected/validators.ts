@@ -4,7 +4,13 @@ import type { Actor } from "aps-gen/runtime/common/actor";
 import { checkLinkRef } from "aps-gen/runtime/common/link-ref";
 import type { TypeValidator } from "aps-gen/runtime/common/type-validator";
 import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime/common/validation-error";
-import { accessDenied, int64Error, isInt64, relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
+import {
+  accessDenied,
+  int64Error,
+  isInt64,
+  relationOnUpdate,
+  unknownKey,
+} from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations License declares; false when it is none of them. */
 export function licenseMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {

@@ -3,14 +3,23 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Shipment, type ShipmentCreate, ShipmentTypeId, type ShipmentUpdate } from "../../types/structures/shipment.gen.js";
+import {
+  type Shipment,
+  type ShipmentCreate,
+  ShipmentTypeId,
+  type ShipmentUpdate,
+} from "../../types/structures/shipment.gen.js";
 
 /** Filters for lists of Shipment: `shipmentQuery.eq("name", value)` takes only Shipment's own properties, with their types. */
 export const shipmentQuery = /* @__PURE__ */ rql<Shipment>();
 
 /** Provisions a Shipment (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
 export function provisionShipment(client: ApsClient, resource: ShipmentCreate): Promise<Shipment> {
-  return sendJson(client, { method: "POST", path: "/aps/2/resources", json: { ...resource, aps: { ...resource.aps, type: ShipmentTypeId } } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: ShipmentTypeId } },
+  });
 }
 
 /** Reads one Shipment. */
@@ -24,7 +33,11 @@ export function listShipments(client: ApsClient, query?: ListQuery<Shipment>): P
 }
 
 /** Every Shipment matching `query`, page by page (`for await (const page of ...)`). */
-export function listShipmentPages(client: ApsClient, query?: Omit<ListQuery<Shipment>, "limit">, pageSize = 100): AsyncGenerator<Shipment[], void, undefined> {
+export function listShipmentPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<Shipment>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<Shipment[], void, undefined> {
   return listPages(client, "/aps/2/resources", queryText(query, ShipmentTypeId), pageSize);
 }
 
