@@ -27,6 +27,12 @@ export class CodeWriter {
     return this.depth * 2 + textWidth(text) <= PRINT_WIDTH;
   }
 
+  /** Text already laid out and indented, ending with a newline (jsonLiteral's). */
+  raw(text: string): this {
+    this.out.push(text);
+    return this;
+  }
+
   /** Several lines at the current depth. */
   lines(texts: Iterable<string>): this {
     for (const t of texts) this.line(t);

@@ -11,11 +11,11 @@ import { textWidth } from "./text-width.ts";
  * leaves out (undefined, functions) is left out here too.
  *
  * `head` is the text before the value on its first line (`export const x = `), `tail` the text
- * after its last (`;`); the result ends with a newline.
+ * after its last (`;`), `depth` the indentation of the first line; the result ends with a newline.
  */
-export function jsonLiteral(head: string, value: unknown, tail: string): string {
+export function jsonLiteral(head: string, value: unknown, tail: string, depth = 0): string {
   const out: string[] = [];
-  writeValue(out, 0, head, value, tail, false);
+  writeValue(out, depth, head, value, tail, false);
   return out.join("");
 }
 

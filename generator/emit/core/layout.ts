@@ -105,6 +105,62 @@ export function writeAssignment(w: CodeWriter, lhs: string, value: string, suffi
   else w.line(lhs).indented(() => w.line(`${value}${suffix}`));
 }
 
+/**
+ * `keyword (condition) statement;` for a statement that is not a block (`if`, `else if`, `for`):
+ * on one line if it fits, else the statement one level deeper on the next line; a condition too
+ * long for its own line breaks before each `&&` or `||` joining it, as Prettier prints it.
+ */
+export function writeIf(w: CodeWriter, keyword: string, condition: string, statement: Expr, suffix = ";"): void {
+  const head = `${keyword} (${condition})`;
+  const line = `${head} ${flat(statement)}${suffix}`;
+  if (w.fits(line)) {
+    w.line(line);
+    return;
+  }
+  const operands = w.fits(head) ? [] : logicalOperands(condition);
+  if (operands.length < 2) w.line(head);
+  else w.block(`${keyword} (`, () => w.lines(operands), ")");
+  w.indented(() => writeExpr(w, "", statement, suffix));
+}
+
+/**
+ * `else statement;` (after `prefix`, `} ` when the if had a block): on one line if it fits, else
+ * the statement one level deeper, laid out by `write` (a nested `for` or `if` clause).
+ */
+export function writeElse(w: CodeWriter, statement: Expr, prefix = "", write = () => writeExpr(w, "", statement, ";")): void {
+  const line = `${prefix}else ${flat(statement)};`;
+  if (w.fits(line)) w.line(line);
+  else w.line(`${prefix}else`).indented(write);
+}
+
+/** `a && b && c` as `a &&`, `b &&`, `c` (or `||`); none when the operators are mixed at the top level. */
+function logicalOperands(condition: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  let op: string | undefined;
+  let quote: string | undefined;
+  for (let i = 0; i < condition.length; i++) {
+    const c = condition[i]!;
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'" || c === "`") quote = c;
+    else if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    else if (depth === 0 && (condition.startsWith(" && ", i) || condition.startsWith(" || ", i))) {
+      const found = condition.slice(i + 1, i + 3);
+      if (op !== undefined && op !== found) return [];
+      op = found;
+      parts.push(`${condition.slice(start, i)} ${found}`);
+      start = i + 4;
+      i += 3;
+    }
+  }
+  parts.push(condition.slice(start));
+  return parts;
+}
+
 /** `lhs` and a union type, one member a line (`| "a"`) when it does not fit on one. */
 export function writeUnion(w: CodeWriter, lhs: string, members: readonly string[], suffix = ";"): void {
   const line = `${lhs} ${members.join(" | ")}${suffix}`;

@@ -1,4 +1,8 @@
+import { CodeWriter } from "./code-writer.ts";
 import { ImportSet } from "./import-set.ts";
+import { jsonLiteral } from "./json-literal.ts";
+import { call, writeExpr } from "./layout.ts";
+import { stringLiteral } from "./string-literal.ts";
 import type { TypeNames } from "./name-table.ts";
 import { pascalCase } from "./naming.ts";
 
@@ -105,16 +109,26 @@ export class ModuleScope {
     } catch {
       flags = "";
     }
-    return this.constant("PATTERN", `new RegExp(${JSON.stringify(source)}${flags ? `, "${flags}"` : ""})`);
+    const init = call("new RegExp", stringLiteral(source), ...(flags ? [`"${flags}"`] : []));
+    return this.declare("PATTERN", `RegExp ${source} ${flags}`, (name) => {
+      const w = new CodeWriter();
+      writeExpr(w, `const ${name} = `, init, ";");
+      return w.toString();
+    });
   }
 
-  /** Declares `const <PREFIX>_<n> = <init>;` at module level. */
-  constant(prefix: string, init: string): string {
-    const known = this.constantByInit.get(init);
+  /** Declares `const <PREFIX>_<n> = <head><value><tail>;` at module level, `value` a JSON value. */
+  constant(prefix: string, head: string, value: unknown, tail: string): string {
+    return this.declare(prefix, `${head}${JSON.stringify(value)}${tail}`, (name) => jsonLiteral(`const ${name} = ${head}`, value, `${tail};`));
+  }
+
+  /** A module-level constant, once per `key`; `render` writes its declaration. */
+  private declare(prefix: string, key: string, render: (name: string) => string): string {
+    const known = this.constantByInit.get(key);
     if (known) return known;
     const name = `${prefix}_${this.counter++}`;
-    this.constantByInit.set(init, name);
-    this.constants.push(`const ${name} = ${init};`);
+    this.constantByInit.set(key, name);
+    this.constants.push(render(name).trimEnd());
     return name;
   }
 

@@ -3,6 +3,9 @@ import type { GeneratedFile } from "../../host.ts";
 import type { ApsModel } from "../../model/model.ts";
 import { banner, packageBanner } from "../core/banner.ts";
 import { fileText } from "../core/code-writer.ts";
+import { PRINT_WIDTH } from "../core/format-options.ts";
+import { specifierList } from "../core/import-set.ts";
+import { textWidth } from "../core/text-width.ts";
 import { packageRuntime, type RuntimeSpecifier } from "../core/module-scope.ts";
 import { buildNameTable, type TypeNames } from "../core/name-table.ts";
 import { memberOwners } from "./member-checker.ts";
@@ -41,7 +44,7 @@ export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeN
         seen.add(alias);
         return alias === n ? n : `${n} as ${alias}`;
       });
-      lines.push(`export { ${exported.join(", ")} } from "./${posix.basename(module.modulePath).replace(/\.ts$/, ".js")}";`);
+      lines.push(specifierList("export ", exported, ` from "./${posix.basename(module.modulePath).replace(/\.ts$/, ".js")}";`));
       if (module.validator) registry.push({ module: `./${module.modulePath.slice("validators/".length).replace(/\.ts$/, ".js")}`, name: module.validator });
     }
     if (lines.length) files.push({ path: `validators/${pkg.name}/index.gen.ts`, content: fileText([[packageBanner(model, pkg), ...lines]]) });
@@ -57,11 +60,17 @@ export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeN
     [banner("every input package"), `import type { TypeValidator } from "${runtime("type-validator")}";`, ...entries.map((e) => `import { ${e.local === e.name ? e.name : `${e.name} as ${e.local}`} } from "${e.module}";`)],
     [
       "/** Every resource type's validators, by type id: what the controller looks up on each write. */",
-      "export const validators: ReadonlyMap<string, TypeValidator> = new Map<string, TypeValidator>([",
-      ...entries.map((e) => `  [${e.local}.typeId, ${e.local}],`),
-      "]);",
+      // Two or more entries always go one a line (Prettier's rule for a list of pairs); one or none on the line if it fits.
+      ...registryMap(entries.map((e) => `[${e.local}.typeId, ${e.local}]`)),
     ],
   ]);
   files.push({ path: VALIDATOR_REGISTRY, content: registryText });
   return files;
+}
+
+function registryMap(entries: readonly string[]): string[] {
+  const head = "export const validators: ReadonlyMap<string, TypeValidator> = new Map<string, TypeValidator>([";
+  const line = `${head}${entries.join(", ")}]);`;
+  if (entries.length < 2 && textWidth(line) <= PRINT_WIDTH) return [line];
+  return [head, ...entries.map((e) => `  ${e},`), "]);"];
 }

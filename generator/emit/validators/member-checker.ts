@@ -1,8 +1,10 @@
 import { defaultPropertyAccess, type ApsModel, type Property, type Relation, type ResolvedType, type TypeDeclaration } from "../../model/model.ts";
 import { accessBits, RoleBit, type Role } from "../../../runtime/common/actor.ts";
 import type { CodeWriter } from "../core/code-writer.ts";
+import { call, writeElse, writeExpr, writeIf, writeList, type Expr } from "../core/layout.ts";
 import type { ModuleScope } from "../core/module-scope.ts";
-import { valueCheck } from "./value-check.ts";
+import { stringLiteral } from "../core/string-literal.ts";
+import { push, valueCheck } from "./value-check.ts";
 
 const ALL_ROLES = RoleBit.admin | RoleBit.owner | RoleBit.referrer | RoleBit.public;
 
@@ -66,10 +68,11 @@ export function writeMemberChecker(w: CodeWriter, fn: string, about: string, mem
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   const actorType = scope.runtimeType("actor", "Actor");
   w.line(`/** Checks the value of a body key if it is one of the properties and relations ${about}; false when it is none of them. */`);
-  w.block(`export function ${fn}(key: string, v: unknown, actor: ${actorType}, update: boolean, errors: ${errorType}[]): boolean {`, () => {
+  writeList(w, `export function ${fn}(`, ["key: string", "v: unknown", `actor: ${actorType}`, "update: boolean", `errors: ${errorType}[]`], "): boolean {");
+  w.indented(() => {
     w.block("switch (key) {", () => {
       for (const m of members) {
-        w.block(`case ${JSON.stringify(m.name)}: {`, () => {
+        w.block(`case ${stringLiteral(m.name)}: {`, () => {
           if ("typeId" in m) relationCase(w, m, scope);
           else propertyCase(w, m, scope);
           w.line("break;");
@@ -79,6 +82,7 @@ export function writeMemberChecker(w: CodeWriter, fn: string, about: string, mem
     });
     w.line("return true;");
   });
+  w.line("}");
   return w;
 }
 
@@ -90,30 +94,40 @@ export function writableGate(p: Property): "always" | "application" | number {
 }
 
 function propertyCase(w: CodeWriter, p: Property, scope: ModuleScope): void {
-  const path = JSON.stringify(`/${pointer(p.name)}`);
-  const rule = (name: string) => scope.runtime("validation-rules", name);
-  const reject = (condition: string, error: string) => w.block(`if (${condition}) {`, () => w.line(`errors.push(${error});`).line("break;"));
+  const path = stringLiteral(`/${pointer(p.name)}`);
+  const rule = (name: string, ...args: string[]) => call(scope.runtime("validation-rules", name), path, ...args);
+  const reject = (condition: string, error: Expr) =>
+    w.block(`if (${condition}) {`, () => {
+      writeExpr(w, "", push(error), ";");
+      w.line("break;");
+    });
   const gate = writableGate(p);
-  if (gate === "application") reject("!actor.application", `${rule("readOnly")}(${path})`);
-  else if (gate !== "always") reject(`!actor.application && (actor.roles & ${gate}) === 0`, `${rule("accessDenied")}(${path}, ${JSON.stringify(allowedRoles(gate))})`);
-  if (p.final) reject("update && !actor.application", `${rule("finalOnUpdate")}(${path})`);
+  if (gate === "application") reject("!actor.application", rule("readOnly"));
+  else if (gate !== "always") reject(`!actor.application && (actor.roles & ${gate}) === 0`, rule("accessDenied", stringLiteral(allowedRoles(gate))));
+  if (p.final) reject("update && !actor.application", rule("finalOnUpdate"));
   // null means "no value" (README: null semantics): fine for optional properties only.
-  if (p.required) reject("v === null", `${rule("nullRequired")}(${path})`);
+  if (p.required) reject("v === null", rule("nullRequired"));
   else w.line("if (v === null) break;");
   valueCheck(p, "v", path, scope, w);
 }
 
 function relationCase(w: CodeWriter, r: Relation, scope: ModuleScope): void {
-  const path = JSON.stringify(`/${pointer(r.name)}`);
-  w.line(`if (update) errors.push(${scope.runtime("validation-rules", "relationOnUpdate")}(${path}, ${JSON.stringify(r.name)}));`);
+  const path = stringLiteral(`/${pointer(r.name)}`);
+  writeIf(w, "if", "update", push(call(scope.runtime("validation-rules", "relationOnUpdate"), path, stringLiteral(r.name))));
   const check = scope.runtime("link-ref", "checkLinkRef");
   if (r.collection) {
     const typeError = scope.runtime("validation-error", "typeError");
-    w.line(`else if (!Array.isArray(v)) errors.push(${typeError}(${path}, "an array of links", v));`);
-    w.line(`else for (let i = 0; i < v.length; i++) ${check}(v[i], ${path} + "/" + i, errors);`);
+    writeIf(w, "else if", "!Array.isArray(v)", push(call(typeError, path, '"an array of links"', "v")));
+    const loop = "for (let i = 0; i < v.length; i++)";
+    const each = call(check, "v[i]", `${path} + "/" + i`, "errors");
+    writeElse(w, `${loop} ${flatCall(each)}`, "", () => writeIf(w, "for", loop.slice(5, -1), each));
   } else {
-    w.line(`else if (v !== null) ${check}(v, ${path}, errors);`);
+    writeIf(w, "else if", "v !== null", call(check, "v", path, "errors"));
   }
+}
+
+function flatCall(e: { callee: string; args: readonly Expr[] }): string {
+  return `${e.callee}(${e.args.join(", ")})`;
 }
 
 function allowedRoles(bits: number): string {

@@ -2,10 +2,14 @@ import type { ApsModel, Operation, Property, Relation, ResolvedType, Structure }
 import { isBaseOperation } from "../../model/base-operations.ts";
 import { typeBanner } from "../core/banner.ts";
 import { CodeWriter, fileText } from "../core/code-writer.ts";
+import { jsonLiteral } from "../core/json-literal.ts";
+import { call, object, writeElse, writeExpr, writeIf, writeList, writeProperty, type ObjectEntry } from "../core/layout.ts";
+import { propertyKey } from "../core/naming.ts";
+import { stringLiteral } from "../core/string-literal.ts";
 import { memberCheckerName, ModuleScope, parserName, structureCheckerName, validatorModulePath, type RuntimeSpecifier } from "../core/module-scope.ts";
 import { operationNamesOf, type TypeNames } from "../core/name-table.ts";
 import { declaredMembers, memberChain, pointer, writableGate, writeMemberChecker } from "./member-checker.ts";
-import { valueCheck } from "./value-check.ts";
+import { push, valueCheck } from "./value-check.ts";
 
 /** One generated validator module: its text and the names a package index re-exports. */
 export interface ValidatorModule {
@@ -70,14 +74,15 @@ export function validatorModule(type: ResolvedType, model: ApsModel, names: Read
       parsers.push({ name: op.name, fn: scope.validatorOf(declared.owner, parserName(declared.owner, op.name)) });
     }
     const typeValidator = scope.runtimeType("type-validator", "TypeValidator");
-    const defaults = [...type.properties.values()].filter((p) => p.default !== undefined).map((p) => `${JSON.stringify(p.name)}: ${literalCode(p.default!.raw, p.default!.value)}`);
+    const defaults: Record<string, unknown> = {};
+    for (const p of type.properties.values()) if (p.default !== undefined) defaults[p.name] = literalValue(p.default.raw, p.default.value);
     w.line(`/** Validators of ${type.name} (\`${type.id}\`), by what they check. */`);
     w.block(`export const ${validator}: ${typeValidator} = {`, () => {
-      w.line(`typeId: ${JSON.stringify(type.id)},`);
+      writeProperty(w, "typeId", stringLiteral(type.id));
       w.line(`validateCreate: ${create},`);
       w.line(`validateUpdate: ${update},`);
-      w.line(`defaults: Object.freeze({${defaults.length ? ` ${defaults.join(", ")} ` : ""}}),`);
-      w.line(`operations: {${parsers.length ? ` ${parsers.map((p) => `${JSON.stringify(p.name)}: ${p.fn}`).join(", ")} ` : ""}},`);
+      w.raw(jsonLiteral("defaults: Object.freeze(", defaults, "),", 1));
+      writeProperty(w, "operations", object(...parsers.map((p): ObjectEntry => [propertyKey(p.name), p.fn])));
     }, "};");
   }
   const content = fileText([[typeBanner(model, type), ...scope.renderImports()], scope.renderConstants(), w.toString()]);
@@ -91,30 +96,32 @@ function structureChecker(w: CodeWriter, s: Structure, own: TypeNames, scope: Mo
   const seg = scope.runtime("validation-error", "pointerSegment");
   const unknownKey = scope.runtime("validation-rules", "unknownKey");
   w.line(`/** Checks a value of structure \`${s.name}\` of ${own.tsName}; pushes what is wrong onto \`errors\`. */`);
-  w.block(`export function ${fn}(value: unknown, path: string, errors: ${errorType}[]): void {`, () => {
+  writeList(w, `export function ${fn}(`, ["value: unknown", "path: string", `errors: ${errorType}[]`], "): void {");
+  w.indented(() => {
     w.block(`if (typeof value !== "object" || value === null || Array.isArray(value)) {`, () => {
-      w.line(`errors.push(${typeError}(path, ${JSON.stringify(`an object (structure ${s.name})`)}, value));`).line("return;");
+      writeExpr(w, "", push(call(typeError, "path", stringLiteral(`an object (structure ${s.name})`), "value")), ";");
+      w.line("return;");
     });
     w.line("const o = value as Record<string, unknown>;");
     w.block("for (const key in o) {", () => {
       w.line("const v = o[key];").line("if (v === undefined) continue;");
       w.block("switch (key) {", () => {
         for (const p of s.properties.values()) {
-          w.block(`case ${JSON.stringify(p.name)}: {`, () => {
-            valueCheck(p, "v", `path + ${JSON.stringify(`/${pointer(p.name)}`)}`, scope, w);
+          w.block(`case ${stringLiteral(p.name)}: {`, () => {
+            valueCheck(p, "v", `path + ${stringLiteral(`/${pointer(p.name)}`)}`, scope, w);
             w.line("break;");
           });
         }
-        w.line("default:").indented(() =>
-          w.line(`errors.push(${unknownKey}(path + "/" + ${seg}(key), key, ${JSON.stringify(`is not a member of structure ${s.name}${memberHint(s.properties.keys())}`)}));`),
-        );
+        const hint = stringLiteral(`is not a member of structure ${s.name}${memberHint(s.properties.keys())}`);
+        w.line("default:").indented(() => writeExpr(w, "", push(call(unknownKey, `path + "/" + ${seg}(key)`, "key", hint)), ";"));
       });
     });
     for (const p of s.properties.values()) {
       if (!p.required) continue;
-      w.line(`if (o[${JSON.stringify(p.name)}] === undefined) errors.push(${scope.runtime("validation-rules", "missing")}(path + ${JSON.stringify(`/${pointer(p.name)}`)}));`);
+      writeIf(w, "if", `o[${stringLiteral(p.name)}] === undefined`, push(call(scope.runtime("validation-rules", "missing"), `path + ${stringLiteral(`/${pointer(p.name)}`)}`)));
     }
   });
+  w.line("}");
   return w;
 }
 
@@ -132,20 +139,23 @@ function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: st
   const seg = scope.runtime("validation-error", "pointerSegment");
   const what = mode === "create" ? "a provision (create) body" : "a configure (update) body";
   const update = mode === "update";
-  const unknown = `errors.push(${scope.runtime("validation-rules", "unknownKey")}("/" + ${seg}(key), key, ${JSON.stringify(`is not a property of ${type.name}${memberHint([...type.properties.keys(), ...type.relations.keys()])}`)}));`;
+  const hint = stringLiteral(`is not a property of ${type.name}${memberHint([...type.properties.keys(), ...type.relations.keys()])}`);
+  const unknown = push(call(scope.runtime("validation-rules", "unknownKey"), `"/" + ${seg}(key)`, "key", hint));
   w.line(`/** Checks ${what} of ${type.name} written by \`actor\`; returns every error, none when valid. */`);
-  w.block(`export function ${fn}(body: unknown, actor: ${actorType}): ${errorType}[] {`, () => {
+  writeList(w, `export function ${fn}(`, ["body: unknown", `actor: ${actorType}`], `): ${errorType}[] {`);
+  w.indented(() => {
     w.line(`const errors: ${errorType}[] = [];`);
     w.block(`if (typeof body !== "object" || body === null || Array.isArray(body)) {`, () => {
-      w.line(`errors.push(${typeError}("", ${JSON.stringify(`a JSON object (a ${type.name} resource)`)}, body));`).line("return errors;");
+      writeExpr(w, "", push(call(typeError, '""', stringLiteral(`a JSON object (a ${type.name} resource)`), "body")), ";");
+      w.line("return errors;");
     });
     w.line("const b = body as Record<string, unknown>;");
     w.block("for (const key in b) {", () => {
       w.line("const v = b[key];");
       // The meta-section is checked by the controller, which knows the caller.
       w.line(`if (v === undefined || key === "aps") continue;`);
-      if (chain.length === 0) w.line(unknown);
-      else w.line(`if (${chain.map((c) => `!${c}(key, v, actor, ${update}, errors)`).join(" && ")}) ${unknown}`);
+      if (chain.length === 0) writeExpr(w, "", unknown, ";");
+      else writeIf(w, "if", chain.map((c) => `!${c}(key, v, actor, ${update}, errors)`).join(" && "), unknown);
     });
     if (mode === "create") {
       for (const p of type.properties.values()) {
@@ -154,11 +164,12 @@ function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: st
         if (!p.required) continue;
         const gate = writableGate(p);
         const cond = gate === "always" ? "" : gate === "application" ? " && actor.application" : ` && (actor.application || (actor.roles & ${gate}) !== 0)`;
-        w.line(`if (b[${JSON.stringify(p.name)}] === undefined${cond}) errors.push(${scope.runtime("validation-rules", "missing")}(${JSON.stringify(`/${pointer(p.name)}`)}));`);
+        writeIf(w, "if", `b[${stringLiteral(p.name)}] === undefined${cond}`, push(call(scope.runtime("validation-rules", "missing"), stringLiteral(`/${pointer(p.name)}`))));
       }
     }
     w.line("return errors;");
   });
+  w.line("}");
   return w;
 }
 
@@ -168,24 +179,30 @@ function operationParser(w: CodeWriter, op: Operation, type: ResolvedType, fn: s
   const resultType = scope.runtimeType("type-validator", "OperationParams");
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   w.line(`/** Parameters of ${type.name}.${op.name} (${op.static ? "static " : ""}${op.verb} ${op.path}). */`);
-  w.block(`export function ${fn}(input: ${inputType}): ${resultType}${paramsType ? `<${paramsType}>` : ""} {`, () => {
+  writeList(w, `export function ${fn}(`, [`input: ${inputType}`], `): ${resultType}${paramsType ? `<${paramsType}>` : ""} {`);
+  w.indented(() => {
     w.line(`const errors: ${errorType}[] = [];`);
     w.line("const params: Record<string, unknown> = {};");
     for (const p of op.parameters) {
       // Pointers into the call: /path/<name>, /query/<name>, and /body for the (single) body.
-      const path = JSON.stringify(p.kind === "body" ? "/body" : `/${p.kind}/${pointer(p.name)}`);
-      const key = JSON.stringify(p.name);
-      const missing = p.required ? ` else errors.push(${scope.runtime("validation-rules", "missing")}(${path}));` : "";
+      const path = stringLiteral(p.kind === "body" ? "/body" : `/${p.kind}/${pointer(p.name)}`);
+      const key = stringLiteral(p.name);
+      const missing = p.required ? push(call(scope.runtime("validation-rules", "missing"), path)) : undefined;
       if (p.kind === "body") {
         w.block("{", () => {
           w.line("const v = input.body;");
           // Declared non-JSON content: passed through untouched.
-          if (p.contentType !== undefined) w.line(`if (v !== undefined) params[${key}] = v;${missing}`);
-          else {
-            w.block("if (v !== undefined && v !== null) {", () => {
+          if (p.contentType !== undefined) {
+            writeIf(w, "if", "v !== undefined", `params[${key}] = v`);
+            if (missing) writeElse(w, missing);
+          } else {
+            w.line("if (v !== undefined && v !== null) {");
+            w.indented(() => {
               if (p.type) valueCheck({ type: p.type }, "v", path, scope, w);
               w.line(`params[${key}] = v;`);
-            }, `}${missing}`);
+            });
+            if (missing) writeElse(w, missing, "} ");
+            else w.line("}");
           }
         });
         continue;
@@ -195,16 +212,23 @@ function operationParser(w: CodeWriter, op: Operation, type: ResolvedType, fn: s
       const primitive = p.type?.kind === "primitive" ? p.type.name : undefined;
       w.block("{", () => {
         w.line(`const text = ${source}[${key}];`);
-        w.block("if (text !== undefined) {", () => {
-          w.line(`const r = ${convert}(text, ${JSON.stringify(primitive ?? "string")});`);
-          w.line(`if (r.ok) params[${key}] = r.value;`);
-          w.line(`else errors.push({ path: ${path}, code: r.code, message: r.message });`);
-        }, `}${missing}`);
+        w.line("if (text !== undefined) {");
+        w.indented(() => {
+          w.line(`const r = ${convert}(text, ${stringLiteral(primitive ?? "string")});`);
+          writeIf(w, "if", "r.ok", `params[${key}] = r.value`);
+          writeElse(w, push(object(["path", path], ["code", "r.code"], ["message", "r.message"])));
+        });
+        if (missing) writeElse(w, missing, "} ");
+        else w.line("}");
       });
     }
     // The checks above make `params` what the operation's parameter type says.
-    w.line(`return errors.length > 0 ? { ok: false, errors } : { ok: true, params${paramsType ? `: params as ${paramsType}` : ""} };`);
+    const ok = `{ ok: true, params${paramsType ? `: params as ${paramsType}` : ""} }`;
+    const line = `return errors.length > 0 ? { ok: false, errors } : ${ok};`;
+    if (w.fits(line)) w.line(line);
+    else w.line("return errors.length > 0").indented(() => w.line("? { ok: false, errors }").line(`: ${ok};`));
   });
+  w.line("}");
   return w;
 }
 
@@ -214,8 +238,8 @@ function memberHint(names: Iterable<string>): string {
   return list.length <= 12 ? `; known: ${list.join(", ")}` : "";
 }
 
-/** A literal as TypeScript, keeping 64-bit integers exact as bigint literals. */
-function literalCode(raw: string, value: unknown): string {
-  if (typeof value === "number" && /^-?\d+$/.test(raw) && !Number.isSafeInteger(Number(raw))) return `${BigInt(raw)}n`;
-  return JSON.stringify(value);
+/** A literal's value, a 64-bit integer beyond 2^53 as a bigint so that it is written exactly. */
+function literalValue(raw: string, value: unknown): unknown {
+  if (typeof value === "number" && /^-?\d+$/.test(raw) && !Number.isSafeInteger(Number(raw))) return BigInt(raw);
+  return value;
 }
