@@ -19,7 +19,13 @@ import {
 import { checkContactAddress } from "./contact.gen.js";
 
 /** Checks the value of a body key if it is one of the properties and relations Account declares; false when it is none of them. */
-export function accountMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function accountMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "companyName": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -76,10 +82,19 @@ export function validateAccountCreate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!accountMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Account; known: companyName, addressPostal, users, brand"));
+    if (!accountMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Account; known: companyName, addressPostal, users, brand",
+        ),
+      );
   }
-  if (b["companyName"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/companyName"));
-  if (b["addressPostal"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/addressPostal"));
+  if (b["companyName"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/companyName"));
+  if (b["addressPostal"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/addressPostal"));
   return errors;
 }
 
@@ -94,7 +109,14 @@ export function validateAccountUpdate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!accountMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Account; known: companyName, addressPostal, users, brand"));
+    if (!accountMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Account; known: companyName, addressPostal, users, brand",
+        ),
+      );
   }
   return errors;
 }

@@ -17,7 +17,8 @@ export function validateAdminUserCreate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of AdminUser"));
+    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of AdminUser"));
   }
   if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
   return errors;
@@ -34,7 +35,8 @@ export function validateAdminUserUpdate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of AdminUser"));
+    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of AdminUser"));
   }
   return errors;
 }
@@ -44,6 +46,9 @@ export const adminUserValidator: TypeValidator = {
   typeId: "http://aps-standard.org/types/core/admin-user/1.0",
   validateCreate: validateAdminUserCreate,
   validateUpdate: validateAdminUserUpdate,
-  defaults: Object.freeze({ "displayName": "", "locale": "en_US" }),
+  defaults: Object.freeze({
+    displayName: "",
+    locale: "en_US",
+  }),
   operations: {},
 };

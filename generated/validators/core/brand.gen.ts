@@ -16,7 +16,13 @@ import {
 } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations Brand declares; false when it is none of them. */
-export function brandMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function brandMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "name": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -65,7 +71,8 @@ export function validateBrandCreate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!brandMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Brand; known: name, domain"));
+    if (!brandMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Brand; known: name, domain"));
   }
   if (b["name"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/name"));
   if (b["domain"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/domain"));
@@ -83,7 +90,8 @@ export function validateBrandUpdate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!brandMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Brand; known: name, domain"));
+    if (!brandMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Brand; known: name, domain"));
   }
   return errors;
 }

@@ -69,13 +69,25 @@ export function checkContactAddress(value: unknown, path: string, errors: Valida
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Address; known: postOfficeBox, extendedAddress, streetAddress, locality, region, postalCode, countryName"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure Address; known: postOfficeBox, extendedAddress, streetAddress, locality, region, postalCode, countryName",
+          ),
+        );
     }
   }
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Contact declares; false when it is none of them. */
-export function contactMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function contactMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "email": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -185,7 +197,8 @@ export function contactMembers(key: string, v: unknown, actor: Actor, update: bo
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/organizationUnit" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/organizationUnit" + "/" + vIndex, vItem));
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+              errors.push(overStringLimit("/organizationUnit" + "/" + vIndex, vItem));
           }
         }
       }

@@ -4,10 +4,44 @@ export { validateAdminUserCreate, validateAdminUserUpdate, adminUserValidator } 
 export { validateApplicationCreate, validateApplicationUpdate, applicationValidator } from "./application.gen.js";
 export { brandMembers, validateBrandCreate, validateBrandUpdate, brandValidator } from "./brand.gen.js";
 export { checkContactAddress, contactMembers } from "./contact.gen.js";
-export { checkPASubscriptionActivationStructure, checkPASubscriptionSubscriptionResourceLimit, pASubscriptionMembers, validatePASubscriptionCreate, validatePASubscriptionUpdate, pASubscriptionValidator } from "./pasubscription.gen.js";
-export { checkResourceCounter, checkResourceLimit, checkResourceUsage, checkResourceNotificationSource, checkResourceNotification, checkResourceErrorInfo, validateResourceCreate, validateResourceUpdate, resourceValidator } from "./resource.gen.js";
+export {
+  checkPASubscriptionActivationStructure,
+  checkPASubscriptionSubscriptionResourceLimit,
+  pASubscriptionMembers,
+  validatePASubscriptionCreate,
+  validatePASubscriptionUpdate,
+  pASubscriptionValidator,
+} from "./pasubscription.gen.js";
+export {
+  checkResourceCounter,
+  checkResourceLimit,
+  checkResourceUsage,
+  checkResourceNotificationSource,
+  checkResourceNotification,
+  checkResourceErrorInfo,
+  validateResourceCreate,
+  validateResourceUpdate,
+  resourceValidator,
+} from "./resource.gen.js";
 export { validateServiceUserCreate, validateServiceUserUpdate, serviceUserValidator } from "./service-user.gen.js";
-export { subscriptionServiceMembers, validateSubscriptionServiceCreate, validateSubscriptionServiceUpdate, subscriptionServiceValidator } from "./subscription-service.gen.js";
-export { checkSubscriptionResource, subscriptionMembers, parseSubscriptionResources, validateSubscriptionCreate, validateSubscriptionUpdate, subscriptionValidator } from "./subscription.gen.js";
-export { userServiceMembers, validateUserServiceCreate, validateUserServiceUpdate, userServiceValidator } from "./user-service.gen.js";
+export {
+  subscriptionServiceMembers,
+  validateSubscriptionServiceCreate,
+  validateSubscriptionServiceUpdate,
+  subscriptionServiceValidator,
+} from "./subscription-service.gen.js";
+export {
+  checkSubscriptionResource,
+  subscriptionMembers,
+  parseSubscriptionResources,
+  validateSubscriptionCreate,
+  validateSubscriptionUpdate,
+  subscriptionValidator,
+} from "./subscription.gen.js";
+export {
+  userServiceMembers,
+  validateUserServiceCreate,
+  validateUserServiceUpdate,
+  userServiceValidator,
+} from "./user-service.gen.js";
 export { userMembers, validateUserCreate, validateUserUpdate, userValidator } from "./user.gen.js";

@@ -46,9 +46,14 @@ export function checkPASubscriptionActivationStructure(value: unknown, path: str
         else {
           for (let vIndex = 0; vIndex < v.length; vIndex++) {
             const vItem = v[vIndex];
-            checkPASubscriptionSubscriptionResourceLimit(vItem, path + "/subscriptionResourceLimits" + "/" + vIndex, errors);
+            checkPASubscriptionSubscriptionResourceLimit(
+              vItem,
+              path + "/subscriptionResourceLimits" + "/" + vIndex,
+              errors,
+            );
           }
-          if (v.length > 0 && jsonTextLength(v) > 4000) errors.push(structureArrayTooLong(path + "/subscriptionResourceLimits"));
+          if (v.length > 0 && jsonTextLength(v) > 4000)
+            errors.push(structureArrayTooLong(path + "/subscriptionResourceLimits"));
         }
         break;
       }
@@ -57,22 +62,34 @@ export function checkPASubscriptionActivationStructure(value: unknown, path: str
         else {
           for (let vIndex = 0; vIndex < v.length; vIndex++) {
             const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError(path + "/apsDefaults" + "/" + vIndex, "a string", vItem));
+            if (typeof vItem !== "string")
+              errors.push(typeError(path + "/apsDefaults" + "/" + vIndex, "a string", vItem));
             else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit(path + "/apsDefaults" + "/" + vIndex, vItem));
+              if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+                errors.push(overStringLimit(path + "/apsDefaults" + "/" + vIndex, vItem));
             }
           }
         }
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ActivationStructure; known: domainApsId, subscriptionResourceLimits, apsDefaults"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ActivationStructure; known: domainApsId, subscriptionResourceLimits, apsDefaults",
+          ),
+        );
     }
   }
 }
 
 /** Checks a value of structure `SubscriptionResourceLimit` of PASubscription; pushes what is wrong onto `errors`. */
-export function checkPASubscriptionSubscriptionResourceLimit(value: unknown, path: string, errors: ValidationError[]): void {
+export function checkPASubscriptionSubscriptionResourceLimit(
+  value: unknown,
+  path: string,
+  errors: ValidationError[],
+): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     errors.push(typeError(path, "an object (structure SubscriptionResourceLimit)", value));
     return;
@@ -91,7 +108,13 @@ export function checkPASubscriptionSubscriptionResourceLimit(value: unknown, pat
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure SubscriptionResourceLimit; known: resourceId, resourceLimit"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure SubscriptionResourceLimit; known: resourceId, resourceLimit",
+          ),
+        );
     }
   }
   if (o["resourceId"] === undefined) errors.push(missing(path + "/resourceId"));
@@ -99,7 +122,13 @@ export function checkPASubscriptionSubscriptionResourceLimit(value: unknown, pat
 }
 
 /** Checks the value of a body key if it is one of the properties and relations PASubscription declares; false when it is none of them. */
-export function pASubscriptionMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function pASubscriptionMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "subscriptionId": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -160,10 +189,19 @@ export function validatePASubscriptionCreate(body: unknown, actor: Actor): Valid
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!pASubscriptionMembers(key, v, actor, false, errors) && !subscriptionMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account"));
+    if (!pASubscriptionMembers(key, v, actor, false, errors) && !subscriptionMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account",
+        ),
+      );
   }
-  if (b["subscriptionId"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/subscriptionId"));
-  if (b["serviceTemplateId"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/serviceTemplateId"));
+  if (b["subscriptionId"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/subscriptionId"));
+  if (b["serviceTemplateId"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/serviceTemplateId"));
   return errors;
 }
 
@@ -178,7 +216,14 @@ export function validatePASubscriptionUpdate(body: unknown, actor: Actor): Valid
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!pASubscriptionMembers(key, v, actor, true, errors) && !subscriptionMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account"));
+    if (!pASubscriptionMembers(key, v, actor, true, errors) && !subscriptionMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of PASubscription; known: trial, disabled, name, description, subscriptionId, serviceTemplateId, activationStructure, services, account",
+        ),
+      );
   }
   return errors;
 }
@@ -189,5 +234,5 @@ export const pASubscriptionValidator: TypeValidator = {
   validateCreate: validatePASubscriptionCreate,
   validateUpdate: validatePASubscriptionUpdate,
   defaults: Object.freeze({}),
-  operations: { "resources": parseSubscriptionResources },
+  operations: { resources: parseSubscriptionResources },
 };

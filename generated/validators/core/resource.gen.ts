@@ -29,7 +29,13 @@ export function checkResourceCounter(value: unknown, path: string, errors: Valid
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Counter; known: usage, limit"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure Counter; known: usage, limit",
+          ),
+        );
     }
   }
 }
@@ -50,7 +56,9 @@ export function checkResourceLimit(value: unknown, path: string, errors: Validat
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Limit; known: limit"));
+        errors.push(
+          unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Limit; known: limit"),
+        );
     }
   }
 }
@@ -71,7 +79,9 @@ export function checkResourceUsage(value: unknown, path: string, errors: Validat
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Usage; known: usage"));
+        errors.push(
+          unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Usage; known: usage"),
+        );
     }
   }
 }
@@ -102,7 +112,13 @@ export function checkResourceNotificationSource(value: unknown, path: string, er
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure NotificationSource; known: type, id"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure NotificationSource; known: type, id",
+          ),
+        );
     }
   }
 }
@@ -166,7 +182,13 @@ export function checkResourceNotification(value: unknown, path: string, errors: 
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Notification; known: type, time, serial, source, event, subscription, relation, target"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure Notification; known: type, time, serial, source, event, subscription, relation, target",
+          ),
+        );
     }
   }
   if (o["type"] === undefined) errors.push(missing(path + "/type"));
@@ -202,7 +224,13 @@ export function checkResourceErrorInfo(value: unknown, path: string, errors: Val
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ErrorInfo; known: code, error, message",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));

@@ -17,7 +17,8 @@ export function validateServiceUserCreate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of ServiceUser"));
+    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of ServiceUser"));
   }
   if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
   return errors;
@@ -34,7 +35,8 @@ export function validateServiceUserUpdate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of ServiceUser"));
+    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of ServiceUser"));
   }
   return errors;
 }
@@ -44,6 +46,9 @@ export const serviceUserValidator: TypeValidator = {
   typeId: "http://aps-standard.org/types/core/service-user/1.0",
   validateCreate: validateServiceUserCreate,
   validateUpdate: validateServiceUserUpdate,
-  defaults: Object.freeze({ "displayName": "", "locale": "en_US" }),
+  defaults: Object.freeze({
+    displayName: "",
+    locale: "en_US",
+  }),
   operations: {},
 };

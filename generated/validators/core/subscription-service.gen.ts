@@ -6,7 +6,13 @@ import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime
 import { relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations subscriptionService declares; false when it is none of them. */
-export function subscriptionServiceMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function subscriptionServiceMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "account": {
       if (update) errors.push(relationOnUpdate("/account", "account"));
@@ -35,7 +41,14 @@ export function validateSubscriptionServiceCreate(body: unknown, actor: Actor): 
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionServiceMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of subscriptionService; known: account, subscription"));
+    if (!subscriptionServiceMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of subscriptionService; known: account, subscription",
+        ),
+      );
   }
   return errors;
 }
@@ -51,7 +64,14 @@ export function validateSubscriptionServiceUpdate(body: unknown, actor: Actor): 
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionServiceMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of subscriptionService; known: account, subscription"));
+    if (!subscriptionServiceMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of subscriptionService; known: account, subscription",
+        ),
+      );
   }
   return errors;
 }

@@ -95,7 +95,13 @@ export function checkSubscriptionResource(value: unknown, path: string, errors: 
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure SubscriptionResource; known: id, title, apsId, apsType, applicationId, property, usage, limit, autoprovisioning, unit"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure SubscriptionResource; known: id, title, apsId, apsType, applicationId, property, usage, limit, autoprovisioning, unit",
+          ),
+        );
     }
   }
   if (o["id"] === undefined) errors.push(missing(path + "/id"));
@@ -103,7 +109,13 @@ export function checkSubscriptionResource(value: unknown, path: string, errors: 
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Subscription declares; false when it is none of them. */
-export function subscriptionMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function subscriptionMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "trial": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -177,7 +189,14 @@ export function validateSubscriptionCreate(body: unknown, actor: Actor): Validat
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Subscription; known: trial, disabled, name, description, services"));
+    if (!subscriptionMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Subscription; known: trial, disabled, name, description, services",
+        ),
+      );
   }
   return errors;
 }
@@ -193,7 +212,14 @@ export function validateSubscriptionUpdate(body: unknown, actor: Actor): Validat
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!subscriptionMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Subscription; known: trial, disabled, name, description, services"));
+    if (!subscriptionMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Subscription; known: trial, disabled, name, description, services",
+        ),
+      );
   }
   return errors;
 }
@@ -204,5 +230,5 @@ export const subscriptionValidator: TypeValidator = {
   validateCreate: validateSubscriptionCreate,
   validateUpdate: validateSubscriptionUpdate,
   defaults: Object.freeze({}),
-  operations: { "resources": parseSubscriptionResources },
+  operations: { resources: parseSubscriptionResources },
 };

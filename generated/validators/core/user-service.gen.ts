@@ -6,7 +6,13 @@ import { type ValidationError, pointerSegment, typeError } from "aps-gen/runtime
 import { relationOnUpdate, unknownKey } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations UserService declares; false when it is none of them. */
-export function userServiceMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function userServiceMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "user": {
       if (update) errors.push(relationOnUpdate("/user", "user"));
@@ -30,7 +36,8 @@ export function validateUserServiceCreate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userServiceMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of UserService; known: user"));
+    if (!userServiceMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of UserService; known: user"));
   }
   return errors;
 }
@@ -46,7 +53,8 @@ export function validateUserServiceUpdate(body: unknown, actor: Actor): Validati
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userServiceMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of UserService; known: user"));
+    if (!userServiceMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of UserService; known: user"));
   }
   return errors;
 }

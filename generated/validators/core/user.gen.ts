@@ -19,7 +19,13 @@ import {
 import { contactMembers } from "./contact.gen.js";
 
 /** Checks the value of a body key if it is one of the properties and relations User declares; false when it is none of them. */
-export function userMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function userMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "login": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -71,7 +77,8 @@ export function validateUserCreate(body: unknown, actor: Actor): ValidationError
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of User"));
+    if (!userMembers(key, v, actor, false, errors) && !contactMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of User"));
   }
   if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
   return errors;
@@ -88,7 +95,8 @@ export function validateUserUpdate(body: unknown, actor: Actor): ValidationError
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of User"));
+    if (!userMembers(key, v, actor, true, errors) && !contactMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of User"));
   }
   return errors;
 }
@@ -98,6 +106,9 @@ export const userValidator: TypeValidator = {
   typeId: "http://aps-standard.org/types/core/user/1.0",
   validateCreate: validateUserCreate,
   validateUpdate: validateUserUpdate,
-  defaults: Object.freeze({ "displayName": "", "locale": "en_US" }),
+  defaults: Object.freeze({
+    displayName: "",
+    locale: "en_US",
+  }),
   operations: {},
 };

@@ -49,7 +49,13 @@ export function checkCloudMailConnectionCheck(value: unknown, path: string, erro
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ConnectionCheck; known: reachable, latencyMs, serverVersion"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ConnectionCheck; known: reachable, latencyMs, serverVersion",
+          ),
+        );
     }
   }
   if (o["reachable"] === undefined) errors.push(missing(path + "/reachable"));
@@ -85,7 +91,13 @@ export function checkCloudMailErrorInfo(value: unknown, path: string, errors: Va
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ErrorInfo; known: code, error, message",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));
@@ -93,7 +105,13 @@ export function checkCloudMailErrorInfo(value: unknown, path: string, errors: Va
 }
 
 /** Checks the value of a body key if it is one of the properties and relations CloudMail declares; false when it is none of them. */
-export function cloudMailMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function cloudMailMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "apiEndpoint": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -122,7 +140,8 @@ export function cloudMailMembers(key: string, v: unknown, actor: Actor, update: 
       if (typeof v !== "string") errors.push(typeError("/apiKey", "a string", v));
       else {
         if (v.length > 64 && codePointLength(v) > 64) errors.push(tooLong("/apiKey", v, 64));
-        if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16)) errors.push(tooShort("/apiKey", v, 16));
+        if (v.length < 16 || (v.length < 32 && HIGH_SURROGATE.test(v) && codePointLength(v) < 16))
+          errors.push(tooShort("/apiKey", v, 16));
       }
       break;
     }
@@ -204,11 +223,20 @@ export function validateCloudMailCreate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!cloudMailMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants"));
+    if (!cloudMailMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants",
+        ),
+      );
   }
-  if (b["apiEndpoint"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/apiEndpoint"));
+  if (b["apiEndpoint"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/apiEndpoint"));
   if (b["apiKey"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/apiKey"));
-  if (b["apiSecret"] === undefined && (actor.application || (actor.roles & 1) !== 0)) errors.push(missing("/apiSecret"));
+  if (b["apiSecret"] === undefined && (actor.application || (actor.roles & 1) !== 0))
+    errors.push(missing("/apiSecret"));
   return errors;
 }
 
@@ -223,7 +251,14 @@ export function validateCloudMailUpdate(body: unknown, actor: Actor): Validation
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!cloudMailMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants"));
+    if (!cloudMailMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of CloudMail; known: apiEndpoint, apiKey, apiSecret, imapHost, smtpHost, defaultQuota, tenants",
+        ),
+      );
   }
   return errors;
 }
@@ -233,6 +268,10 @@ export const cloudMailValidator: TypeValidator = {
   typeId: "http://cloudmail.example.com/types/cloudmail/1.0",
   validateCreate: validateCloudMailCreate,
   validateUpdate: validateCloudMailUpdate,
-  defaults: Object.freeze({ "imapHost": "imap.cloudmail.example.com", "smtpHost": "smtp.cloudmail.example.com", "defaultQuota": 5120 }),
-  operations: { "testConnection": parseCloudMailTestConnection },
+  defaults: Object.freeze({
+    imapHost: "imap.cloudmail.example.com",
+    smtpHost: "smtp.cloudmail.example.com",
+    defaultQuota: 5120,
+  }),
+  operations: { testConnection: parseCloudMailTestConnection },
 };

@@ -46,7 +46,7 @@ export function checkDomainDnsRecord(value: unknown, path: string, errors: Valid
         if (typeof v !== "string") errors.push(typeError(path + "/kind", "a string", v));
         else {
           if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/kind", v));
-          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/kind", v, "\"MX\", \"TXT\", \"CNAME\""));
+          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/kind", v, '"MX", "TXT", "CNAME"'));
         }
         break;
       }
@@ -69,7 +69,13 @@ export function checkDomainDnsRecord(value: unknown, path: string, errors: Valid
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure DnsRecord; known: kind, host, value, priority"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure DnsRecord; known: kind, host, value, priority",
+          ),
+        );
     }
   }
   if (o["kind"] === undefined) errors.push(missing(path + "/kind"));
@@ -104,14 +110,26 @@ export function checkDomainDnsCheck(value: unknown, path: string, errors: Valida
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure DnsCheck; known: verified, missing"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure DnsCheck; known: verified, missing",
+          ),
+        );
     }
   }
   if (o["verified"] === undefined) errors.push(missing(path + "/verified"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Domain declares; false when it is none of them. */
-export function domainMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function domainMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "name": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -192,7 +210,8 @@ export function domainMembers(key: string, v: unknown, actor: Actor, update: boo
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/mxHosts" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/mxHosts" + "/" + vIndex, vItem));
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+              errors.push(overStringLimit("/mxHosts" + "/" + vIndex, vItem));
           }
         }
       }
@@ -240,7 +259,14 @@ export function validateDomainCreate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!domainMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes"));
+    if (!domainMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes",
+        ),
+      );
   }
   if (b["name"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/name"));
   return errors;
@@ -257,7 +283,14 @@ export function validateDomainUpdate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!domainMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes"));
+    if (!domainMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Domain; known: name, verified, verifiedAt, catchAll, dkimSelector, mxHosts, tenant, mailboxes",
+        ),
+      );
   }
   return errors;
 }
@@ -267,6 +300,9 @@ export const domainValidator: TypeValidator = {
   typeId: "http://cloudmail.example.com/types/domain/1.0",
   validateCreate: validateDomainCreate,
   validateUpdate: validateDomainUpdate,
-  defaults: Object.freeze({ "verified": false, "dkimSelector": "cloudmail" }),
-  operations: { "verifyDns": parseDomainVerifyDns, "requiredRecords": parseDomainRequiredRecords },
+  defaults: Object.freeze({
+    verified: false,
+    dkimSelector: "cloudmail",
+  }),
+  operations: { verifyDns: parseDomainVerifyDns, requiredRecords: parseDomainRequiredRecords },
 };

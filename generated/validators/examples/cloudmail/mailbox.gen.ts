@@ -63,7 +63,13 @@ export function checkMailboxForwardingRule(value: unknown, path: string, errors:
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ForwardingRule; known: target, keepCopy"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ForwardingRule; known: target, keepCopy",
+          ),
+        );
     }
   }
   if (o["target"] === undefined) errors.push(missing(path + "/target"));
@@ -103,7 +109,13 @@ export function checkMailboxAutoReply(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure AutoReply; known: enabled, subject, body, period"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure AutoReply; known: enabled, subject, body, period",
+          ),
+        );
     }
   }
   if (o["enabled"] === undefined) errors.push(missing(path + "/enabled"));
@@ -135,7 +147,9 @@ export function checkMailboxDateRange(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure DateRange; known: from, to"));
+        errors.push(
+          unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure DateRange; known: from, to"),
+        );
     }
   }
 }
@@ -155,7 +169,8 @@ export function checkMailboxPasswordChange(value: unknown, path: string, errors:
         if (typeof v !== "string") errors.push(typeError(path + "/newPassword", "a string", v));
         else {
           if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong(path + "/newPassword", v, 128));
-          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push(tooShort(path + "/newPassword", v, 10));
+          if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10))
+            errors.push(tooShort(path + "/newPassword", v, 10));
         }
         break;
       }
@@ -164,7 +179,13 @@ export function checkMailboxPasswordChange(value: unknown, path: string, errors:
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure PasswordChange; known: newPassword, signOutEverywhere"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure PasswordChange; known: newPassword, signOutEverywhere",
+          ),
+        );
     }
   }
   if (o["newPassword"] === undefined) errors.push(missing(path + "/newPassword"));
@@ -196,7 +217,13 @@ export function checkMailboxAvailabilityQuery(value: unknown, path: string, erro
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure AvailabilityQuery; known: localPart, domain"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure AvailabilityQuery; known: localPart, domain",
+          ),
+        );
     }
   }
   if (o["localPart"] === undefined) errors.push(missing(path + "/localPart"));
@@ -224,16 +251,24 @@ export function checkMailboxAvailabilityResult(value: unknown, path: string, err
           if (v.length > 5) errors.push(tooManyItems(path + "/suggestions", v.length, 5));
           for (let vIndex = 0; vIndex < v.length; vIndex++) {
             const vItem = v[vIndex];
-            if (typeof vItem !== "string") errors.push(typeError(path + "/suggestions" + "/" + vIndex, "a string", vItem));
+            if (typeof vItem !== "string")
+              errors.push(typeError(path + "/suggestions" + "/" + vIndex, "a string", vItem));
             else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit(path + "/suggestions" + "/" + vIndex, vItem));
+              if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+                errors.push(overStringLimit(path + "/suggestions" + "/" + vIndex, vItem));
             }
           }
         }
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure AvailabilityResult; known: available, suggestions"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure AvailabilityResult; known: available, suggestions",
+          ),
+        );
     }
   }
   if (o["available"] === undefined) errors.push(missing(path + "/available"));
@@ -259,13 +294,25 @@ export function checkMailboxPurgeResult(value: unknown, path: string, errors: Va
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure PurgeResult; known: messages, freed"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure PurgeResult; known: messages, freed",
+          ),
+        );
     }
   }
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Mailbox declares; false when it is none of them. */
-export function mailboxMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function mailboxMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "localPart": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -283,7 +330,8 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
       if (typeof v !== "string") errors.push(typeError("/localPart", "a string", v));
       else {
         if (v.length > 64 && codePointLength(v) > 64) errors.push(tooLong("/localPart", v, 64));
-        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push(tooShort("/localPart", v, 1));
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1))
+          errors.push(tooShort("/localPart", v, 1));
         if (!PATTERN_0.test(v)) errors.push(patternMismatch("/localPart", "^[a-z0-9][a-z0-9._-]*$", v));
       }
       break;
@@ -309,7 +357,8 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
       if (typeof v !== "string") errors.push(typeError("/displayName", "a string", v));
       else {
         if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong("/displayName", v, 128));
-        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push(tooShort("/displayName", v, 1));
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1))
+          errors.push(tooShort("/displayName", v, 1));
       }
       break;
     }
@@ -325,7 +374,8 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
       if (typeof v !== "string") errors.push(typeError("/password", "a string", v));
       else {
         if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong("/password", v, 128));
-        if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10)) errors.push(tooShort("/password", v, 10));
+        if (v.length < 10 || (v.length < 20 && HIGH_SURROGATE.test(v) && codePointLength(v) < 10))
+          errors.push(tooShort("/password", v, 10));
       }
       break;
     }
@@ -338,7 +388,7 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
       if (typeof v !== "string") errors.push(typeError("/plan", "a string", v));
       else {
         if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/plan", v));
-        if (!ENUM_1.has(v)) errors.push(notInEnum("/plan", v, "\"basic\", \"business\", \"enterprise\""));
+        if (!ENUM_1.has(v)) errors.push(notInEnum("/plan", v, '"basic", "business", "enterprise"'));
       }
       break;
     }
@@ -414,7 +464,8 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/aliases" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/aliases" + "/" + vIndex, vItem));
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+              errors.push(overStringLimit("/aliases" + "/" + vIndex, vItem));
           }
         }
       }
@@ -452,7 +503,8 @@ export function mailboxMembers(key: string, v: unknown, actor: Actor, update: bo
         break;
       }
       if (v === null) break;
-      if (typeof v !== "object" || v === null || Array.isArray(v)) errors.push(typeError("/clientSettings", "an object", v));
+      if (typeof v !== "object" || v === null || Array.isArray(v))
+        errors.push(typeError("/clientSettings", "an object", v));
       break;
     }
     case "lastLogin": {
@@ -593,9 +645,11 @@ export function validateMailboxCreate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!mailboxMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Mailbox"));
+    if (!mailboxMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Mailbox"));
   }
-  if (b["localPart"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/localPart"));
+  if (b["localPart"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/localPart"));
   if (b["password"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/password"));
   return errors;
 }
@@ -611,7 +665,8 @@ export function validateMailboxUpdate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!mailboxMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Mailbox"));
+    if (!mailboxMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Mailbox"));
   }
   return errors;
 }
@@ -621,6 +676,17 @@ export const mailboxValidator: TypeValidator = {
   typeId: "http://cloudmail.example.com/types/mailbox/1.0",
   validateCreate: validateMailboxCreate,
   validateUpdate: validateMailboxUpdate,
-  defaults: Object.freeze({ "plan": "basic", "quota": 5120, "archiveQuota": 9007199254740993n, "maxMessageSize": 25600, "spamThreshold": 5.5 }),
-  operations: { "changePassword": parseMailboxChangePassword, "checkAvailability": parseMailboxCheckAvailability, "storageUsage": parseMailboxStorageUsage, "purgeArchive": parseMailboxPurgeArchive },
+  defaults: Object.freeze({
+    plan: "basic",
+    quota: 5120,
+    archiveQuota: 9007199254740993n,
+    maxMessageSize: 25600,
+    spamThreshold: 5.5,
+  }),
+  operations: {
+    changePassword: parseMailboxChangePassword,
+    checkAvailability: parseMailboxCheckAvailability,
+    storageUsage: parseMailboxStorageUsage,
+    purgeArchive: parseMailboxPurgeArchive,
+  },
 };

@@ -84,7 +84,13 @@ export function checkTenantUsageReport(value: unknown, path: string, errors: Val
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure UsageReport; known: period, generatedAt, trafficIn, trafficOut, topMailboxes"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure UsageReport; known: period, generatedAt, trafficIn, trafficOut, topMailboxes",
+          ),
+        );
     }
   }
   if (o["period"] === undefined) errors.push(missing(path + "/period"));
@@ -113,7 +119,13 @@ export function checkTenantMailboxUsage(value: unknown, path: string, errors: Va
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure MailboxUsage; known: address, used"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure MailboxUsage; known: address, used",
+          ),
+        );
     }
   }
   if (o["address"] === undefined) errors.push(missing(path + "/address"));
@@ -141,14 +153,21 @@ export function checkTenantImportReport(value: unknown, path: string, errors: Va
             const vItem = v[vIndex];
             if (typeof vItem !== "string") errors.push(typeError(path + "/skipped" + "/" + vIndex, "a string", vItem));
             else {
-              if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit(path + "/skipped" + "/" + vIndex, vItem));
+              if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+                errors.push(overStringLimit(path + "/skipped" + "/" + vIndex, vItem));
             }
           }
         }
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ImportReport; known: created, skipped"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ImportReport; known: created, skipped",
+          ),
+        );
     }
   }
   if (o["created"] === undefined) errors.push(missing(path + "/created"));
@@ -184,7 +203,13 @@ export function checkTenantErrorInfo(value: unknown, path: string, errors: Valid
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ErrorInfo; known: code, error, message",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));
@@ -192,7 +217,13 @@ export function checkTenantErrorInfo(value: unknown, path: string, errors: Valid
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Tenant declares; false when it is none of them. */
-export function tenantMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function tenantMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "organizationId": {
       if (!actor.application) {
@@ -341,13 +372,16 @@ export function parseTenantImportMailboxes(input: OperationInput): OperationPara
   const params: Record<string, unknown> = {};
   {
     const v = input.body;
-    if (v !== undefined) params["file"] = v; else errors.push(missing("/body"));
+    if (v !== undefined) params["file"] = v;
+    else errors.push(missing("/body"));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantImportMailboxesParams };
 }
 
 /** Parameters of Tenant.onSubscriptionLimitsChanged (POST /onSubscriptionLimitsChanged). */
-export function parseTenantOnSubscriptionLimitsChanged(input: OperationInput): OperationParams<TenantOnSubscriptionLimitsChangedParams> {
+export function parseTenantOnSubscriptionLimitsChanged(
+  input: OperationInput,
+): OperationParams<TenantOnSubscriptionLimitsChangedParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -357,7 +391,9 @@ export function parseTenantOnSubscriptionLimitsChanged(input: OperationInput): O
       params["event"] = v;
     } else errors.push(missing("/body"));
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as TenantOnSubscriptionLimitsChangedParams };
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, params: params as TenantOnSubscriptionLimitsChangedParams };
 }
 
 /** Parameters of Tenant.onDomainLinked (POST /onDomainLinked). */
@@ -399,7 +435,14 @@ export function validateTenantCreate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!tenantMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes"));
+    if (!tenantMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes",
+        ),
+      );
   }
   return errors;
 }
@@ -415,7 +458,14 @@ export function validateTenantUpdate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!tenantMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes"));
+    if (!tenantMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Tenant; known: organizationId, mailboxCount, storage, archiveStorage, retentionDays, billingAddress, contractStart, app, account, subscription, domains, mailboxes",
+        ),
+      );
   }
   return errors;
 }
@@ -425,6 +475,15 @@ export const tenantValidator: TypeValidator = {
   typeId: "http://cloudmail.example.com/types/tenant/1.0",
   validateCreate: validateTenantCreate,
   validateUpdate: validateTenantUpdate,
-  defaults: Object.freeze({ "retentionDays": 90 }),
-  operations: { "usage": parseTenantUsage, "exportMailboxes": parseTenantExportMailboxes, "importMailboxes": parseTenantImportMailboxes, "onSubscriptionLimitsChanged": parseTenantOnSubscriptionLimitsChanged, "onDomainLinked": parseTenantOnDomainLinked, "onMailboxChanged": parseTenantOnMailboxChanged },
+  defaults: Object.freeze({
+    retentionDays: 90,
+  }),
+  operations: {
+    usage: parseTenantUsage,
+    exportMailboxes: parseTenantExportMailboxes,
+    importMailboxes: parseTenantImportMailboxes,
+    onSubscriptionLimitsChanged: parseTenantOnSubscriptionLimitsChanged,
+    onDomainLinked: parseTenantOnDomainLinked,
+    onMailboxChanged: parseTenantOnMailboxChanged,
+  },
 };

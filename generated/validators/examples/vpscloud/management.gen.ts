@@ -63,7 +63,13 @@ export function checkManagementErrorInfo(value: unknown, path: string, errors: V
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ErrorInfo; known: code, error, message",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));
@@ -71,7 +77,13 @@ export function checkManagementErrorInfo(value: unknown, path: string, errors: V
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Management declares; false when it is none of them. */
-export function managementMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function managementMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "servers": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -182,7 +194,9 @@ export function parseManagementUsageReport(input: OperationInput): OperationPara
 }
 
 /** Parameters of Management.onSubscriptionLimitsChanged (POST /onSubscriptionLimitsChanged). */
-export function parseManagementOnSubscriptionLimitsChanged(input: OperationInput): OperationParams<ManagementOnSubscriptionLimitsChangedParams> {
+export function parseManagementOnSubscriptionLimitsChanged(
+  input: OperationInput,
+): OperationParams<ManagementOnSubscriptionLimitsChangedParams> {
   const errors: ValidationError[] = [];
   const params: Record<string, unknown> = {};
   {
@@ -192,7 +206,9 @@ export function parseManagementOnSubscriptionLimitsChanged(input: OperationInput
       params["event"] = v;
     } else errors.push(missing("/body"));
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, params: params as ManagementOnSubscriptionLimitsChangedParams };
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, params: params as ManagementOnSubscriptionLimitsChangedParams };
 }
 
 /** Parameters of Management.onVpsLinked (POST /onVpsLinked). */
@@ -220,7 +236,14 @@ export function validateManagementCreate(body: unknown, actor: Actor): Validatio
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!managementMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses"));
+    if (!managementMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses",
+        ),
+      );
   }
   return errors;
 }
@@ -236,7 +259,14 @@ export function validateManagementUpdate(body: unknown, actor: Actor): Validatio
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!managementMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses"));
+    if (!managementMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Management; known: servers, memory, backupSpace, serverHours, cpuTime, defaultDatacenter, app, account, subscription, vpses",
+        ),
+      );
   }
   return errors;
 }
@@ -247,5 +277,9 @@ export const managementValidator: TypeValidator = {
   validateCreate: validateManagementCreate,
   validateUpdate: validateManagementUpdate,
   defaults: Object.freeze({}),
-  operations: { "usageReport": parseManagementUsageReport, "onSubscriptionLimitsChanged": parseManagementOnSubscriptionLimitsChanged, "onVpsLinked": parseManagementOnVpsLinked },
+  operations: {
+    usageReport: parseManagementUsageReport,
+    onSubscriptionLimitsChanged: parseManagementOnSubscriptionLimitsChanged,
+    onVpsLinked: parseManagementOnVpsLinked,
+  },
 };

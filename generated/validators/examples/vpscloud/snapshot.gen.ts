@@ -28,7 +28,13 @@ import type { SnapshotRestoreParams } from "../../../types/examples/vpscloud/sna
 const ENUM_0 = new Set<unknown>(["manual", "scheduled"]);
 
 /** Checks the value of a body key if it is one of the properties and relations Snapshot declares; false when it is none of them. */
-export function snapshotMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function snapshotMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "label": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -42,7 +48,8 @@ export function snapshotMembers(key: string, v: unknown, actor: Actor, update: b
       if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
       else {
         if (v.length > 80 && codePointLength(v) > 80) errors.push(tooLong("/label", v, 80));
-        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push(tooShort("/label", v, 1));
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1))
+          errors.push(tooShort("/label", v, 1));
       }
       break;
     }
@@ -59,7 +66,7 @@ export function snapshotMembers(key: string, v: unknown, actor: Actor, update: b
       if (typeof v !== "string") errors.push(typeError("/kind", "a string", v));
       else {
         if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/kind", v));
-        if (!ENUM_0.has(v)) errors.push(notInEnum("/kind", v, "\"manual\", \"scheduled\""));
+        if (!ENUM_0.has(v)) errors.push(notInEnum("/kind", v, '"manual", "scheduled"'));
       }
       break;
     }
@@ -140,7 +147,14 @@ export function validateSnapshotCreate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!snapshotMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps"));
+    if (!snapshotMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps",
+        ),
+      );
   }
   if (b["label"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/label"));
   return errors;
@@ -157,7 +171,14 @@ export function validateSnapshotUpdate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!snapshotMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps"));
+    if (!snapshotMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Snapshot; known: label, kind, size, takenAt, expiresOn, vps",
+        ),
+      );
   }
   return errors;
 }
@@ -167,6 +188,8 @@ export const snapshotValidator: TypeValidator = {
   typeId: "http://vpscloud.example.net/types/snapshot/1.1",
   validateCreate: validateSnapshotCreate,
   validateUpdate: validateSnapshotUpdate,
-  defaults: Object.freeze({ "kind": "manual" }),
-  operations: { "restore": parseSnapshotRestore, "download": parseSnapshotDownload },
+  defaults: Object.freeze({
+    kind: "manual",
+  }),
+  operations: { restore: parseSnapshotRestore, download: parseSnapshotDownload },
 };

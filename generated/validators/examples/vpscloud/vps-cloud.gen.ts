@@ -75,7 +75,13 @@ export function checkVpsCloudDatacenter(value: unknown, path: string, errors: Va
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Datacenter; known: code, city, position, gateway, gateway6"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure Datacenter; known: code, city, position, gateway, gateway6",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));
@@ -101,7 +107,13 @@ export function checkVpsCloudGeoPoint(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure GeoPoint; known: latitude, longitude"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure GeoPoint; known: latitude, longitude",
+          ),
+        );
     }
   }
 }
@@ -136,7 +148,13 @@ export function checkVpsCloudErrorInfo(value: unknown, path: string, errors: Val
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ErrorInfo; known: code, error, message",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));
@@ -144,7 +162,13 @@ export function checkVpsCloudErrorInfo(value: unknown, path: string, errors: Val
 }
 
 /** Checks the value of a body key if it is one of the properties and relations VpsCloud declares; false when it is none of them. */
-export function vpsCloudMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function vpsCloudMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "apiUrl": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -258,7 +282,14 @@ export function validateVpsCloudCreate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsCloudMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements"));
+    if (!vpsCloudMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements",
+        ),
+      );
   }
   if (b["apiUrl"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/apiUrl"));
   if (b["apiToken"] === undefined && (actor.application || (actor.roles & 0) !== 0)) errors.push(missing("/apiToken"));
@@ -276,7 +307,14 @@ export function validateVpsCloudUpdate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsCloudMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements"));
+    if (!vpsCloudMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of VpsCloud; known: apiUrl, apiToken, managementIp, agentVersion, datacenters, managements",
+        ),
+      );
   }
   return errors;
 }
@@ -286,6 +324,8 @@ export const vpsCloudValidator: TypeValidator = {
   typeId: "http://vpscloud.example.net/types/vpscloud/1.1",
   validateCreate: validateVpsCloudCreate,
   validateUpdate: validateVpsCloudUpdate,
-  defaults: Object.freeze({ "agentVersion": "3.2.0" }),
-  operations: { "syncImages": parseVpsCloudSyncImages },
+  defaults: Object.freeze({
+    agentVersion: "3.2.0",
+  }),
+  operations: { syncImages: parseVpsCloudSyncImages },
 };

@@ -62,7 +62,7 @@ export function checkVpsFirewallRule(value: unknown, path: string, errors: Valid
         if (typeof v !== "string") errors.push(typeError(path + "/protocol", "a string", v));
         else {
           if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/protocol", v));
-          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/protocol", v, "\"tcp\", \"udp\", \"icmp\""));
+          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/protocol", v, '"tcp", "udp", "icmp"'));
         }
         break;
       }
@@ -78,7 +78,13 @@ export function checkVpsFirewallRule(value: unknown, path: string, errors: Valid
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure FirewallRule; known: protocol, port, source"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure FirewallRule; known: protocol, port, source",
+          ),
+        );
     }
   }
   if (o["protocol"] === undefined) errors.push(missing(path + "/protocol"));
@@ -112,7 +118,13 @@ export function checkVpsNetworkConfig(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure NetworkConfig; known: primary, ipv6, mac"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure NetworkConfig; known: primary, ipv6, mac",
+          ),
+        );
     }
   }
   if (o["primary"] === undefined) errors.push(missing(path + "/primary"));
@@ -155,7 +167,13 @@ export function checkVpsIpAssignment(value: unknown, path: string, errors: Valid
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure IpAssignment; known: address, prefixLength, gateway, reverseDns"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure IpAssignment; known: address, prefixLength, gateway, reverseDns",
+          ),
+        );
     }
   }
   if (o["address"] === undefined) errors.push(missing(path + "/address"));
@@ -189,7 +207,13 @@ export function checkVpsResizeRequest(value: unknown, path: string, errors: Vali
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ResizeRequest; known: cores, memory, disk, allowReboot"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ResizeRequest; known: cores, memory, disk, allowReboot",
+          ),
+        );
     }
   }
 }
@@ -217,7 +241,13 @@ export function checkVpsSnapshotRequest(value: unknown, path: string, errors: Va
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure SnapshotRequest; known: label, quiesce"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure SnapshotRequest; known: label, quiesce",
+          ),
+        );
     }
   }
   if (o["label"] === undefined) errors.push(missing(path + "/label"));
@@ -253,7 +283,13 @@ export function checkVpsTaskInfo(value: unknown, path: string, errors: Validatio
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure TaskInfo; known: taskId, startedAt, estimatedSeconds"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure TaskInfo; known: taskId, startedAt, estimatedSeconds",
+          ),
+        );
     }
   }
   if (o["taskId"] === undefined) errors.push(missing(path + "/taskId"));
@@ -297,7 +333,13 @@ export function checkVpsMetricSeries(value: unknown, path: string, errors: Valid
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure MetricSeries; known: metric, unit, points"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure MetricSeries; known: metric, unit, points",
+          ),
+        );
     }
   }
   if (o["metric"] === undefined) errors.push(missing(path + "/metric"));
@@ -326,7 +368,13 @@ export function checkVpsMetricPoint(value: unknown, path: string, errors: Valida
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure MetricPoint; known: at, value"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure MetricPoint; known: at, value",
+          ),
+        );
     }
   }
   if (o["at"] === undefined) errors.push(missing(path + "/at"));
@@ -363,7 +411,13 @@ export function checkVpsOsImage(value: unknown, path: string, errors: Validation
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure OsImage; known: code, title, minDisk"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure OsImage; known: code, title, minDisk",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));
@@ -399,7 +453,13 @@ export function checkVpsErrorInfo(value: unknown, path: string, errors: Validati
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, error, message"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ErrorInfo; known: code, error, message",
+          ),
+        );
     }
   }
   if (o["code"] === undefined) errors.push(missing(path + "/code"));
@@ -452,7 +512,7 @@ export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolea
       if (typeof v !== "string") errors.push(typeError("/os", "a string", v));
       else {
         if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/os", v));
-        if (!ENUM_2.has(v)) errors.push(notInEnum("/os", v, "\"debian-12\", \"ubuntu-24.04\", \"alma-9\", \"windows-2022\""));
+        if (!ENUM_2.has(v)) errors.push(notInEnum("/os", v, '"debian-12", "ubuntu-24.04", "alma-9", "windows-2022"'));
       }
       break;
     }
@@ -500,7 +560,8 @@ export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolea
       }
       if (v === null) break;
       if (!isInt64(v)) errors.push(int64Error("/trafficLimit", v));
-      else if (!ENUM_4.has(String(v))) errors.push(notInEnum("/trafficLimit", v, "102400, 1048576, 9223372036854775807"));
+      else if (!ENUM_4.has(String(v)))
+        errors.push(notInEnum("/trafficLimit", v, "102400, 1048576, 9223372036854775807"));
       break;
     }
     case "rootPassword": {
@@ -516,7 +577,8 @@ export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolea
       if (typeof v !== "string") errors.push(typeError("/rootPassword", "a string", v));
       else {
         if (v.length > 128 && codePointLength(v) > 128) errors.push(tooLong("/rootPassword", v, 128));
-        if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12)) errors.push(tooShort("/rootPassword", v, 12));
+        if (v.length < 12 || (v.length < 24 && HIGH_SURROGATE.test(v) && codePointLength(v) < 12))
+          errors.push(tooShort("/rootPassword", v, 12));
       }
       break;
     }
@@ -535,7 +597,8 @@ export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolea
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/sshKeys" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/sshKeys" + "/" + vIndex, vItem));
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+              errors.push(overStringLimit("/sshKeys" + "/" + vIndex, vItem));
           }
         }
       }
@@ -589,7 +652,7 @@ export function vpsMembers(key: string, v: unknown, actor: Actor, update: boolea
       if (typeof v !== "string") errors.push(typeError("/state", "a string", v));
       else {
         if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/state", v));
-        if (!ENUM_5.has(v)) errors.push(notInEnum("/state", v, "\"running\", \"stopped\", \"rebooting\", \"migrating\""));
+        if (!ENUM_5.has(v)) errors.push(notInEnum("/state", v, '"running", "stopped", "rebooting", "migrating"'));
       }
       break;
     }
@@ -798,7 +861,8 @@ export function validateVpsCreate(body: unknown, actor: Actor): ValidationError[
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Vps"));
+    if (!vpsMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Vps"));
   }
   if (b["hostname"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/hostname"));
   if (b["os"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/os"));
@@ -816,7 +880,8 @@ export function validateVpsUpdate(body: unknown, actor: Actor): ValidationError[
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!vpsMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Vps"));
+    if (!vpsMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Vps"));
   }
   return errors;
 }
@@ -826,6 +891,22 @@ export const vpsValidator: TypeValidator = {
   typeId: "http://vpscloud.example.net/types/vps/1.1",
   validateCreate: validateVpsCreate,
   validateUpdate: validateVpsUpdate,
-  defaults: Object.freeze({ "cores": 2, "cpuShare": 0.5, "memory": 4, "disk": 50, "trafficLimit": 9223372036854775807n, "backupWindow": "03:00:00", "abuseFlag": false }),
-  operations: { "reboot": parseVpsReboot, "screenshot": parseVpsScreenshot, "metrics": parseVpsMetrics, "resize": parseVpsResize, "migrate": parseVpsMigrate, "takeSnapshot": parseVpsTakeSnapshot, "images": parseVpsImages },
+  defaults: Object.freeze({
+    cores: 2,
+    cpuShare: 0.5,
+    memory: 4,
+    disk: 50,
+    trafficLimit: 9223372036854775807n,
+    backupWindow: "03:00:00",
+    abuseFlag: false,
+  }),
+  operations: {
+    reboot: parseVpsReboot,
+    screenshot: parseVpsScreenshot,
+    metrics: parseVpsMetrics,
+    resize: parseVpsResize,
+    migrate: parseVpsMigrate,
+    takeSnapshot: parseVpsTakeSnapshot,
+    images: parseVpsImages,
+  },
 };

@@ -22,7 +22,13 @@ import {
 const ENUM_0 = new Set<unknown>(["eu", "us"]);
 
 /** Checks the value of a body key if it is one of the properties and relations Gateway declares; false when it is none of them. */
-export function gatewayMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function gatewayMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "apiEndpoint": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -72,7 +78,7 @@ export function gatewayMembers(key: string, v: unknown, actor: Actor, update: bo
       if (typeof v !== "string") errors.push(typeError("/region", "a string", v));
       else {
         if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/region", v));
-        if (!ENUM_0.has(v)) errors.push(notInEnum("/region", v, "\"eu\", \"us\""));
+        if (!ENUM_0.has(v)) errors.push(notInEnum("/region", v, '"eu", "us"'));
       }
       break;
     }
@@ -100,10 +106,19 @@ export function validateGatewayCreate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!gatewayMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Gateway; known: apiEndpoint, apiSecret, timeoutSeconds, region"));
+    if (!gatewayMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Gateway; known: apiEndpoint, apiSecret, timeoutSeconds, region",
+        ),
+      );
   }
-  if (b["apiEndpoint"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/apiEndpoint"));
-  if (b["apiSecret"] === undefined && (actor.application || (actor.roles & 1) !== 0)) errors.push(missing("/apiSecret"));
+  if (b["apiEndpoint"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/apiEndpoint"));
+  if (b["apiSecret"] === undefined && (actor.application || (actor.roles & 1) !== 0))
+    errors.push(missing("/apiSecret"));
   return errors;
 }
 
@@ -118,7 +133,14 @@ export function validateGatewayUpdate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!gatewayMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Gateway; known: apiEndpoint, apiSecret, timeoutSeconds, region"));
+    if (!gatewayMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Gateway; known: apiEndpoint, apiSecret, timeoutSeconds, region",
+        ),
+      );
   }
   return errors;
 }
@@ -128,6 +150,9 @@ export const gatewayValidator: TypeValidator = {
   typeId: "http://scenarios.example/application-root/gateway/1.0",
   validateCreate: validateGatewayCreate,
   validateUpdate: validateGatewayUpdate,
-  defaults: Object.freeze({ "timeoutSeconds": 30, "region": "eu" }),
-  operations: { "testConnection": parseGatewayTestConnection },
+  defaults: Object.freeze({
+    timeoutSeconds: 30,
+    region: "eu",
+  }),
+  operations: { testConnection: parseGatewayTestConnection },
 };

@@ -19,7 +19,13 @@ import {
 } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations Login declares; false when it is none of them. */
-export function loginMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function loginMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "username": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -112,7 +118,14 @@ export function validateLoginCreate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!loginMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Login; known: username, password, lastLogin, region, note"));
+    if (!loginMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Login; known: username, password, lastLogin, region, note",
+        ),
+      );
   }
   if (b["username"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/username"));
   if (b["password"] === undefined && (actor.application || (actor.roles & 1) !== 0)) errors.push(missing("/password"));
@@ -130,7 +143,14 @@ export function validateLoginUpdate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!loginMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Login; known: username, password, lastLogin, region, note"));
+    if (!loginMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Login; known: username, password, lastLogin, region, note",
+        ),
+      );
   }
   return errors;
 }

@@ -17,7 +17,13 @@ import {
 } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations Device declares; false when it is none of them. */
-export function deviceMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function deviceMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "serial": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -70,7 +76,8 @@ export function validateDeviceCreate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!deviceMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Device; known: serial, note"));
+    if (!deviceMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Device; known: serial, note"));
   }
   if (b["serial"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/serial"));
   return errors;
@@ -87,7 +94,8 @@ export function validateDeviceUpdate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!deviceMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Device; known: serial, note"));
+    if (!deviceMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Device; known: serial, note"));
   }
   return errors;
 }
@@ -98,7 +106,7 @@ export const deviceValidator: TypeValidator = {
   validateCreate: validateDeviceCreate,
   validateUpdate: validateDeviceUpdate,
   defaults: Object.freeze({}),
-  operations: { "reboot": parseDeviceReboot },
+  operations: { reboot: parseDeviceReboot },
 };
 
 // ===== validators/inheritance/phone.gen.ts =====
@@ -122,7 +130,13 @@ import {
 import { deviceMembers, parseDeviceReboot } from "./device.gen.js";
 
 /** Checks the value of a body key if it is one of the properties and relations Phone declares; false when it is none of them. */
-export function phoneMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function phoneMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "number": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -168,7 +182,10 @@ export function validatePhoneCreate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!phoneMembers(key, v, actor, false, errors) && !deviceMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Phone; known: serial, note, number"));
+    if (!phoneMembers(key, v, actor, false, errors) && !deviceMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey("/" + pointerSegment(key), key, "is not a property of Phone; known: serial, note, number"),
+      );
   }
   if (b["serial"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/serial"));
   if (b["number"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/number"));
@@ -186,7 +203,10 @@ export function validatePhoneUpdate(body: unknown, actor: Actor): ValidationErro
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!phoneMembers(key, v, actor, true, errors) && !deviceMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Phone; known: serial, note, number"));
+    if (!phoneMembers(key, v, actor, true, errors) && !deviceMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey("/" + pointerSegment(key), key, "is not a property of Phone; known: serial, note, number"),
+      );
   }
   return errors;
 }
@@ -197,5 +217,5 @@ export const phoneValidator: TypeValidator = {
   validateCreate: validatePhoneCreate,
   validateUpdate: validatePhoneUpdate,
   defaults: Object.freeze({}),
-  operations: { "reboot": parseDeviceReboot },
+  operations: { reboot: parseDeviceReboot },
 };

@@ -42,7 +42,13 @@ export function checkReportSummary(value: unknown, path: string, errors: Validat
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Summary; known: rows, period"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure Summary; known: rows, period",
+          ),
+        );
     }
   }
   if (o["rows"] === undefined) errors.push(missing(path + "/rows"));
@@ -67,7 +73,9 @@ export function checkReportRename(value: unknown, path: string, errors: Validati
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Rename; known: title"));
+        errors.push(
+          unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Rename; known: title"),
+        );
     }
   }
   if (o["title"] === undefined) errors.push(missing(path + "/title"));
@@ -99,13 +107,25 @@ export function checkReportErrorInfo(value: unknown, path: string, errors: Valid
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure ErrorInfo; known: code, message"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure ErrorInfo; known: code, message",
+          ),
+        );
     }
   }
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Report declares; false when it is none of them. */
-export function reportMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function reportMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "title": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -203,7 +223,8 @@ export function validateReportCreate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!reportMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Report; known: title"));
+    if (!reportMembers(key, v, actor, false, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Report; known: title"));
   }
   return errors;
 }
@@ -219,7 +240,8 @@ export function validateReportUpdate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!reportMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Report; known: title"));
+    if (!reportMembers(key, v, actor, true, errors))
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Report; known: title"));
   }
   return errors;
 }
@@ -230,5 +252,10 @@ export const reportValidator: TypeValidator = {
   validateCreate: validateReportCreate,
   validateUpdate: validateReportUpdate,
   defaults: Object.freeze({}),
-  operations: { "summary": parseReportSummary, "rename": parseReportRename, "count": parseReportCount, "download": parseReportDownload },
+  operations: {
+    summary: parseReportSummary,
+    rename: parseReportRename,
+    count: parseReportCount,
+    download: parseReportDownload,
+  },
 };

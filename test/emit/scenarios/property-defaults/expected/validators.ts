@@ -30,7 +30,13 @@ const ENUM_1 = new Set<unknown>(["red", "green", "blue"]);
 const ENUM_2 = new Set<string>(["1", "2", "3"]);
 
 /** Checks the value of a body key if it is one of the properties and relations Widget declares; false when it is none of them. */
-export function widgetMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function widgetMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "label": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -41,7 +47,8 @@ export function widgetMembers(key: string, v: unknown, actor: Actor, update: boo
       if (typeof v !== "string") errors.push(typeError("/label", "a string", v));
       else {
         if (v.length > 40 && codePointLength(v) > 40) errors.push(tooLong("/label", v, 40));
-        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1)) errors.push(tooShort("/label", v, 1));
+        if (v.length < 1 || (v.length < 2 && HIGH_SURROGATE.test(v) && codePointLength(v) < 1))
+          errors.push(tooShort("/label", v, 1));
       }
       break;
     }
@@ -106,7 +113,7 @@ export function widgetMembers(key: string, v: unknown, actor: Actor, update: boo
       if (typeof v !== "string") errors.push(typeError("/color", "a string", v));
       else {
         if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/color", v));
-        if (!ENUM_1.has(v)) errors.push(notInEnum("/color", v, "\"red\", \"green\", \"blue\""));
+        if (!ENUM_1.has(v)) errors.push(notInEnum("/color", v, '"red", "green", "blue"'));
       }
       break;
     }
@@ -136,7 +143,8 @@ export function widgetMembers(key: string, v: unknown, actor: Actor, update: boo
           const vItem = v[vIndex];
           if (typeof vItem !== "string") errors.push(typeError("/tags" + "/" + vIndex, "a string", vItem));
           else {
-            if (vItem.length > 4000 && codePointLength(vItem) > 4000) errors.push(overStringLimit("/tags" + "/" + vIndex, vItem));
+            if (vItem.length > 4000 && codePointLength(vItem) > 4000)
+              errors.push(overStringLimit("/tags" + "/" + vIndex, vItem));
           }
         }
       }
@@ -159,7 +167,14 @@ export function validateWidgetCreate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!widgetMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Widget; known: label, code, homepage, size, ratio, active, color, level, tags"));
+    if (!widgetMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Widget; known: label, code, homepage, size, ratio, active, color, level, tags",
+        ),
+      );
   }
   return errors;
 }
@@ -175,7 +190,14 @@ export function validateWidgetUpdate(body: unknown, actor: Actor): ValidationErr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!widgetMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Widget; known: label, code, homepage, size, ratio, active, color, level, tags"));
+    if (!widgetMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Widget; known: label, code, homepage, size, ratio, active, color, level, tags",
+        ),
+      );
   }
   return errors;
 }
@@ -185,6 +207,12 @@ export const widgetValidator: TypeValidator = {
   typeId: "http://scenarios.example/property-defaults/widget/1.0",
   validateCreate: validateWidgetCreate,
   validateUpdate: validateWidgetUpdate,
-  defaults: Object.freeze({ "label": "unnamed", "size": 512, "ratio": 0.5, "active": true, "color": "green" }),
+  defaults: Object.freeze({
+    label: "unnamed",
+    size: 512,
+    ratio: 0.5,
+    active: true,
+    color: "green",
+  }),
   operations: {},
 };

@@ -13,7 +13,13 @@ import {
 } from "aps-gen/runtime/common/validation-rules";
 
 /** Checks the value of a body key if it is one of the properties and relations License declares; false when it is none of them. */
-export function licenseMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function licenseMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "seats": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -57,7 +63,14 @@ export function validateLicenseCreate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!licenseMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of License; known: seats, account, owner, admins"));
+    if (!licenseMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of License; known: seats, account, owner, admins",
+        ),
+      );
   }
   return errors;
 }
@@ -73,7 +86,14 @@ export function validateLicenseUpdate(body: unknown, actor: Actor): ValidationEr
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!licenseMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of License; known: seats, account, owner, admins"));
+    if (!licenseMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of License; known: seats, account, owner, admins",
+        ),
+      );
   }
   return errors;
 }

@@ -44,12 +44,18 @@ export function checkShipmentAddress(value: unknown, path: string, errors: Valid
         if (typeof v !== "string") errors.push(typeError(path + "/country", "a string", v));
         else {
           if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/country", v));
-          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/country", v, "\"de\", \"fr\""));
+          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/country", v, '"de", "fr"'));
         }
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Address; known: street, country"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure Address; known: street, country",
+          ),
+        );
     }
   }
   if (o["street"] === undefined) errors.push(missing(path + "/street"));
@@ -75,14 +81,26 @@ export function checkShipmentParcel(value: unknown, path: string, errors: Valida
         break;
       }
       default:
-        errors.push(unknownKey(path + "/" + pointerSegment(key), key, "is not a member of structure Parcel; known: weight, returnTo"));
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure Parcel; known: weight, returnTo",
+          ),
+        );
     }
   }
   if (o["weight"] === undefined) errors.push(missing(path + "/weight"));
 }
 
 /** Checks the value of a body key if it is one of the properties and relations Shipment declares; false when it is none of them. */
-export function shipmentMembers(key: string, v: unknown, actor: Actor, update: boolean, errors: ValidationError[]): boolean {
+export function shipmentMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
   switch (key) {
     case "destination": {
       if (!actor.application && (actor.roles & 3) === 0) {
@@ -138,9 +156,17 @@ export function validateShipmentCreate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!shipmentMembers(key, v, actor, false, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Shipment; known: destination, parcels, storage"));
+    if (!shipmentMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Shipment; known: destination, parcels, storage",
+        ),
+      );
   }
-  if (b["destination"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/destination"));
+  if (b["destination"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/destination"));
   return errors;
 }
 
@@ -155,7 +181,14 @@ export function validateShipmentUpdate(body: unknown, actor: Actor): ValidationE
   for (const key in b) {
     const v = b[key];
     if (v === undefined || key === "aps") continue;
-    if (!shipmentMembers(key, v, actor, true, errors)) errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of Shipment; known: destination, parcels, storage"));
+    if (!shipmentMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of Shipment; known: destination, parcels, storage",
+        ),
+      );
   }
   return errors;
 }
