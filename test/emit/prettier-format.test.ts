@@ -1,0 +1,131 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import * as prettier from "prettier";
+import { afterAll, describe, expect, it } from "vitest";
+import { synthesize } from "../../bench/build.bench.ts";
+import { emitAll } from "../../generator/build.ts";
+import { CodeWriter } from "../../generator/emit/core/code-writer.ts";
+import { PRETTIER_OPTIONS } from "../../generator/emit/core/format-options.ts";
+import { jsonLiteral } from "../../generator/emit/core/json-literal.ts";
+import { arrow, call, object, writeExpr, writeList, type Expr } from "../../generator/emit/core/layout.ts";
+import { compile } from "../../generator/pipeline.ts";
+import { corpusAvailable, corpusRoot, corpusSkipReason, repoRoot } from "../helpers/paths.ts";
+
+/**
+ * The emitters write what Prettier prints (generator/emit/core/format-options.ts): formatting
+ * any generated file with those options changes nothing. Checked on the examples (what
+ * `aps-gen build --types types` writes), the golden fixture, the PHP fixtures, the corpus of
+ * real packages where it is beside the checkout, and a synthetic package.
+ */
+async function unformatted(files: readonly { path: string; content: string }[], seen = new Set<string>()): Promise<string[]> {
+  const problems: string[] = [];
+  for (const f of files) {
+    if (seen.has(f.content)) continue;
+    seen.add(f.content);
+    const formatted = await prettier.format(f.content, { ...PRETTIER_OPTIONS, filepath: f.path });
+    if (formatted === f.content) continue;
+    const a = f.content.split("\n");
+    const b = formatted.split("\n");
+    const line = a.findIndex((l, i) => l !== b[i]);
+    problems.push(`${f.path}:${line + 1}\n  written:   ${a[line]}\n  prettier:  ${b[line]}`);
+  }
+  return problems;
+}
+
+/** What a build of `inputs` writes; `clean`: the inputs must check without errors. */
+const emitted = (inputs: string[], cwd = repoRoot, clean = true) => {
+  const { model, diagnostics } = compile(inputs, { cwd });
+  if (clean) expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+  return emitAll(model);
+};
+
+describe("generated files are formatted as Prettier prints them", () => {
+  it("the check finds a file Prettier would change", async () => {
+    const file = { path: "types/x.gen.ts", content: "export const x = {a: 1};\n" };
+    expect(await unformatted([file])).toHaveLength(1);
+  });
+
+  it("the examples (types/: core and examples)", async () => {
+    const files = emitted(["types"]);
+    expect(files.length).toBeGreaterThan(50);
+    expect(await unformatted(files)).toEqual([]);
+  }, 120_000);
+
+  it("the golden fixture and the PHP fixtures", async () => {
+    const seen = new Set<string>();
+    // spaced-names declares no application root (an error the fixture is about); its types are still emitted.
+    for (const inputs of [["test/fixtures/emit/golden"], ["test/fixtures/php/full"], ["test/fixtures/php/mailhost"], ["test/fixtures/php/spaced-names"]]) {
+      expect(await unformatted(emitted(inputs, repoRoot, inputs[0] !== "test/fixtures/php/spaced-names"), seen)).toEqual([]);
+    }
+  }, 120_000);
+
+  it(`the corpus of real APS packages${corpusSkipReason}`, async (ctx) => {
+    if (!corpusAvailable) ctx.skip();
+    const packages = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? packages(join(dir, e.name)) : e.name === "APP-META.xml" ? [dir] : []));
+    const seen = new Set<string>();
+    const problems: string[] = [];
+    for (const pkg of packages(corpusRoot)) problems.push(...(await unformatted(emitAll(compile([pkg], { cwd: repoRoot }).model), seen)));
+    expect(problems).toEqual([]);
+  }, 300_000);
+
+  const synthetic = mkdtempSync(join(tmpdir(), "aps-prettier-"));
+  afterAll(() => rmSync(synthetic, { recursive: true, force: true }));
+
+  it("a synthetic 20-type package", async () => {
+    synthesize(synthetic, 20);
+    expect(existsSync(join(synthetic, "APP-META.xml"))).toBe(true);
+    expect(await unformatted(emitted([synthetic], synthetic))).toEqual([]);
+  }, 120_000);
+});
+
+/** Short names and long ones (never a keyword), so lines land on both sides of the width and keys on both sides of 5 columns. */
+const name = fc.oneof(fc.stringMatching(/^x[a-z]{0,5}$/), fc.stringMatching(/^x[A-Za-z0-9]{12,60}$/));
+
+describe("the shared layout helpers print what Prettier prints", () => {
+  const check = async (text: string): Promise<void> => {
+    expect(await prettier.format(text, { ...PRETTIER_OPTIONS, filepath: "x.ts" })).toBe(text);
+  };
+
+  it("for JSON values (the OpenAPI document)", async () => {
+    const key = fc.oneof(name, fc.string({ maxLength: 30 }), fc.constantFrom("200", "$ref", "in", "application/json"));
+    const text = fc.oneof(fc.string({ maxLength: 10 }), fc.string({ minLength: 60, maxLength: 130 }), fc.string({ unit: "binary", minLength: 40, maxLength: 70 }));
+    const numbers = fc.array(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })), { minLength: 8, maxLength: 40 });
+    const leaf = fc.oneof(text, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.bigInt(), numbers, fc.array(text, { maxLength: 6 }));
+    const value = fc.letrec((tie) => ({
+      json: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("json"), { maxLength: 6 }), fc.dictionary(key, tie("json"), { maxKeys: 6 })),
+    })).json;
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(key, value, { maxKeys: 8 }), async (doc) => {
+        await check(jsonLiteral("export const doc: Record<string, unknown> = ", doc, ";"));
+      }),
+      { numRuns: 200 },
+    );
+  }, 120_000);
+
+  it("for calls, objects, arrows and parameter lists", async () => {
+    // As the emitters use them: arrows are object values whose body is a call or a name.
+    const tree = fc.letrec((tie) => {
+      const e = tie("e") as fc.Arbitrary<Expr>;
+      const callExpr = fc.tuple(name, fc.array(e, { maxLength: 4 })).map(([callee, args]) => call(callee, ...args));
+      const body = fc.oneof(name, callExpr);
+      const value = fc.oneof(e, body.map((b) => arrow("(ctx, body)", b)));
+      return {
+        e: fc.oneof({ depthSize: "small" }, name, name.map((n) => JSON.stringify(`${n} text`)), callExpr, fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 4 }).map((entries) => object(...entries))),
+      };
+    });
+    const expr = tree.e as fc.Arbitrary<Expr>;
+    await fc.assert(
+      fc.asyncProperty(name, fc.array(name, { maxLength: 5 }), expr, async (fn, params, body) => {
+        const w = new CodeWriter();
+        writeList(w, `export function ${fn}(`, params.map((p) => `${p}: string`), "): unknown {");
+        w.indented(() => writeExpr(w, "return ", body, ";"));
+        w.line("}");
+        await check(w.toString());
+      }),
+      { numRuns: 1000 },
+    );
+  }, 120_000);
+});
