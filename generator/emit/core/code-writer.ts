@@ -24,7 +24,8 @@ export class CodeWriter {
 
   /** Whether `text` fits on one line at the current depth (see format-options.ts). */
   fits(text: string): boolean {
-    return this.depth * 2 + textWidth(text) <= PRINT_WIDTH;
+    // A character is at most two columns wide: a short line needs no count.
+    return this.depth * 2 + 2 * text.length <= PRINT_WIDTH || this.depth * 2 + textWidth(text) <= PRINT_WIDTH;
   }
 
   /** Text already laid out and indented, ending with a newline (jsonLiteral's). */

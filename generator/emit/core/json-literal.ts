@@ -14,9 +14,10 @@ import { textWidth } from "./text-width.ts";
  * after its last (`;`), `depth` the indentation of the first line; the result ends with a newline.
  */
 export function jsonLiteral(head: string, value: unknown, tail: string, depth = 0): string {
-  const out: string[] = [];
-  writeValue(out, depth, head, value, tail, false);
-  return out.join("");
+  const printer = new Printer();
+  printer.value(depth, head, value, tail, false);
+  printer.lines.push("");
+  return printer.lines.join("\n");
 }
 
 const INDENTS: string[] = [""];
@@ -28,19 +29,20 @@ function indent(depth: number): string {
 const keys = new Map<string, string>();
 function keyText(name: string): string {
   let key = keys.get(name);
-  if (key === undefined) keys.set(name, (key = propertyKey(name)));
+  if (key === undefined) keys.set(name, (key = `${propertyKey(name)}: `));
   return key;
 }
 
-function present(value: unknown): boolean {
-  return value !== undefined && typeof value !== "function" && typeof value !== "symbol";
+/** Left out of objects, as JSON.stringify leaves it out. */
+function absent(value: unknown): boolean {
+  return value === undefined || typeof value === "function" || typeof value === "symbol";
 }
 
 /** A plain value's literal, or undefined for an array or object. */
 function scalar(value: unknown): string | undefined {
   switch (typeof value) {
     case "string":
-      return stringLiteral(value);
+      return value.indexOf('"') === -1 ? JSON.stringify(value) : stringLiteral(value);
     case "number":
       // JSON's form (NaN and the infinities are null), without the exponent's plus sign.
       return Number.isFinite(value) ? String(value).replace("e+", "e") : "null";
@@ -49,7 +51,7 @@ function scalar(value: unknown): string | undefined {
     case "boolean":
       return value ? "true" : "false";
     default:
-      return value === null || !present(value) ? "null" : undefined;
+      return value === null || absent(value) ? "null" : undefined;
   }
 }
 
@@ -61,86 +63,101 @@ function flat(value: unknown): string | undefined {
     if (value.length === 0) return "[]";
     // Two or more arrays of two or more items always break, one a line (a matrix).
     if (value.length > 1 && value.every((v) => Array.isArray(v) && v.length > 1)) return undefined;
-    const items: string[] = [];
-    for (const v of value) {
-      const f = flat(v);
+    let text = "[";
+    for (let i = 0; i < value.length; i++) {
+      const f = flat(value[i]);
       if (f === undefined) return undefined;
-      items.push(f);
+      text += i === 0 ? f : `, ${f}`;
     }
-    return `[${items.join(", ")}]`;
+    return `${text}]`;
   }
-  for (const k in value as Record<string, unknown>) if (present((value as Record<string, unknown>)[k])) return undefined;
+  for (const k in value as Record<string, unknown>) if (!absent((value as Record<string, unknown>)[k])) return undefined;
   return "{}";
 }
 
-/**
- * Lines for `head value tail` at `depth`. `keyed`: `head` is an object key (`name: `), whose
- * plain value moves to the next line when too long (unless the key is short).
- */
-function writeValue(out: string[], depth: number, head: string, value: unknown, tail: string, keyed: boolean): void {
-  const pad = indent(depth);
-  const s = scalar(value);
-  if (s !== undefined) {
-    // A positive number or a boolean stays after its key, however long (Prettier's assignment layouts).
-    writeScalar(out, depth, head, s, tail, keyed && typeof value !== "boolean" && !(typeof value === "number" && s.charCodeAt(0) !== 45));
-    return;
+/** Whether `depth` levels of indentation and `a b c` fit on one line; a character is at most two columns wide, so a short line needs no count. */
+function fits(depth: number, a: string, b: string, c: string): boolean {
+  if (depth * 2 + 2 * (a.length + b.length + c.length) <= PRINT_WIDTH) return true;
+  return depth * 2 + textWidth(a) + textWidth(b) + textWidth(c) <= PRINT_WIDTH;
+}
+
+class Printer {
+  readonly lines: string[] = [];
+
+  /**
+   * Lines for `head value tail` at `depth`. `keyed`: `head` is an object key (`name: `), whose
+   * plain value moves to the next line when too long (unless the key is short).
+   */
+  value(depth: number, head: string, value: unknown, tail: string, keyed: boolean): void {
+    const s = typeof value === "string" ? this.string(value) : scalar(value);
+    if (s !== undefined) {
+      // A positive number or a boolean stays after its key, however long (Prettier's assignment layouts).
+      this.scalar(depth, head, s, tail, keyed && typeof value !== "boolean" && !(typeof value === "number" && s.charCodeAt(0) !== 45));
+    } else if (Array.isArray(value)) this.array(depth, head, value, tail, keyed);
+    else this.object(depth, head, value as Record<string, unknown>, tail, keyed);
   }
-  if (Array.isArray(value)) {
-    const f = flat(value);
-    if (f !== undefined && depth * 2 + textWidth(head) + textWidth(f) + tail.length <= PRINT_WIDTH) {
-      out.push(pad, head, f, tail, "\n");
-      return;
-    }
+
+  /** Documents repeat their strings (types, references, descriptions): each is quoted once. */
+  private readonly strings = new Map<string, string>();
+  private string(value: string): string {
+    let literal = this.strings.get(value);
+    if (literal === undefined) this.strings.set(value, (literal = scalar(value)!));
+    return literal;
+  }
+
+  /**
+   * `head text tail` on one line; `breakable`: after a key of 5 columns or more, text too long for
+   * the line moves to the next one.
+   */
+  private scalar(depth: number, head: string, text: string, tail: string, breakable: boolean): void {
+    const pad = indent(depth);
+    if (breakable && !fits(depth, head, text, tail) && textWidth(head) >= 7) this.lines.push(pad + head.slice(0, -1), indent(depth + 1) + text + tail);
+    else this.lines.push(pad + head + text + tail);
+  }
+
+  private array(depth: number, head: string, value: readonly unknown[], tail: string, keyed: boolean): void {
     if (value.length === 0) {
-      writeScalar(out, depth, head, "[]", tail, keyed);
+      this.scalar(depth, head, "[]", tail, keyed);
       return;
     }
-    out.push(pad, head, "[\n");
-    if (value.length > 1 && value.every((v) => typeof v === "number")) fillNumbers(out, depth + 1, value as number[]);
-    else for (const v of value) writeValue(out, depth + 1, "", present(v) ? v : null, ",", false);
-    out.push(pad, "]", tail, "\n");
-    return;
-  }
-  const object = value as Record<string, unknown>;
-  let empty = true;
-  for (const k in object) {
-    const v = object[k];
-    if (!present(v)) continue;
-    if (empty) out.push(pad, head, "{\n");
-    empty = false;
-    writeValue(out, depth + 1, `${keyText(k)}: `, v, ",", true);
-  }
-  if (empty) writeScalar(out, depth, head, "{}", tail, keyed);
-  else out.push(pad, "}", tail, "\n");
-}
-
-/**
- * `head text tail` on one line; `breakable`: after a key of 5 columns or more, text too long for
- * the line moves to the next one.
- */
-function writeScalar(out: string[], depth: number, head: string, text: string, tail: string, breakable: boolean): void {
-  const pad = indent(depth);
-  if (breakable && depth * 2 + textWidth(head) + textWidth(text) + tail.length > PRINT_WIDTH && textWidth(head) >= 7) {
-    out.push(pad, head.slice(0, -1), "\n", indent(depth + 1), text, tail, "\n");
-  } else out.push(pad, head, text, tail, "\n");
-}
-
-/** Numbers as Prettier fills them: as many to a line, each with its comma, as fit. */
-function fillNumbers(out: string[], depth: number, numbers: readonly number[]): void {
-  const pad = indent(depth);
-  let column = 0;
-  for (const n of numbers) {
-    const text = `${scalar(n)!},`;
-    if (column === 0) {
-      out.push(pad, text);
-      column = pad.length + text.length;
-    } else if (column + 1 + text.length <= PRINT_WIDTH) {
-      out.push(" ", text);
-      column += 1 + text.length;
-    } else {
-      out.push("\n", pad, text);
-      column = pad.length + text.length;
+    const f = flat(value);
+    const pad = indent(depth);
+    if (f !== undefined && fits(depth, head, f, tail)) {
+      this.lines.push(pad + head + f + tail);
+      return;
     }
+    this.lines.push(`${pad}${head}[`);
+    if (value.length > 1 && value.every((v) => typeof v === "number")) this.fillNumbers(depth + 1, value as number[]);
+    else for (const v of value) this.value(depth + 1, "", absent(v) ? null : v, ",", false);
+    this.lines.push(`${pad}]${tail}`);
   }
-  out.push("\n");
+
+  private object(depth: number, head: string, object: Record<string, unknown>, tail: string, keyed: boolean): void {
+    let empty = true;
+    for (const k in object) {
+      const v = object[k];
+      if (absent(v)) continue;
+      if (empty) this.lines.push(`${indent(depth)}${head}{`);
+      empty = false;
+      this.value(depth + 1, keyText(k), v, ",", true);
+    }
+    if (empty) this.scalar(depth, head, "{}", tail, keyed);
+    else this.lines.push(`${indent(depth)}}${tail}`);
+  }
+
+  /** Numbers as Prettier fills them: as many to a line, each with its comma, as fit. */
+  private fillNumbers(depth: number, numbers: readonly number[]): void {
+    const pad = indent(depth);
+    let line = "";
+    for (const n of numbers) {
+      const text = `${scalar(n)!},`;
+      if (line === "") line = pad + text;
+      else if (line.length + 1 + text.length <= PRINT_WIDTH) line += ` ${text}`;
+      else {
+        this.lines.push(line);
+        line = pad + text;
+      }
+    }
+    this.lines.push(line);
+  }
 }

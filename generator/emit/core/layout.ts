@@ -36,8 +36,21 @@ export const arrow = (params: string, body: Expr): ArrowExpr => ({ params, body 
 /** The expression on one line. */
 function flat(e: Expr): string {
   if (typeof e === "string") return e;
-  if ("callee" in e) return `${e.callee}(${e.args.map(flat).join(", ")})`;
-  if ("entries" in e) return e.entries.length ? `{ ${e.entries.map((x) => (typeof x === "string" ? x : `${x[0]}: ${flat(x[1])}`)).join(", ")} }` : "{}";
+  if ("callee" in e) {
+    let text = `${e.callee}(`;
+    for (let i = 0; i < e.args.length; i++) text += i === 0 ? flat(e.args[i]!) : `, ${flat(e.args[i]!)}`;
+    return `${text})`;
+  }
+  if ("entries" in e) {
+    if (e.entries.length === 0) return "{}";
+    let text = "{ ";
+    for (let i = 0; i < e.entries.length; i++) {
+      const x = e.entries[i]!;
+      if (i > 0) text += ", ";
+      text += typeof x === "string" ? x : `${x[0]}: ${flat(x[1])}`;
+    }
+    return `${text} }`;
+  }
   return `${e.params} => ${flat(e.body)}`;
 }
 
