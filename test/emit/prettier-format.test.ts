@@ -9,7 +9,7 @@ import { emitAll } from "../../generator/build.ts";
 import { CodeWriter } from "../../generator/emit/core/code-writer.ts";
 import { PRETTIER_OPTIONS } from "../../generator/emit/core/format-options.ts";
 import { jsonLiteral } from "../../generator/emit/core/json-literal.ts";
-import { arrow, call, object, writeExpr, writeList, type Expr } from "../../generator/emit/core/layout.ts";
+import { arrow, call, object, writeElse, writeExpr, writeIf, writeList, type Expr } from "../../generator/emit/core/layout.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { corpusAvailable, corpusRoot, corpusSkipReason, repoRoot } from "../helpers/paths.ts";
 
@@ -105,7 +105,7 @@ describe("the shared layout helpers print what Prettier prints", () => {
     );
   }, 120_000);
 
-  it("for calls, objects, arrows and parameter lists", async () => {
+  it("for calls, objects, arrows, parameter lists and if/else clauses", async () => {
     // As the emitters use them: arrows are object values whose body is a call or a name.
     const tree = fc.letrec((tie) => {
       const e = tie("e") as fc.Arbitrary<Expr>;
@@ -114,14 +114,22 @@ describe("the shared layout helpers print what Prettier prints", () => {
       const value = fc.oneof(e, body.map((b) => arrow("(ctx, body)", b)));
       return {
         e: fc.oneof({ depthSize: "small" }, name, name.map((n) => JSON.stringify(`${n} text`)), callExpr, fc.array(fc.tuple(name, value), { minLength: 1, maxLength: 4 }).map((entries) => object(...entries))),
+        call: callExpr,
       };
     });
     const expr = tree.e as fc.Arbitrary<Expr>;
+    // A statement is a call (an object literal there would be a block).
+    const statement = tree.call as fc.Arbitrary<Expr>;
+    const condition = fc.array(fc.oneof(name, name.map((n) => `!${n}(key, v, errors)`)), { minLength: 1, maxLength: 4 }).map((xs) => xs.join(" && "));
     await fc.assert(
-      fc.asyncProperty(name, fc.array(name, { maxLength: 5 }), expr, async (fn, params, body) => {
+      fc.asyncProperty(name, fc.array(name, { maxLength: 5 }), expr, condition, statement, async (fn, params, body, test, statement) => {
         const w = new CodeWriter();
         writeList(w, `export function ${fn}(`, params.map((p) => `${p}: string`), "): unknown {");
-        w.indented(() => writeExpr(w, "return ", body, ";"));
+        w.indented(() => {
+          writeIf(w, "if", test, statement);
+          writeElse(w, statement);
+          writeExpr(w, "return ", body, ";");
+        });
         w.line("}");
         await check(w.toString());
       }),
