@@ -9979,6 +9979,7 @@ export const openApiDocument: Record<string, unknown> = {
       },
       ApsMeta: {
         type: "object",
+        required: ["id", "type"],
         properties: {
           id: {
             type: "string",
@@ -9993,13 +9994,27 @@ export const openApiDocument: Record<string, unknown> = {
           revision: {
             type: "integer",
           },
-          created: {
-            type: "string",
-            format: "date-time",
-          },
           modified: {
             type: "string",
             format: "date-time",
+          },
+          subscription: {
+            type: "string",
+          },
+          schema: {
+            type: "string",
+          },
+          package: {
+            type: "object",
+            required: ["id", "href"],
+            properties: {
+              id: {
+                type: "string",
+              },
+              href: {
+                type: "string",
+              },
+            },
           },
         },
       },

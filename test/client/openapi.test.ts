@@ -473,6 +473,12 @@ describe("the document served at /aps/2/openapi.json matches the routes of a run
       expect(undescribed.map((r) => r.route)).toEqual([]);
       const phantom = described.filter((d) => !routes.some((r) => r.pattern.test(d)));
       expect(phantom).toEqual([]);
+      // The aps section of a real answer has the members the meta schema names, and only those.
+      const made = await running.call("POST", "/aps/2/resources", { token: running.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });
+      expect(made.status, made.text).toBe(201);
+      const meta = doc.components.schemas.ApsMeta!;
+      expect(Object.keys(made.json.aps).filter((k) => !(k in meta.properties!))).toEqual([]);
+      for (const k of meta.required ?? []) expect(made.json.aps).toHaveProperty(k);
     } finally {
       await running.dispose();
     }

@@ -198,7 +198,21 @@ function oneOfDistinct(schemas: readonly Schema[]): Schema {
 function baseSchemas(): Record<string, Schema> {
   return {
     [BaseSchemaNames.error]: errorSchema(),
-    [BaseSchemaNames.meta]: { type: "object", properties: { id: { type: "string", format: "uuid" }, type: { type: "string" }, status: { type: "string" }, revision: { type: "integer" }, created: { type: "string", format: "date-time" }, modified: { type: "string", format: "date-time" } } },
+    // The members of ApsMeta (runtime/common/types.ts), which the controller's resource view builds.
+    [BaseSchemaNames.meta]: {
+      type: "object",
+      required: ["id", "type"],
+      properties: {
+        id: { type: "string", format: "uuid" },
+        type: { type: "string" },
+        status: { type: "string" },
+        revision: { type: "integer" },
+        modified: { type: "string", format: "date-time" },
+        subscription: { type: "string" },
+        schema: { type: "string" },
+        package: { type: "object", required: ["id", "href"], properties: { id: { type: "string" }, href: { type: "string" } } },
+      },
+    },
     [BaseSchemaNames.linkRef]: { type: "object", required: ["aps"], properties: { aps: { type: "object", required: ["id"], properties: { id: { type: "string", format: "uuid" } } } } },
     [BaseSchemaNames.link]: { type: "object", properties: { aps: { type: "object", properties: { link: { enum: ["strong", "weak", "collection"] }, id: { type: "string" }, href: { type: "string" } } } } },
     [BaseSchemaNames.linkEntry]: { type: "object", properties: { relation: { type: "string" }, kind: { type: "string" }, direction: { enum: ["in", "out"] }, id: { type: "string" }, href: { type: "string" } } },
