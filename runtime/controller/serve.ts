@@ -81,6 +81,11 @@ export interface ControllerOptions {
    * start while any is pending, rather than serve a schema it was not written for.
    */
   readonly migrate?: boolean;
+  /**
+   * Tests only: a new embedded database starts as a copy of this migrated, empty `pgdata` folder
+   * instead of running initdb (see store/open-database.ts). Unset, as `aps-gen serve` leaves it.
+   */
+  readonly pgliteTemplate?: string;
 }
 
 /** A running controller. */
@@ -112,7 +117,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   const keys = loadKeys(dataDir);
   const tls = await ensureControllerTls(dataDir, [...new Set([host, "localhost", "127.0.0.1"])]);
   const migrate = options.migrate !== false;
-  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}), migrate }).catch((error: unknown) => {
+  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}), migrate, pgliteTemplate: options.pgliteTemplate }).catch((error: unknown) => {
     releaseFolder();
     releaseUmask();
     throw options.databaseUrl ? new ControllerStartError(`cannot reach the database at ${redactedUrl(options.databaseUrl)}: ${(error as Error).message}`, "database-unreachable") : error;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountRevocationFeed } from "../../runtime/controller/auth/account-revocations.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
 import { isOwnerAccountGone } from "../../runtime/controller/store/owner-account-error.ts";
+import { pgliteTemplate } from "../helpers/pglite-template.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const databases: readonly ("pglite" | "postgres")[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
@@ -28,7 +29,7 @@ describe.each(databases)("account revocations and owner accounts on %s", (kind) 
 
   beforeAll(async () => {
     scratch = kind === "postgres" ? await scratchDatabase("aps_revocations") : undefined;
-    database = await openDatabase({ dataDir: dir, ...(scratch ? { url: scratch.url } : {}) });
+    database = await openDatabase({ dataDir: dir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }) });
   }, 60_000);
   afterAll(async () => {
     await database.close();

@@ -17,6 +17,7 @@ import { OAuthNonces } from "../../runtime/controller/auth/oauth-nonces.ts";
 import { OAuthVerifier, type OAuthInstances } from "../../runtime/controller/auth/oauth-verifier.ts";
 import { ControllerError } from "../../runtime/controller/support/errors.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
+import { pgliteTemplate } from "../helpers/pglite-template.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 
 const databases: readonly ("pglite" | "postgres")[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
@@ -61,7 +62,7 @@ describe.each(databases)("OAuth 1.0a verification on %s", (kind) => {
 
   beforeAll(async () => {
     scratch = kind === "postgres" ? await scratchDatabase("aps_oauth") : undefined;
-    database = await openDatabase({ dataDir: dir, ...(scratch ? { url: scratch.url } : {}) });
+    database = await openDatabase({ dataDir: dir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }) });
     app = appOf(new OAuthVerifier(instances, new OAuthNonces(database.db)));
     second = appOf(new OAuthVerifier(instances, new OAuthNonces(database.db)));
   }, 60_000);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, rowsOf, type Database } from "../../runtime/controller/store/open-database.ts";
+import { pgliteTemplate } from "../helpers/pglite-template.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 import { TaskStore } from "../../runtime/controller/tasks/task-store.ts";
 import { PropertySealer } from "../../runtime/controller/support/encryption.ts";
@@ -81,7 +82,7 @@ describe.each(process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"])("t
 
   beforeAll(async () => {
     if (kind === "postgres") database = await scratchDatabase("aps_task_bodies");
-    db = await openDatabase({ dataDir, ...(database ? { url: database.url } : {}) });
+    db = await openDatabase({ dataDir, ...(database ? { url: database.url } : { pgliteTemplate: await pgliteTemplate() }) });
   });
   afterAll(async () => {
     await db?.close();

@@ -15,6 +15,7 @@ import { startController, type RunningController } from "../../runtime/controlle
 import type { ServerTimeouts } from "../../runtime/controller/support/https-limits.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { pgliteTemplate } from "../helpers/pglite-template.ts";
 import { scratchDatabase } from "../helpers/scratch-database.ts";
 
 /** The databases the e2e suites run on: always PGlite; PostgreSQL too when DATABASE_URL is set. */
@@ -52,8 +53,9 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
   const logFile = join(dataDir, "controller.log");
   const database = kind === "postgres" ? await scratchDatabase("aps_e2e") : undefined;
   const databaseUrl = database?.url;
+  const template = databaseUrl ? undefined : await pgliteTemplate();
   const start = () =>
-    startController({ types, validators, packages, compiler: compileArchiveInWorker, openApi: buildOpenApi(model), ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : {}), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+    startController({ types, validators, packages, compiler: compileArchiveInWorker, openApi: buildOpenApi(model), ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : { pgliteTemplate: template }), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
   const self: ControllerUnderTest = {
     controller: await start(),
     call: undefined as never,

@@ -19,6 +19,7 @@ import { PropertySealer } from "../../runtime/controller/support/encryption.ts";
 import { PackageCatalog } from "../../runtime/controller/packages/catalog.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { pgliteTemplate } from "../helpers/pglite-template.ts";
 import { scratchDatabase } from "../helpers/scratch-database.ts";
 
 /** A controller app on its own data folder and database, called in process. */
@@ -40,7 +41,7 @@ export async function startInProcessController(kind: "pglite" | "postgres", inpu
   if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
   const dataDir = mkdtempSync(join(tmpdir(), "aps-inproc-"));
   const scratch = kind === "postgres" ? await scratchDatabase("aps_inproc") : undefined;
-  const database = await openDatabase({ dataDir, ...(scratch ? { url: scratch.url } : {}) });
+  const database = await openDatabase({ dataDir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }) });
   const keys = loadKeys(dataDir, {});
   const tokens = new TokenService(keys.token);
   const provider = await ensureProvider(database.db, tokens, dataDir);
