@@ -28,7 +28,7 @@ import { IntentReconciler } from "./intents/intent-reconciler.ts";
 import { ResourceClaims } from "./store/resource-claims.ts";
 import { PackageCatalog, type PackageCompiler, type PackageRecord } from "./packages/catalog.ts";
 import type { RegistryType } from "./registry.ts";
-import { openDatabase } from "./store/open-database.ts";
+import { openDatabase, type Database } from "./store/open-database.ts";
 import { holdPrivateUmask } from "./support/private-files.ts";
 import { applyServerTimeouts, DEFAULT_SERVER_TIMEOUTS, hardenedServerOptions, type ServerTimeouts } from "./support/https-limits.ts";
 import { ensureControllerTls } from "./tls/certificate-authority.ts";
@@ -86,6 +86,12 @@ export interface ControllerOptions {
    * instead of running initdb (see store/open-database.ts). Unset, as `aps-gen serve` leaves it.
    */
   readonly pgliteTemplate?: string;
+  /**
+   * Tests only: an open, migrated database to run on instead of opening one (`databaseUrl`,
+   * `migrate` and `pgliteTemplate` are then not used). The caller keeps it: `close()` leaves it
+   * open, so a test can look at rows while the controller runs and restart it on the same data.
+   */
+  readonly database?: Database;
 }
 
 /** A running controller. */
@@ -100,6 +106,12 @@ export interface RunningController {
   readonly routes: readonly { readonly method: string; readonly path: string }[];
   /** Its Prometheus registry, as /metrics serves it. */
   readonly metrics: ControllerMetrics;
+  /**
+   * Answers one request in process, without a socket or TLS (Hono's `app.request`): what the
+   * server would answer, except what depends on the connection itself (client certificate,
+   * source address). For tests of its behaviour.
+   */
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -113,23 +125,27 @@ export async function startController(options: ControllerOptions): Promise<Runni
     options.logger ??
     pino({ level: process.env.LOG_LEVEL ?? "info", redact: { paths: ["req.headers[\"aps-token\"]", "headers[\"aps-token\"]", "token", "body", "secrets"], censor: "[redacted]" } });
   // The embedded database is one process's; PostgreSQL may be shared by several controllers.
-  const releaseFolder = options.databaseUrl ? () => {} : lockDataFolder(dataDir);
+  const releaseFolder = (options.database ? options.database.kind === "postgres" : options.databaseUrl) ? () => {} : lockDataFolder(dataDir);
   const keys = loadKeys(dataDir);
   const tls = await ensureControllerTls(dataDir, [...new Set([host, "localhost", "127.0.0.1"])]);
   const migrate = options.migrate !== false;
-  const database = await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}), migrate, pgliteTemplate: options.pgliteTemplate }).catch((error: unknown) => {
-    releaseFolder();
-    releaseUmask();
-    throw options.databaseUrl ? new ControllerStartError(`cannot reach the database at ${redactedUrl(options.databaseUrl)}: ${(error as Error).message}`, "database-unreachable") : error;
-  });
-  if (!migrate) {
+  const database =
+    options.database ??
+    (await openDatabase({ dataDir, ...(options.databaseUrl ? { url: options.databaseUrl } : {}), migrate, pgliteTemplate: options.pgliteTemplate }).catch((error: unknown) => {
+      releaseFolder();
+      releaseUmask();
+      throw options.databaseUrl ? new ControllerStartError(`cannot reach the database at ${redactedUrl(options.databaseUrl)}: ${(error as Error).message}`, "database-unreachable") : error;
+    }));
+  // What it opened it closes; a database it was given stays its caller's.
+  const closeDatabase = () => (options.database ? Promise.resolve() : database.close());
+  if (!migrate && !options.database) {
     // Also the first query on PostgreSQL (nothing connected yet without the migrator): it tells an unreachable server too.
     const refusal = await migrationState(database.db).then(
       (state) => (state.pending > 0 ? new ControllerStartError(`the database ${options.databaseUrl ? `at ${redactedUrl(options.databaseUrl)}` : `in ${dataDir}`} has ${state.pending} of ${state.total} migrations not applied; run \`aps-gen migrate\` first, or start without --no-migrate`, "migrations-pending") : undefined),
       (error: unknown) => (options.databaseUrl ? new ControllerStartError(`cannot reach the database at ${redactedUrl(options.databaseUrl)}: ${(error as Error).message}`, "database-unreachable") : (error as Error)),
     );
     if (refusal) {
-      await database.close();
+      await closeDatabase();
       releaseFolder();
       releaseUmask();
       throw refusal;
@@ -182,7 +198,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
   }).catch(async (error: NodeJS.ErrnoException) => {
     // Nothing serves: undo what started, so the process can end with one line.
     await stopApp();
-    await database.close();
+    await closeDatabase();
     releaseFolder();
     releaseUmask();
     const where = `${host}:${options.port ?? 8443}`;
@@ -207,6 +223,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
     database: database.kind,
     routes: app.routes.filter((r) => r.method !== "ALL").map(({ method, path }) => ({ method, path })),
     metrics,
+    request: async (input, init) => app.request(input, init),
     close: () =>
       (closing ??= (async () => {
         await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop(), stopApp()]);
@@ -215,7 +232,7 @@ export async function startController(options: ControllerOptions): Promise<Runni
           server.closeIdleConnections();
         });
         stopStallChecks();
-        await database.close();
+        await closeDatabase();
         releaseFolder();
         releaseUmask();
       })()),

@@ -3,25 +3,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import postgres from "postgres";
-import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
-import { buildOpenApi } from "../../generator/emit/openapi/emit-openapi.ts";
-import { loadValidators } from "../../cli/load-validators.ts";
-import { startPackages } from "../../cli/package-import/package-compiler.ts";
-import { compileArchiveInWorker } from "../../cli/package-import/worker-compiler.ts";
-import { compile } from "../../generator/pipeline.ts";
 import type { DeliveryPolicy } from "../../runtime/controller/events/event-deliverer.ts";
 import type { IdentityOptions } from "../../runtime/controller/app.ts";
 import { startController, type RunningController } from "../../runtime/controller/serve.ts";
 import type { ServerTimeouts } from "../../runtime/controller/support/https-limits.ts";
 import { httpsClient } from "../helpers/https-client.ts";
-import { repoRoot } from "../helpers/paths.ts";
+import { controllerModel } from "../helpers/controller-model.ts";
 import { pgliteTemplate } from "../helpers/pglite-template.ts";
 import { scratchDatabase } from "../helpers/scratch-database.ts";
 
-/** The databases the e2e suites run on: always PGlite; PostgreSQL too when DATABASE_URL is set. */
-export const databases: readonly ("pglite" | "postgres")[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+export { databases } from "../helpers/databases.ts";
 
-/** A controller started like `aps-gen serve` does, on an ephemeral port, with its own data folder and database. */
+/**
+ * A controller started like `aps-gen serve` does, on an ephemeral port, with its own data folder
+ * and database, called over real HTTPS: for suites about the connection itself (TLS, client
+ * certificates, server time-outs, a second instance). Behaviour suites call it in process
+ * (test/behaviour/harness.ts).
+ */
 export interface ControllerUnderTest {
   controller: RunningController;
   call: ReturnType<typeof httpsClient>;
@@ -30,10 +28,6 @@ export interface ControllerUnderTest {
   logFile: string;
   /** The PostgreSQL database it runs on (absent on PGlite). */
   databaseUrl?: string;
-  /** Stops it, keeping the data (for restart tests). */
-  stop(): Promise<void>;
-  /** Starts it again on the same data and database. */
-  restart(): Promise<void>;
   /** Stops it and removes its data and database. */
   dispose(): Promise<void>;
   /** A second controller on the same database and keys (PostgreSQL only: PGlite has one process). */
@@ -43,19 +37,19 @@ export interface ControllerUnderTest {
 }
 
 export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number; eventDelivery?: Partial<DeliveryPolicy>; identity?: IdentityOptions; serverTimeouts?: Partial<ServerTimeouts> } = {}): Promise<ControllerUnderTest> {
-  const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
-  const errors = diagnostics.filter((d) => d.severity === "error");
-  if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
-  const types = buildRegistry(model);
-  const packages = startPackages(model, repoRoot);
-  const validators = await loadValidators(model);
+  const model = await controllerModel(inputs);
   const dataDir = mkdtempSync(join(tmpdir(), "aps-e2e-"));
   const logFile = join(dataDir, "controller.log");
   const database = kind === "postgres" ? await scratchDatabase("aps_e2e") : undefined;
   const databaseUrl = database?.url;
   const template = databaseUrl ? undefined : await pgliteTemplate();
   const start = () =>
-    startController({ types, validators, packages, compiler: compileArchiveInWorker, openApi: buildOpenApi(model), ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : { pgliteTemplate: template }), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+    startController({ ...model, ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : { pgliteTemplate: template }), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+  /** Starts it again on the same data and database. */
+  const restart = async () => {
+    self.controller = await start();
+    self.call = httpsClient(self.controller.url, self.controller.caCert);
+  };
   const self: ControllerUnderTest = {
     controller: await start(),
     call: undefined as never,
@@ -63,13 +57,6 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
     dataDir,
     logFile,
     ...(databaseUrl ? { databaseUrl } : {}),
-    async stop() {
-      await self.controller.close();
-    },
-    async restart() {
-      self.controller = await start();
-      self.call = httpsClient(self.controller.url, self.controller.caCert);
-    },
     async dispose() {
       await self.controller.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -97,7 +84,7 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
         return (await db.query<Record<string, unknown>>(query)).rows;
       } finally {
         await db.close();
-        await self.restart();
+        await restart();
       }
     },
   };

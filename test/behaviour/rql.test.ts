@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
-import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const NOTE = "http://notes.example/types/note/1.0";
 const TOPIC = "http://notes.example/types/topic/1.0";
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 
 describe.each(databases)("RQL lists on %s", (kind) => {
-  let t: ControllerUnderTest;
+  let t: BehaviourController;
   let token: string;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    t = await startControllerUnderTest(kind, ["test/fixtures/controller/notes"]);
+    t = await startBehaviourController(kind, ["test/fixtures/controller/notes"]);
     const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: ACCOUNT }, companyName: "Q", addressPostal: {} } });
     token = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id });
     const notes = [

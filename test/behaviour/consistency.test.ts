@@ -10,8 +10,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { isErrorShape } from "../fuzz/in-process-controller.ts";
-import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
-import { startFakeApplication, successOf, type FakeApplication } from "./fake-application.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
+import { startFakeApplication, successOf, type FakeApplication } from "../e2e/fake-application.ts";
 
 const T = "http://cloudmail.example.com/types";
 const SUBSCRIPTION = "http://aps-standard.org/types/core/subscription/1.0";
@@ -20,7 +20,7 @@ const RETENTION = [30, 90, 365, 3650];
 
 describe.each(databases)("consistency with the application on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-consistency-"));
-  let t: ControllerUnderTest;
+  let t: BehaviourController;
   let app: FakeApplication;
   let token = "";
   let accountId = "";
@@ -28,7 +28,7 @@ describe.each(databases)("consistency with the application on %s", (kind) => {
 
   beforeAll(async () => {
     app = await startFakeApplication(dir);
-    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5_000 });
+    t = await startBehaviourController(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5_000 });
     const pkg = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
     const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: pkg, endpoint: app.url, endpointCa: app.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
     expect(installed.status, installed.text).toBe(201);

@@ -14,7 +14,7 @@ import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { until } from "../helpers/until.ts";
-import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const T = "http://cloudmail.example.com/types";
 const E = "http://aps-standard.org/core/events";
@@ -28,7 +28,7 @@ interface Received {
 }
 
 describe.each(databases)("event subscriptions and notifications on %s", (kind) => {
-  let t: ControllerUnderTest;
+  let t: BehaviourController;
   let connector: RunningConnector;
   let endpoint!: { cert: string; key: string; ca: string };
   const dir = mkdtempSync(join(tmpdir(), "aps-events-"));
@@ -96,7 +96,7 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
 
   beforeAll(async () => {
     // Short retries so that the dead-letter path takes seconds: 0.2 s, 0.4 s, ... 6 failures.
-    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 2000, eventDelivery: { retryBaseSeconds: 0.2, maxAttempts: 6, idleMs: 50 } });
+    t = await startBehaviourController(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 2000, eventDelivery: { retryBaseSeconds: 0.2, maxAttempts: 6, idleMs: 50 } });
     const tls = await ensureControllerTls(join(dir, "endpoint-tls"), ["127.0.0.1"]);
     endpoint = { ...tls.server, ca: tls.ca.cert };
     connector = await startConnector(app, endpoint);

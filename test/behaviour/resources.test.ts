@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
-import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const NOTE = "http://notes.example/types/note/1.0";
 const TOPIC = "http://notes.example/types/topic/1.0";
@@ -10,13 +10,13 @@ const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 const CMAIL = "http://cloudmail.example.com/types/mailbox/1.0";
 
 describe.each(databases)("controller resources on %s", (kind) => {
-  let t: ControllerUnderTest;
+  let t: BehaviourController;
   let customer: string; // token of a customer account below the provider
   let customerId: string;
   let other: string; // token of a second customer
 
   beforeAll(async () => {
-    t = await startControllerUnderTest(kind, ["test/fixtures/controller/notes", "types/examples/cloudmail"]);
+    t = await startBehaviourController(kind, ["test/fixtures/controller/notes", "types/examples/cloudmail"]);
     const tokens = new TokenService(loadKeys(t.dataDir).token);
     const made = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: ACCOUNT }, companyName: "Customer", addressPostal: {} } });
     expect(made.status).toBe(201);

@@ -11,7 +11,7 @@ import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
 import { until } from "../helpers/until.ts";
-import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const T = "http://cloudmail.example.com/types";
 
@@ -27,7 +27,7 @@ function filesUnder(dir: string): string[] {
  * database error does not put the statement's parameters (the body) into the log.
  */
 describe.each(databases)("secrets at rest on %s", (kind) => {
-  let t: ControllerUnderTest;
+  let t: BehaviourController;
   let connector: RunningConnector;
   let customer = "";
   let tenant = "";
@@ -40,7 +40,7 @@ describe.each(databases)("secrets at rest on %s", (kind) => {
   const received: { phase: string; password: string }[] = [];
 
   beforeAll(async () => {
-    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"]);
+    t = await startBehaviourController(kind, ["types/examples/cloudmail"]);
     const tls = await ensureControllerTls(join(dir, "endpoint"), ["127.0.0.1"]);
     const app = createConnectorApp({
       credentials: fileCredentialStore(join(dir, "credentials")),

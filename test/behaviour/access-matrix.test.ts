@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { repoRoot } from "../helpers/paths.ts";
-import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 /**
  * Every combination of admin/owner/referrer/public allowed or denied (16 access objects), for
@@ -40,7 +40,7 @@ function writeFixture(dir: string): void {
 
 describe.each(databases)("role x access matrix on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-matrix-"));
-  let t: ControllerUnderTest;
+  let t: BehaviourController;
   const tokens: Record<Role, string> = { admin: "", owner: "", referrer: "", public: "" };
   let board = "";
   const ops: string[] = [];
@@ -49,7 +49,7 @@ describe.each(databases)("role x access matrix on %s", (kind) => {
   beforeAll(async () => {
     mkdirSync(dir, { recursive: true });
     writeFixture(dir);
-    t = await startControllerUnderTest(kind, [relative(repoRoot, dir)]);
+    t = await startBehaviourController(kind, [relative(repoRoot, dir)]);
     const mint = new TokenService(loadKeys(t.dataDir).token);
     const account = async (name: string) => (await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: ACCOUNT }, companyName: name, addressPostal: {} } })).json.aps.id as string;
     const ownerAccount = await account("owner");

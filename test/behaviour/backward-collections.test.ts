@@ -6,15 +6,14 @@
  * PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databases } from "./controller-harness.ts";
-import { startInProcessController, type InProcessController } from "../fuzz/in-process-controller.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const SHELF = "http://shelves.example/types/shelf/1.0";
 const CART = "http://shelves.example/types/cart/1.0";
 const BOOK = "http://shelves.example/types/book/1.0";
 
 describe.each(databases)("backward collections on %s", (kind) => {
-  let c: InProcessController;
+  let c: BehaviourController;
   const json = async (method: string, path: string, body?: object) => {
     const r = await c.request(path, { method, headers: { "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
     expect(r.status, path).toBeLessThan(300);
@@ -22,7 +21,7 @@ describe.each(databases)("backward collections on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    c = await startInProcessController(kind, ["test/fixtures/controller/shelves"]);
+    c = await startBehaviourController(kind, ["test/fixtures/controller/shelves"]);
   }, 60_000);
   afterAll(async () => c?.dispose());
 

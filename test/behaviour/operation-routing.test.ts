@@ -18,14 +18,14 @@ import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
 import { ConnectorError } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
-import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const T = "http://cloudmail.example.com/types";
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 const SUBSCRIPTION = "http://aps-standard.org/types/core/subscription/1.0";
 
 describe.each(databases)("custom operations routed by a compiled router on %s", (kind) => {
-  let t: ControllerUnderTest;
+  let t: BehaviourController;
   let connector: RunningConnector;
   const dir = mkdtempSync(join(tmpdir(), "aps-op-routing-"));
   /** Paths as they reached the endpoint. */
@@ -61,7 +61,7 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
   });
 
   beforeAll(async () => {
-    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 3000 });
+    t = await startBehaviourController(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 3000 });
     const tls = await ensureControllerTls(join(dir, "endpoint-tls"), ["127.0.0.1"]);
     const recorded = new Hono<{ Bindings: HttpBindings }>();
     recorded.use("*", async (c, next) => {

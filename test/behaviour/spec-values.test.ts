@@ -9,13 +9,12 @@
  * In process, on PGlite and, with DATABASE_URL, on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databases } from "./controller-harness.ts";
-import { startInProcessController, type InProcessController } from "../fuzz/in-process-controller.ts";
+import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const CALENDAR = "http://calendars.example/types/calendar/1.0";
 
 describe.each(databases)("values as the spec defines them on %s", (kind) => {
-  let c: InProcessController;
+  let c: BehaviourController;
 
   const call = async (method: string, path: string, body?: string) => {
     const r = await c.request(path, { method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body }) });
@@ -25,7 +24,7 @@ describe.each(databases)("values as the spec defines them on %s", (kind) => {
   const count = async () => (await call("GET", `/aps/2/resources?implementing(${encodeURIComponent(CALENDAR)})`)).json.length as number;
 
   beforeAll(async () => {
-    c = await startInProcessController(kind, ["test/fixtures/controller/calendars"]);
+    c = await startBehaviourController(kind, ["test/fixtures/controller/calendars"]);
   }, 60_000);
   afterAll(async () => c?.dispose());
 
