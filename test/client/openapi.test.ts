@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { parse as parseJsonc } from "jsonc-parser";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../generated/openapi/openapi.gen.ts";
 import { main } from "../../cli/main.ts";
 import { buildOpenApi } from "../../generator/emit/openapi/emit-openapi.ts";
@@ -424,7 +424,11 @@ describe("what the example document says (expectations from types/examples/cloud
 });
 
 describe("aps-gen build --check covers the OpenAPI document", () => {
-  const root = mkdtempSync(join(tmpdir(), "aps-gen-openapi-"));
+  // Made in beforeAll, not while collecting: a skipped or filtered describe runs no afterAll.
+  let root = "";
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "aps-gen-openapi-"));
+  });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it("fails naming openapi/openapi.gen.ts once it is edited", async () => {

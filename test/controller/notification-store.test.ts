@@ -17,7 +17,7 @@ const CHANGED = "http://aps-standard.org/core/events/changed";
  * order; and two processes sequencing at once never give the same serial twice.
  */
 describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shared by two processes", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "aps-outbox-"));
+  let dataDir = "";
   let database: ScratchDatabase | undefined;
   let a: Database;
   let b: Database;
@@ -25,6 +25,8 @@ describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shar
   const source = { id: randomUUID(), typeId: "http://x.example/t/1.0" };
 
   beforeAll(async () => {
+    // Made here, not while collecting: without DATABASE_URL the describe is skipped and runs no afterAll.
+    dataDir = mkdtempSync(join(tmpdir(), "aps-outbox-"));
     database = await scratchDatabase("aps_outbox");
     const url = database.url;
     a = await openDatabase({ dataDir, url });

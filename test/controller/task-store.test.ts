@@ -17,12 +17,14 @@ const sealer = new PropertySealer(new Uint8Array(32).fill(7));
  * claiming concurrently never get the same task, and a lease that ran out frees a task again.
  */
 describe.runIf(!!process.env.DATABASE_URL)("TaskStore on PostgreSQL shared by two processes", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "aps-tasks-"));
+  let dataDir = "";
   let database: ScratchDatabase | undefined;
   let a: Database;
   let b: Database;
 
   beforeAll(async () => {
+    // Made here, not while collecting: without DATABASE_URL the describe is skipped and runs no afterAll.
+    dataDir = mkdtempSync(join(tmpdir(), "aps-tasks-"));
     database = await scratchDatabase("aps_tasks");
     const url = database.url;
     a = await openDatabase({ dataDir, url });

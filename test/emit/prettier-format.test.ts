@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import * as prettier from "prettier";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { synthesize } from "../../bench/build.bench.ts";
 import { emitAll } from "../../generator/build.ts";
 import { CodeWriter } from "../../generator/emit/core/code-writer.ts";
@@ -71,7 +71,11 @@ describe("generated files are formatted as Prettier prints them", () => {
     expect(problems).toEqual([]);
   }, 300_000);
 
-  const synthetic = mkdtempSync(join(tmpdir(), "aps-prettier-"));
+  // Made in beforeAll, not while collecting: a skipped or filtered describe runs no afterAll.
+  let synthetic = "";
+  beforeAll(() => {
+    synthetic = mkdtempSync(join(tmpdir(), "aps-prettier-"));
+  });
   afterAll(() => rmSync(synthetic, { recursive: true, force: true }));
 
   it("a synthetic 20-type package", async () => {

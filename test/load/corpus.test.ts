@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emitAll } from "../../generator/build.ts";
 import { formatDiagnostic } from "../../generator/diagnostics/diagnostic.ts";
 import { loadInputs } from "../../generator/load/load-inputs.ts";
@@ -65,7 +65,11 @@ describe.skipIf(!corpusAvailable)(`the corpus of real APS packages${corpusSkipRe
     expect(diagnostics.filter((d) => d.message.includes("aps-standard.org/types/core/"))).toEqual([]);
   });
 
-  const outDir = mkdtempSync(join(tmpdir(), "aps-gen-corpus-"));
+  // Made in beforeAll, not while collecting: a skipped or filtered describe runs no afterAll.
+  let outDir = "";
+  beforeAll(() => {
+    outDir = mkdtempSync(join(tmpdir(), "aps-gen-corpus-"));
+  });
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
   it("builds the 7 corpus declarations to types that compile", () => {

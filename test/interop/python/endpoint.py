@@ -27,7 +27,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
         x509 = body.get("aps", {}).get("x509")
         if x509:
-            fd, path = tempfile.mkstemp(suffix=".pem")
+            # Beside the port file, in the test's folder, which the test removes.
+            fd, path = tempfile.mkstemp(suffix=".pem", dir=os.path.dirname(port_file))
             with os.fdopen(fd, "w") as f:
                 f.write(x509["self"])
             context = ssl.create_default_context(cafile=controller_ca)
