@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The name every template folder of a test run starts with (test/global-teardown.ts removes this run's). */
-export const PGLITE_TEMPLATE_PREFIX = "aps-pglite-template-";
+const PGLITE_TEMPLATE_PREFIX = "aps-pglite-template-";
 
 /** Where this run's template lives: one per run, shared read-only by every suite that copies it. */
 export function pgliteTemplateFolder(run: string): string {

@@ -9,7 +9,7 @@ import type { TypeNames } from "../core/name-table.ts";
 import { typeModuleExports } from "../types/type-module.ts";
 
 /** Where the index sits below the output folder. */
-export const CLIENT_INDEX = "client/index.gen.ts";
+const CLIENT_INDEX = "client/index.gen.ts";
 
 /** A generated module the index re-exports: its path below the output folder and the names it exports. */
 export interface IndexedModule {

@@ -24,7 +24,7 @@ import { fillPath } from "../../../runtime/common/path-template.ts";
 const CLIENT = "aps-gen/runtime/client";
 
 /** A client module and what it exports, for the client index. */
-export interface ClientModule extends IndexedModule {
+interface ClientModule extends IndexedModule {
   readonly file: GeneratedFile;
 }
 
@@ -36,7 +36,7 @@ export function emitClients(model: ApsModel, names: ReadonlyMap<string, TypeName
 }
 
 /** The client module of every resource type, with the names each exports. */
-export function clientModules(model: ApsModel, names: ReadonlyMap<string, TypeNames>): ClientModule[] {
+function clientModules(model: ApsModel, names: ReadonlyMap<string, TypeNames>): ClientModule[] {
   const out: ClientModule[] = [];
   for (const pkg of model.packages) {
     const root = applicationRootOf(pkg, model);

@@ -5,7 +5,7 @@ import type { ApsModel, ModelPackage, ResolvedType } from "../../model/model.ts"
  * name and the path inside it (`cloudmail/schemas/mailbox.schema`), so a build run from another
  * folder (a connector project after `init`, CI) writes the same bytes.
  */
-export function sourceLabel(model: ApsModel, packageName: string, file: string): string {
+function sourceLabel(model: ApsModel, packageName: string, file: string): string {
   const pkg = model.packages.find((p) => p.name === packageName);
   if (!pkg) return file;
   if (file === pkg.root) return pkg.name;

@@ -8,7 +8,7 @@ import { BaseSchemaNames } from "./schema-names.ts";
 import { schemaRef, type Schema } from "./property-schemas.ts";
 
 /** An operation object (OpenAPI 3.1 §4.8.10): its id, summary, parameters, body and responses. */
-export type OperationObject = Record<string, unknown>;
+type OperationObject = Record<string, unknown>;
 
 /** The methods the controller serves, as path items name them. */
 export type PathMethod = "get" | "put" | "post" | "delete";
@@ -20,7 +20,7 @@ export type PathItem = { parameters?: Record<string, unknown>[] } & { [M in Path
 export const resourceIdParameter = { name: "id", in: "path", required: true, description: "Resource id.", schema: { type: "string", format: "uuid" } };
 
 /** Callers that may use the resource paths: users by token, application instances by certificate. */
-export function tokenOrCertificate(): Record<string, string[]>[] {
+function tokenOrCertificate(): Record<string, string[]>[] {
   return [{ apsToken: [] }, { instanceCertificate: [] }];
 }
 

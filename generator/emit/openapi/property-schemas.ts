@@ -36,7 +36,7 @@ export function refSchema(ref: TypeRef, names: SchemaNames): Schema {
 }
 
 /** The schema of one property. */
-export function propertySchema(p: Property, names: SchemaNames): Schema {
+function propertySchema(p: Property, names: SchemaNames): Schema {
   const s: Schema = { ...refSchema(p.type, names) };
   if (p.description ?? p.title) s.description = p.description ?? p.title;
   if (p.format) s.format = p.format;

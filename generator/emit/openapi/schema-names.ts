@@ -19,7 +19,7 @@ export const BaseSchemaNames = {
 } as const;
 
 /** Suffixes of a resource type's write shapes (DESIGN 2), reserved together with its read shape. */
-export const ShapeSuffixes = ["", "Create", "Update"] as const;
+const ShapeSuffixes = ["", "Create", "Update"] as const;
 
 /** Component names of every type and structure of one model. */
 export interface SchemaNames {

@@ -18,7 +18,7 @@ export interface ValidatorEmitOptions {
 }
 
 /** Path of the module that maps every type id to its validators. */
-export const VALIDATOR_REGISTRY = "validators/index.gen.ts";
+const VALIDATOR_REGISTRY = "validators/index.gen.ts";
 
 /**
  * Emits one validator module per type that has something to validate

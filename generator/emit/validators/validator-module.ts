@@ -22,7 +22,7 @@ export interface ValidatorModule {
 }
 
 /** The exported `TypeValidator` object of a type (`mailboxValidator`). */
-export function validatorObjectName(names: TypeNames): string {
+function validatorObjectName(names: TypeNames): string {
   return `${names.tsName[0]!.toLowerCase()}${names.tsName.slice(1)}Validator`;
 }
 

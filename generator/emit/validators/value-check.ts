@@ -1,4 +1,4 @@
-import type { Literal, Property, TypeRef } from "../../model/model.ts";
+import type { Literal, TypeRef } from "../../model/model.ts";
 import { Limits } from "../../../runtime/common/limits.ts";
 import type { CodeWriter } from "../core/code-writer.ts";
 import { call, writeExpr, writeIf, type Expr } from "../core/layout.ts";
@@ -17,10 +17,6 @@ export interface ValueSpec {
   readonly enum?: readonly Literal[];
 }
 
-/** The value spec of a property. */
-export function propertySpec(p: Property): ValueSpec {
-  return p;
-}
 
 /**
  * Statements that check the value held in `v` (a non-null, defined JS expression that is a plain
