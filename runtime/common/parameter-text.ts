@@ -4,6 +4,7 @@
  */
 import { Limits } from "./limits.ts";
 import type { ValidationCode } from "./validation-error.ts";
+import { int64RangeMessage } from "./validation-rules.ts";
 
 /** A converted parameter value, or the reason it is not one. */
 export type ParameterConversion =
@@ -21,7 +22,7 @@ export function convertParameter(text: string, type: string | undefined): Parame
     case "long": {
       if (!INTEGER.test(text)) return fail("type", `expected an integer, got ${JSON.stringify(text)}`);
       const big = BigInt(text);
-      if (big < Limits.minInt64 || big > Limits.maxInt64) return fail("range", `${text} is outside the signed 64-bit range (${Limits.minInt64} to ${Limits.maxInt64})`);
+      if (big < Limits.minInt64 || big > Limits.maxInt64) return fail("range", int64RangeMessage(text));
       const n = Number(big);
       return { ok: true, value: Number.isSafeInteger(n) ? n : big };
     }

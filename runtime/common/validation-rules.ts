@@ -8,17 +8,25 @@
 import { Limits } from "./limits.ts";
 import { codePointLength, showValue, typeError, type ValidationError } from "./validation-error.ts";
 
+// The range as doubles: -2^63 and 2^63 are exact, and every double below 2^63 fits.
+const MIN_INT64_NUMBER = Number(Limits.minInt64);
+const ABOVE_INT64_NUMBER = Number(Limits.maxInt64);
+
 /** Whether `v` is an integer (a whole JS number or a bigint) inside the signed 64-bit range of SPEC 8. */
 export function isInt64(v: unknown): v is number | bigint {
   if (typeof v === "bigint") return v >= Limits.minInt64 && v <= Limits.maxInt64;
-  // 2^63 is exact as a double; every double below it fits.
-  return Number.isInteger(v) && (v as number) >= -9223372036854775808 && (v as number) < 9223372036854775808;
+  return Number.isInteger(v) && (v as number) >= MIN_INT64_NUMBER && (v as number) < ABOVE_INT64_NUMBER;
+}
+
+/** `<value> is outside the signed 64-bit range (...)`: for body values and for parameter text alike. */
+export function int64RangeMessage(value: string): string {
+  return `${value} is outside the signed 64-bit range (${Limits.minInt64} to ${Limits.maxInt64})`;
 }
 
 /** Why `v` failed {@link isInt64}: not an integer, or outside the 64-bit range. */
 export function int64Error(path: string, v: unknown): ValidationError {
   if (typeof v === "bigint" || Number.isInteger(v)) {
-    return { path, code: "range", message: `${String(v)} is outside the signed 64-bit range (${Limits.minInt64} to ${Limits.maxInt64})` };
+    return { path, code: "range", message: int64RangeMessage(String(v)) };
   }
   return typeError(path, "an integer", v);
 }
