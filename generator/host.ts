@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { hasBanner } from "./emit/core/banner.ts";
 
 /** A file an emitter produced: a path below the output folder and its whole text. */
@@ -63,13 +63,18 @@ function diff(files: readonly GeneratedFile[], state: FolderState): OutputReport
 }
 
 function diskState(outDir: string): FolderState {
-  // Texts already read for the comparison: the scan for stale files needs each file's banner,
-  // and reading every generated file a second time was a tenth of an up-to-date build.
+  // One walk of the folder finds every file there is, so a path that is not there is not tried:
+  // on a fresh build each failed read threw an ENOENT error, thousands of them. Texts read for
+  // the comparison are kept, because the scan for stale files needs each file's banner, and
+  // reading every generated file a second time was a tenth of an up-to-date build.
+  const present = listFiles(outDir);
   const known = new Map<string, string>();
+  const readText = (path: string) => readFileSync(join(outDir, ...path.split("/")), "utf8");
   return {
     read(path) {
+      if (!present.has(path)) return undefined;
       try {
-        const text = readFileSync(join(outDir, ...path.split("/")), "utf8");
+        const text = readText(path);
         known.set(path, text);
         return text;
       } catch {
@@ -78,26 +83,40 @@ function diskState(outDir: string): FolderState {
     },
     generatedPaths() {
       const out: string[] = [];
-      const visit = (dir: string) => {
-        let entries;
-        try {
-          entries = readdirSync(dir, { withFileTypes: true });
-        } catch {
-          return;
-        }
-        for (const e of entries) {
-          const abs = join(dir, e.name);
-          if (e.isDirectory()) visit(abs);
-          else if (e.name.endsWith(".gen.ts")) {
-            const path = relative(outDir, abs).split(sep).join("/");
-            if (hasBanner(known.get(path) ?? readFileSync(abs, "utf8"))) out.push(path);
+      for (const path of present) {
+        if (!path.endsWith(".gen.ts")) continue;
+        let text = known.get(path);
+        if (text === undefined) {
+          try {
+            text = readText(path);
+          } catch {
+            continue;
           }
         }
-      };
-      visit(outDir);
+        if (hasBanner(text)) out.push(path);
+      }
       return out;
     },
   };
+}
+
+/** Forward-slash paths, relative to `outDir`, of every file below it; empty when it does not exist. */
+function listFiles(outDir: string): Set<string> {
+  const found = new Set<string>();
+  const visit = (dir: string, prefix: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory()) visit(join(dir, e.name), `${prefix}${e.name}/`);
+      else found.add(`${prefix}${e.name}`);
+    }
+  };
+  visit(outDir, "");
+  return found;
 }
 
 /** Writes changed files and deletes stale generated ones; never touches a file without our banner. */

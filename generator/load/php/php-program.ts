@@ -89,7 +89,8 @@ interface ParsedPhpFile {
  * The AST is only read afterwards, never changed, so sharing it is safe.
  */
 export class PhpFileCache {
-  private readonly engine = newEngine();
+  // Made on the first PHP file: a package of JSON schemas never pays for the parser's set-up.
+  private engine: Engine | undefined;
   private readonly files = new Map<string, ParsedPhpFile | undefined>();
 
   constructor(private readonly source: PackageSource) {}
@@ -111,14 +112,15 @@ export class PhpFileCache {
     const text = this.source.read(path);
     if (text === undefined) return undefined;
     const file = createSourceFile(this.source.display(path), text);
+    const engine = (this.engine ??= newEngine());
     try {
-      return { file, ast: this.engine.parseCode(text, file.path) as unknown as PhpNode };
+      return { file, ast: engine.parseCode(text, file.path) as unknown as PhpNode };
     } catch (error) {
       // PHP 7 names with blanks in them: parse the same text with the names closed up (positions kept).
-      const closed = closeSpacedNames(text, this.engine);
+      const closed = closeSpacedNames(text, engine);
       if (closed !== text) {
         try {
-          return { file, ast: this.engine.parseCode(closed, file.path) as unknown as PhpNode };
+          return { file, ast: engine.parseCode(closed, file.path) as unknown as PhpNode };
         } catch {
           // Not what broke it: report the error of the text as written.
         }
