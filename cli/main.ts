@@ -44,6 +44,20 @@ function configOptions(config: ApsGenConfig, cwd: string): Record<string, unknow
 }
 
 /**
+ * yargs renders the whole help text after it starts a command's handler, in case the handler
+ * fails later and the help is to be shown then. This CLI never shows help on a failure (its
+ * `.fail` prints one line), and the rendering measures every line with Intl.Segmenter, whose
+ * first use loads ICU data: a third of `aps-gen check`'s CPU on a small package. `--help`
+ * renders on demand and is unaffected. The hook is internal to yargs; should it go away,
+ * nothing breaks and the help is only rendered as before.
+ */
+function skipHelpPrerender(parser: Argv): void {
+  const internal = parser as unknown as { getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } } };
+  const usage = internal.getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
+}
+
+/**
  * Runs the aps-gen CLI with the given arguments and returns the exit code. Only yargs, the
  * config reader and the command definitions load here; each command loads its work when it
  * runs (cli/command-context.ts).
@@ -120,6 +134,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
     })
     .exitProcess(false)
     .wrap(Math.min(110, process.stdout.columns ?? 100));
+  skipHelpPrerender(parser);
   await parser.parseAsync([...argv], {}, (err, _argv, output) => {
     if (output && !err) io.out(output);
   });
