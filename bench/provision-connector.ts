@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createConnectorApp } from "../runtime/connector/app.ts";
 import { fileCredentialStore } from "../runtime/connector/credentials.ts";
 import { startConnector } from "../runtime/connector/serve.ts";
-import { ensureControllerTls } from "../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../runtime/common/certificate-authority.ts";
 
 const [tlsDir, credentialsDir] = process.argv.slice(2);
 const tls = await ensureControllerTls(tlsDir!, ["127.0.0.1"]);

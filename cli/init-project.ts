@@ -139,7 +139,7 @@ export async function initProject(model: ApsModel, pkg: ModelPackage, dir: strin
       'import { createConnectorApp } from "aps-gen/runtime/connector/app";',
       'import { fileCredentialStore } from "aps-gen/runtime/connector/credentials";',
       'import { startConnector } from "aps-gen/runtime/connector/serve";',
-      'import { ensureControllerTls } from "aps-gen/runtime/controller/tls/certificate-authority";',
+      'import { ensureConnectorTls } from "aps-gen/runtime/connector/tls";',
       `import { ${servicesFn} } from "${connectorIndex}";`,
       // Aliased: a service is often called "app" (most PHP packages), "host" or "port", which
       // would clash with the locals below.
@@ -147,7 +147,7 @@ export async function initProject(model: ApsModel, pkg: ModelPackage, dir: strin
       "",
       'const host = process.env.HOST ?? "127.0.0.1";',
       "const port = Number(process.env.PORT ?? 8444);",
-      'const tls = await ensureControllerTls(".connector-data", [host]);',
+      'const tls = await ensureConnectorTls(".connector-data", [host]);',
       `const connector = createConnectorApp({ services: ${servicesFn}({ ${services.map((s) => `${JSON.stringify(s.service)}: ${camel(s.service)}Handlers`).join(", ")} }), credentials: fileCredentialStore(".connector-data/credentials") });`,
       "const running = await startConnector(connector, { ...tls.server, host, port });",
       'console.log(`connector on ${running.url}; endpoint CA certificate: ${tls.caCertPath}`);',

@@ -31,7 +31,7 @@ import type { RegistryType } from "./registry.ts";
 import { openDatabase, type Database } from "./store/open-database.ts";
 import { holdPrivateUmask } from "./support/private-files.ts";
 import { applyServerTimeouts, DEFAULT_SERVER_TIMEOUTS, hardenedServerOptions, type ServerTimeouts } from "./support/https-limits.ts";
-import { ensureControllerTls } from "./tls/certificate-authority.ts";
+import { ensureControllerTls } from "../common/certificate-authority.ts";
 import { lockDataFolder } from "./support/data-folder-lock.ts";
 import { ControllerStartError } from "./support/start-errors.ts";
 import { redactedUrl } from "./support/redacted-url.ts";

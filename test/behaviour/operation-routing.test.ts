@@ -17,7 +17,7 @@ import { createConnectorApp } from "../../runtime/connector/app.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
 import { ConnectorError } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const T = "http://cloudmail.example.com/types";

@@ -9,7 +9,7 @@ import { accepted } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { until } from "../helpers/until.ts";
 import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endpointClient, type EndpointTarget } from "../../runtime/controller/forward/endpoint-client.ts";
 import { Forwarder } from "../../runtime/controller/forward/forwarder.ts";
 import type { RegistryType } from "../../runtime/controller/registry.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 /**

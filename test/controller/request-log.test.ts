@@ -15,7 +15,7 @@ import { controllerClient } from "../../runtime/connector/controller-client.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
 import { ConnectorError } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
 
 const T = "http://cloudmail.example.com/types";

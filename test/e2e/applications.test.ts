@@ -14,7 +14,7 @@ import { ConnectorError, RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
 
 const T = "http://cloudmail.example.com/types";

@@ -10,7 +10,7 @@ import { ConnectorError } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { databases } from "./controller-harness.ts";
 import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";

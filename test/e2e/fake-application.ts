@@ -8,7 +8,7 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 
 /** A call the application received. */
 export interface ReceivedCall {

@@ -16,7 +16,7 @@ import { createConnectorApp } from "../../runtime/connector/app.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
 import { RawReply } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { setUpMail } from "../fixtures/client/mail-setup.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";

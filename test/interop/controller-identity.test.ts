@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isSignedBy } from "../../runtime/connector/trust.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
 
 describe.each(databases)("an endpoint that checks the controller as aps-node-runtime does, on %s", (kind) => {

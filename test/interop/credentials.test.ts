@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureControllerTls, issueInstanceCredentials } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls, issueInstanceCredentials } from "../../runtime/common/certificate-authority.ts";
 import { splitCertAndKey } from "../../runtime/connector/credentials.ts";
 
 const RSA_BEGIN = "-----BEGIN RSA PRIVATE KEY-----";

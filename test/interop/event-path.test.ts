@@ -14,7 +14,7 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
 import { portWrittenTo } from "../helpers/port-file.ts";
 import { until } from "../helpers/until.ts";

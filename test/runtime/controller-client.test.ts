@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { controllerClient } from "../../runtime/connector/controller-client.ts";
-import { ensureControllerTls } from "../../runtime/controller/tls/certificate-authority.ts";
+import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 
 describe("controllerClient", () => {
   const dir = mkdtempSync(join(tmpdir(), "aps-controller-client-"));

@@ -23,7 +23,7 @@ import { recordEvents } from "../events/outbox.ts";
 import { raise } from "../events/raise.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { dropStaged, moveStaged } from "../events/staged-subscriptions.ts";
-import { issueInstanceCredentials, type KeyPairPem } from "../tls/certificate-authority.ts";
+import { issueInstanceCredentials, type KeyPairPem } from "../../common/certificate-authority.ts";
 import { isUuid } from "../support/uuid.ts";
 import { CoreTypeIds, ResourceStatus } from "../../common/core-types.ts";
 import type { InstallRequest, InstanceInfo, UninstallReport } from "../../common/instance-info.ts";

@@ -1,7 +1,9 @@
 /**
  * The controller's own certificate authority (DESIGN 3): created on first start, it signs the
  * controller's HTTPS certificate now and application instance certificates later. Files live in
- * the data directory; private keys are written with mode 0600.
+ * the data directory; private keys are written with mode 0600. In runtime/common because a
+ * connector makes its HTTPS identity the same way (runtime/connector/tls.ts), and the connector
+ * side never imports the controller.
  */
 import "reflect-metadata";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
