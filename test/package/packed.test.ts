@@ -58,6 +58,17 @@ describe("the packed package, installed elsewhere", () => {
     expect(r.stdout.trim()).toBe("function function");
   });
 
+  it("resolves the runtime subpaths init projects import, and refuses the modules exports does not list", () => {
+    const script = [
+      "const tls = await import('aps-gen/runtime/connector/tls');",
+      "const refused = async (s) => import(s).then(() => 'imported', (e) => e.code);",
+      "console.log(typeof tls.ensureConnectorTls, await refused('aps-gen/runtime/controller/serve'), await refused('aps-gen/runtime/common/json-text'));",
+    ].join(" ");
+    const r = node(["--input-type=module", "-e", script]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("function ERR_PACKAGE_PATH_NOT_EXPORTED ERR_PACKAGE_PATH_NOT_EXPORTED");
+  });
+
   it("compiles a consumer with tsc (strict, emitting) against the generated client and aps-gen's declarations", () => {
     mkdirSync(join(consumer, "node_modules/@types"), { recursive: true });
     if (!existsSync(join(consumer, "node_modules/@types/node"))) symlinkSync(join(repoRoot, "node_modules/@types/node"), join(consumer, "node_modules/@types/node"));
