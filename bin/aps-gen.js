@@ -4,6 +4,9 @@
 // it runs the sources through tsx, resolving "aps-gen/..." to them, so no build step is needed
 // there (see README, "Set-up").
 import { existsSync } from "node:fs";
+import { tuneForOneShot } from "./one-shot-tuning.js";
+
+tuneForOneShot(process.argv.slice(2));
 
 const sources = new URL("../cli/main.ts", import.meta.url);
 let main;
