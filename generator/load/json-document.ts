@@ -46,25 +46,34 @@ function describeParseError(error: ParseError): string {
 }
 
 function reportDuplicateKeys(file: SourceFile, node: JsonNode, sink: DiagnosticSink): void {
-  if (node.type === "object") {
+  const children = node.children;
+  if (children === undefined) return;
+  // Index loops and a map made only for objects of two members or more: this walks every node of
+  // every declaration, the hottest loop of loading a large package.
+  if (node.type === "object" && children.length > 1) {
     const seen = new Map<string, JsonNode>();
-    for (const member of objectMembers(node)) {
-      const earlier = seen.get(member.key);
-      if (earlier) {
-        const first = locAt(file, earlier.offset);
-        const inParameters = node.parent?.type === "property" && propertyKey(node.parent) === "parameters";
-        sink.report(
-          inParameters ? Codes.duplicateParameter : Codes.duplicateKey,
-          locAt(file, member.keyNode.offset),
-          inParameters
-            ? `parameter "${member.key}" is declared twice (first at line ${first.line}); parameter names must be unique within an operation.`
-            : `duplicate key "${member.key}" (first at line ${first.line}:${first.col}); remove one, the earlier value would be ignored.`,
-        );
-      }
-      seen.set(member.key, member.keyNode);
+    for (let i = 0; i < children.length; i++) {
+      const keyNode = children[i]!.children?.[0];
+      if (keyNode === undefined) continue;
+      const key = String(keyNode.value);
+      const earlier = seen.get(key);
+      if (earlier) reportDuplicate(file, node, key, earlier, keyNode, sink);
+      seen.set(key, keyNode);
     }
   }
-  for (const child of node.children ?? []) reportDuplicateKeys(file, child, sink);
+  for (let i = 0; i < children.length; i++) reportDuplicateKeys(file, children[i]!, sink);
+}
+
+function reportDuplicate(file: SourceFile, object: JsonNode, key: string, earlier: JsonNode, keyNode: JsonNode, sink: DiagnosticSink): void {
+  const first = locAt(file, earlier.offset);
+  const inParameters = object.parent?.type === "property" && propertyKey(object.parent) === "parameters";
+  sink.report(
+    inParameters ? Codes.duplicateParameter : Codes.duplicateKey,
+    locAt(file, keyNode.offset),
+    inParameters
+      ? `parameter "${key}" is declared twice (first at line ${first.line}); parameter names must be unique within an operation.`
+      : `duplicate key "${key}" (first at line ${first.line}:${first.col}); remove one, the earlier value would be ignored.`,
+  );
 }
 
 function propertyKey(propertyNode: JsonNode): string | undefined {
@@ -75,9 +84,12 @@ function propertyKey(propertyNode: JsonNode): string | undefined {
 /** The members of an object node in source order (duplicates included). */
 export function objectMembers(node: JsonNode): JsonMember[] {
   const out: JsonMember[] = [];
-  if (node.type !== "object") return out;
-  for (const prop of node.children ?? []) {
-    const [keyNode, value] = prop.children ?? [];
+  const children = node.children;
+  if (node.type !== "object" || children === undefined) return out;
+  for (let i = 0; i < children.length; i++) {
+    const pair = children[i]!.children;
+    const keyNode = pair?.[0];
+    const value = pair?.[1];
     if (keyNode && value) out.push({ key: String(keyNode.value), keyNode, value });
   }
   return out;
@@ -85,9 +97,13 @@ export function objectMembers(node: JsonNode): JsonMember[] {
 
 /** The value of `key` in an object node; the last one wins, as with JSON.parse. */
 export function memberValue(node: JsonNode, key: string): JsonNode | undefined {
-  let found: JsonNode | undefined;
-  for (const m of objectMembers(node)) if (m.key === key) found = m.value;
-  return found;
+  const children = node.children;
+  if (node.type !== "object" || children === undefined) return undefined;
+  for (let i = children.length - 1; i >= 0; i--) {
+    const pair = children[i]!.children;
+    if (pair?.[1] !== undefined && String(pair[0]!.value) === key) return pair[1];
+  }
+  return undefined;
 }
 
 /** The plain JavaScript value of a node (numbers beyond 2^53 lose precision; see rawText). */

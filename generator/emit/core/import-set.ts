@@ -15,10 +15,9 @@ export function specifierList(head: string, names: readonly string[], tail: stri
 
 /** Import statements of a module, with aliases when two imported names would clash. */
 export class ImportSet {
-  private readonly byModule = new Map<string, Map<string, string>>();
+  /** Imported names by module specifier; `value`: used as a value, else the import is type-only. */
+  private readonly byModule = new Map<string, Map<string, { local: string; value: boolean }>>();
   private readonly usedLocal = new Set<string>();
-  /** `spec|name` of imports used as values; all others are type-only. */
-  private readonly values = new Set<string>();
   /** Specifiers of other modules, by their path (path.relative is costly, and asked per name). */
   private readonly specs = new Map<string, string>();
 
@@ -32,6 +31,10 @@ export class ImportSet {
 
   /** Uses an exported name of a module; returns the local identifier to write. */
   use(moduleSpec: string, name: string): string {
+    return this.entry(moduleSpec, name).local;
+  }
+
+  private entry(moduleSpec: string, name: string): { local: string; value: boolean } {
     let names = this.byModule.get(moduleSpec);
     if (!names) this.byModule.set(moduleSpec, (names = new Map()));
     const existing = names.get(name);
@@ -39,8 +42,9 @@ export class ImportSet {
     let local = name;
     for (let n = 2; this.usedLocal.has(local); n++) local = `${name}_${n}`;
     this.usedLocal.add(local);
-    names.set(name, local);
-    return local;
+    const made = { local, value: false };
+    names.set(name, made);
+    return made;
   }
 
   /** A name the module declares itself, which no import may shadow. */
@@ -50,8 +54,9 @@ export class ImportSet {
 
   /** Uses an exported value (a function, a constant) rather than a type. */
   useValue(moduleSpec: string, name: string): string {
-    this.values.add(`${moduleSpec}|${name}`);
-    return this.use(moduleSpec, name);
+    const entry = this.entry(moduleSpec, name);
+    entry.value = true;
+    return entry.local;
   }
 
   /** The specifier of another generated module, relative to this one. */
@@ -72,15 +77,20 @@ export class ImportSet {
   }
 
   render(): string[] {
-    return [...this.byModule.entries()]
-      .sort(([a], [b]) => (a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1))
-      .map(([spec, names]) => {
-        const entries = [...names.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-        const anyValue = entries.some(([name]) => this.values.has(`${spec}|${name}`));
-        const parts = entries.map(([name, local]) => `${anyValue && !this.values.has(`${spec}|${name}`) ? "type " : ""}${name === local ? name : `${name} as ${local}`}`);
-        return specifierList(`import ${anyValue ? "" : "type "}`, parts, ` from "${spec}";`);
-      });
+    const specs = [...this.byModule.keys()].sort((a, b) => (a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1));
+    const out: string[] = [];
+    for (const spec of specs) {
+      const names = this.byModule.get(spec)!;
+      const sorted = [...names.keys()].sort();
+      let anyValue = false;
+      for (const entry of names.values()) anyValue ||= entry.value;
+      const parts: string[] = [];
+      for (const name of sorted) {
+        const { local, value } = names.get(name)!;
+        parts.push(`${anyValue && !value ? "type " : ""}${name === local ? name : `${name} as ${local}`}`);
+      }
+      out.push(specifierList(`import ${anyValue ? "" : "type "}`, parts, ` from "${spec}";`));
+    }
+    return out;
   }
 }
-
-

@@ -186,7 +186,13 @@ function parametersOf(declared: readonly Declared[], names: SchemaNames): { para
 /** Contents of several operations as one: per media type, the schema, or a `oneOf` of the distinct ones. */
 function mergeContent(contents: readonly Record<string, { schema: Schema }>[]): Record<string, { schema: Schema }> {
   const byType = new Map<string, Schema[]>();
-  for (const c of contents) for (const [type, { schema }] of Object.entries(c)) byType.set(type, [...(byType.get(type) ?? []), schema]);
+  for (const c of contents) {
+    for (const [type, { schema }] of Object.entries(c)) {
+      const schemas = byType.get(type);
+      if (schemas) schemas.push(schema);
+      else byType.set(type, [schema]);
+    }
+  }
   return Object.fromEntries([...byType].map(([type, schemas]) => [type, { schema: oneOfDistinct(schemas) }]));
 }
 
