@@ -1,0 +1,124 @@
+/**
+ * The controller's services and its app, built on an open database: the provider account, the
+ * package catalog (the registry it starts with and what was imported since), forwarding to
+ * application instances, and the background loops that wait for the controller to listen.
+ */
+import type { Logger } from "pino";
+import { createControllerApp, type ControllerApp, type ControllerParts } from "../app.ts";
+import { TokenService } from "../auth/tokens.ts";
+import { ensureProvider, type ProviderIdentity } from "../bootstrap.ts";
+import { defaultDeliveryPolicy, EventDeliverer } from "../events/event-deliverer.ts";
+import { NotificationStore } from "../events/notification-store.ts";
+import { endpointClient } from "../forward/endpoint-client.ts";
+import { Forwarder } from "../forward/forwarder.ts";
+import { observedEndpointCall } from "../forward/observed-endpoint-call.ts";
+import { TransactionTickets } from "../forward/transaction-tickets.ts";
+import { InstanceService } from "../instances/instance-service.ts";
+import { IntentReconciler } from "../intents/intent-reconciler.ts";
+import { IntentStore } from "../intents/intent-store.ts";
+import { ControllerMetrics } from "../observability/metrics.ts";
+import { PackageCatalog } from "../packages/catalog.ts";
+import type { Db } from "../store/open-database.ts";
+import { ResourceClaims } from "../store/resource-claims.ts";
+import type { ControllerKeys } from "../support/data-directory.ts";
+import { PropertySealer } from "../support/encryption.ts";
+import { TaskRunner } from "../tasks/task-runner.ts";
+import { TaskStore } from "../tasks/task-store.ts";
+import type { ControllerTls } from "../../common/certificate-authority.ts";
+import type { ControllerOptions } from "./controller-options.ts";
+
+/** What the controller is made of before it listens. */
+export interface AssembledController {
+  readonly app: ControllerApp["app"];
+  readonly provider: ProviderIdentity;
+  readonly metrics: ControllerMetrics;
+  /** Asynchronous tasks, provisioning intents and event delivery: started once it listens. */
+  readonly loops: { start(): void; stop(): Promise<void> };
+  /** Stops the app's own work (the revocation feed); before the database closes. */
+  stopApp(): Promise<void>;
+}
+
+/** What the parts are built from: the options, and what the earlier steps of the start made. */
+interface ControllerFoundation {
+  readonly options: ControllerOptions;
+  readonly dataDir: string;
+  readonly logger: Logger;
+  readonly keys: ControllerKeys;
+  readonly tls: ControllerTls;
+  readonly db: Db;
+  /** The controller's own URL, known once it listens (events and links sent to endpoints name it). */
+  readonly url: () => string;
+}
+
+export async function assembleController(foundation: ControllerFoundation): Promise<AssembledController> {
+  const { options, db, logger, keys } = foundation;
+  const tokens = new TokenService(keys.token, options.externalIssuer);
+  const provider = await ensureProvider(db, tokens, foundation.dataDir);
+  const catalog = new PackageCatalog(db, options.types, options.validators, options.packages ?? [], options.compiler);
+  await catalog.refresh();
+  const sealer = new PropertySealer(keys.encryption);
+  const metrics = new ControllerMetrics(db, logger);
+  const { applications, deliverer } = applicationParts(foundation, { catalog, sealer, metrics, provider: { id: provider.accountId, path: `/${provider.accountId}/` } });
+  const { app, runTask, stop } = createControllerApp({
+    catalog,
+    ...(options.compiler ? { compiler: options.compiler } : {}),
+    db,
+    ...(options.openApi ? { openApi: options.openApi } : {}),
+    tokens,
+    sealer,
+    logger,
+    metrics,
+    ...(options.identity ? { identity: options.identity } : {}),
+    applications,
+  });
+  const runner = new TaskRunner(applications.tasks, runTask, logger);
+  const reconciler = new IntentReconciler({ intents: applications.intents, forwarder: applications.forwarder, registry: () => catalog.registry, targetOf: (id) => applications.instances.targetOf(id) }, logger);
+  const loops = {
+    start: () => {
+      runner.start();
+      reconciler.start();
+      deliverer.start();
+    },
+    stop: async () => {
+      await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop()]);
+    },
+  };
+  return { app, provider, metrics, loops, stopApp: stop };
+}
+
+type Applications = NonNullable<ControllerParts["applications"]>;
+
+/** Application instances and what serves them: forwarding, tasks, claims and intents, the event outbox and its deliverer. */
+function applicationParts(
+  { options, db, logger, keys, tls, url }: ControllerFoundation,
+  shared: { catalog: PackageCatalog; sealer: PropertySealer; metrics: ControllerMetrics; provider: Applications["provider"] },
+): { applications: Applications; deliverer: EventDeliverer } {
+  const { catalog, sealer, provider } = shared;
+  const endpointTimeoutMs = options.endpointTimeoutMs ?? 30_000;
+  const forwarder = new Forwarder(observedEndpointCall(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: endpointTimeoutMs }), shared.metrics, logger), url);
+  const tickets = new TransactionTickets(keys.token);
+  // aps.x509.controller: the client certificate presented to endpoints, then the CA (platform-forms Q3).
+  const controllerIdentity = `${tls.client.cert.trim()}\n${tls.ca.cert.trim()}\n`;
+  const instances = new InstanceService(db, catalog, forwarder, tls.ca, sealer, provider, tickets, controllerIdentity);
+  // A claim or an intent outlives the slowest forward (the endpoint time-out) and the commit
+  // after it (at most the statement time-out): until then its holder may still be at work.
+  const leaseMs = endpointTimeoutMs + (options.commitMarginMs ?? 20_000);
+  const notifications = new NotificationStore(db);
+  const deliverer = new EventDeliverer(
+    notifications,
+    { registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id), notify: (target, path, body) => forwarder.notify(target, path, body) },
+    logger,
+    { ...defaultDeliveryPolicy, ...options.eventDelivery },
+  );
+  const applications: Applications = {
+    instances,
+    forwarder,
+    tasks: new TaskStore(db, sealer),
+    claims: new ResourceClaims(db, leaseMs),
+    intents: new IntentStore(db, leaseMs),
+    provider,
+    tickets,
+    events: { store: notifications, nudge: () => deliverer.nudge() },
+  };
+  return { applications, deliverer };
+}
