@@ -3,7 +3,7 @@ import type { ApsModel, ModelPackage, Relation, ResolvedType } from "./model.ts"
 /**
  * The application root type of a package: its first type implementing core/application that
  * is an APP-META.xml service. This is the type the controller creates the root resource of when
- * an instance is installed (runtime/controller/instances/instance-service.ts picks it the same
+ * an instance is installed (runtime/controller/instances/instance-lifecycle.ts picks it the same
  * way), so its properties are the instance's settings. Packages without APP-META.xml (the core
  * types, plain folders) have none: the controller serves their types alone.
  */

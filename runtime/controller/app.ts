@@ -10,13 +10,14 @@ import { ApplicationCallers } from "./auth/application-caller.ts";
 import { OAuthNonces } from "./auth/oauth-nonces.ts";
 import { OAuthVerifier } from "./auth/oauth-verifier.ts";
 import { DEFAULT_FAILED_VERIFICATION_LIMIT, FailedVerificationLimiter, type FailedVerificationLimit } from "./auth/failed-verification-limiter.ts";
-import { requestSource } from "./auth/request-source.ts";
+import { callerMiddleware } from "./auth/caller-middleware.ts";
 import type { TokenService } from "./auth/tokens.ts";
 import type { ControllerEnv } from "./context.ts";
 import type { PropertySealer } from "./support/encryption.ts";
 import { ControllerError } from "./support/errors.ts";
-import { ApplicationReplyError, type Forwarder } from "./forward/forwarder.ts";
-import type { InstanceService } from "./instances/instance-service.ts";
+import type { Forwarder } from "./forward/forwarder.ts";
+import type { InstanceLifecycle } from "./instances/instance-lifecycle.ts";
+import type { InstanceLookup } from "./instances/instance-lookup.ts";
 import { ApplicationService } from "./application-service.ts";
 import { applicationRoutes } from "./routes/application.ts";
 import { customerRoutes } from "./routes/customers.ts";
@@ -52,15 +53,13 @@ import { DEFAULT_NAVIGATION_LIMITS, navigationRoutes, uiRuntimeRoutes, type Navi
 import type { Db } from "./store/open-database.ts";
 import { ResourceStore } from "./store/resource-store.ts";
 import { ResourceRows } from "./store/resource-rows.ts";
-import { isStatementTimeout } from "./store/statement-timeout.ts";
-import { isOwnerAccountGone } from "./store/owner-account-error.ts";
-import { loggableError } from "./support/loggable-error.ts";
 import { replyHeaders } from "./support/reply-headers.ts";
 import { controllerPath } from "./support/request-path.ts";
 import { ControllerMetrics } from "./observability/metrics.ts";
 import { requestLog } from "./observability/request-log.ts";
 import { requestMetrics } from "./observability/request-metrics.ts";
 import { operationsRoutes } from "./routes/operations.ts";
+import { errorReply } from "./routes/error-reply.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
@@ -79,7 +78,10 @@ export interface ControllerParts {
   readonly identity?: IdentityOptions;
   /** Application instances and forwarding; without them, application types answer 502. */
   readonly applications?: {
-    readonly instances: InstanceService;
+    /** Installing, listing and removing instances (`/aps/2/instances`, `/aps/2/applications`). */
+    readonly instances: InstanceLifecycle;
+    /** Which instance serves a type, and which one a caller's credentials name. */
+    readonly instanceLookup: InstanceLookup;
     readonly forwarder: Forwarder;
     readonly tasks: TaskStore;
     readonly provider: { id: string; path: string };
@@ -117,13 +119,9 @@ export interface ControllerApp {
 export function createControllerApp(parts: ControllerParts): ControllerApp {
   const store = new ResourceStore(parts.db);
   const identity = parts.identity ?? {};
-  let revocations: AccountRevocationFeed | undefined = undefined;
-  const callers = new CallerResolver(parts.tokens, store, new FailedVerificationLimiter({ ...DEFAULT_FAILED_VERIFICATION_LIMIT, ...identity.failedTokens }), () => revocations?.ready === true);
-  revocations = new AccountRevocationFeed(parts.db, callers, { ...DEFAULT_REVOCATION_FEED, ...identity.revocations }, parts.logger);
-  revocations.start();
+  const { callers, revocations } = tokenCallers(parts, store, identity);
   const applications = parts.applications;
   const context = resourceContext(parts, store);
-  const { rows, access } = context;
   const resources = new ResourceService(context);
   const operations = new CustomOperations(context);
   const suspension = new Suspension(context);
@@ -132,39 +130,11 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   const app = new Hono<ControllerEnv>({ getPath: controllerPath });
 
   const metrics = parts.metrics ?? new ControllerMetrics(parts.db, parts.logger);
-  app.use("*", replyHeaders());
-  app.use("*", requestLog(parts.logger));
-  app.use("*", requestMetrics(metrics));
-  // /healthz, /readyz, /metrics: no credentials (routes/operations.ts says why).
-  app.route("/", operationsRoutes(parts.db, metrics, parts.logger));
-  app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
-  app.route("/aps", versionProbeRoutes());
-  if (parts.openApi) {
-    // Serialised once; the document describes the API, not data, so it needs no token.
-    const text = stringifyJson(parts.openApi);
-    app.get("/aps/2/openapi.json", (c) => c.body(text, 200, { "content-type": "application/json; charset=utf-8" }));
-  }
-  // The second way an instance is known: its OAuth 1.0a signature (auth/oauth-verifier.ts).
-  const oauth = applications ? new OAuthVerifier(applications.instances, new OAuthNonces(parts.db)) : undefined;
+  routeOpenEndpoints(app, parts, metrics);
   // Certificate callers, before the token check that every other /aps/2 call passes.
-  if (applications) {
-    const service = new ApplicationService(parts.catalog, store, rows, applications.provider);
-    app.route("/aps/2/application", applicationRoutes(service, applications.instances, (c) => oauth!.verify(c)) as unknown as Hono<ControllerEnv>);
-    const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
-    app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, access, callers, instances: applications.instances, tickets: applications.tickets, oauth: (c) => oauth!.verify(c) }) as unknown as Hono<ControllerEnv>);
-  }
+  const applicationCallers = applications ? routeApplicationCredentials(app, parts, applications, context, callers) : undefined;
   // Every other /aps/2 call: an application instance by its credentials, else a token (auth/application-caller.ts).
-  const applicationCallers = applications ? new ApplicationCallers(applications.instances, store, applications.tickets, [(c) => oauth!.verify(c)]) : undefined;
-  app.use("/aps/2/*", async (c, next) => {
-    const application = applicationCallers ? await applicationCallers.resolve(c as never) : undefined;
-    const caller = application ?? (await callers.resolve(c.req.header("aps-token"), requestSource(c)));
-    // A copy: the resolved caller may be cached and shared by other requests.
-    c.set("caller", { ...caller, request: c.get("request") });
-    await next();
-    // A sub-request an application sends with its transaction id joins that transaction; the reply says so.
-    const tx = application && c.req.header("aps-transaction-id");
-    if (tx) c.res.headers.set("APS-Transaction-ID", tx);
-  });
+  app.use("/aps/2/*", callerMiddleware(callers, applicationCallers));
   app.route("/aps/2/resources", resourceRoutes({ resources, relations: new RelationService(context, resources), operations, suspension }));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler, parts.logger));
@@ -183,26 +153,52 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   });
 
   app.notFound((c) => sendJson(c, new ControllerError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404));
-  app.onError((error, c) => {
-    if (error instanceof ControllerError) return sendJson(c, error.toBody(), error.status, error.headers);
-    if (error instanceof ApplicationReplyError) {
-      // An application's own error reply goes back to the caller with its status (aps-facts 4).
-      const type = error.reply.headers["content-type"];
-      return new Response(error.reply.body, { status: error.reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
-    }
-    if (isOwnerAccountGone(error)) {
-      // A provisioning that raced the delete of its account (the revocation feed had not told this process yet).
-      return sendJson(c, new ControllerError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(), 401);
-    }
-    if (isStatementTimeout(error)) {
-      (c.get("log") ?? parts.logger).warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
-      return sendJson(c, new ControllerError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
-    }
-    // Never error.message or stack as they are: a database error quotes the statement's parameters (a whole body).
-    (c.get("log") ?? parts.logger).error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
-    return sendJson(c, new ControllerError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
-  });
+  app.onError(errorReply(parts.logger));
   return { app, runTask: (task) => attemptTask(context, task), metrics, stop: () => revocations.stop() };
+}
+
+/**
+ * Token callers, and the account revocation feed that tells them which accounts are gone: until
+ * the feed knows where it stands, no verified token is cached.
+ */
+function tokenCallers(parts: ControllerParts, store: ResourceStore, identity: IdentityOptions): { callers: CallerResolver; revocations: AccountRevocationFeed } {
+  let revocations: AccountRevocationFeed | undefined = undefined;
+  const callers = new CallerResolver(parts.tokens, store, new FailedVerificationLimiter({ ...DEFAULT_FAILED_VERIFICATION_LIMIT, ...identity.failedTokens }), () => revocations?.ready === true);
+  revocations = new AccountRevocationFeed(parts.db, callers, { ...DEFAULT_REVOCATION_FEED, ...identity.revocations }, parts.logger);
+  revocations.start();
+  return { callers, revocations };
+}
+
+/** What every request passes (reply headers, its log line, its metrics), and what needs no credentials. */
+function routeOpenEndpoints(app: Hono<ControllerEnv>, parts: ControllerParts, metrics: ControllerMetrics): void {
+  app.use("*", replyHeaders());
+  app.use("*", requestLog(parts.logger));
+  app.use("*", requestMetrics(metrics));
+  // /healthz, /readyz, /metrics: no credentials (routes/operations.ts says why).
+  app.route("/", operationsRoutes(parts.db, metrics, parts.logger));
+  app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
+  app.route("/aps", versionProbeRoutes());
+  if (parts.openApi) {
+    // Serialised once; the document describes the API, not data, so it needs no token.
+    const text = stringifyJson(parts.openApi);
+    app.get("/aps/2/openapi.json", (c) => c.body(text, 200, { "content-type": "application/json; charset=utf-8" }));
+  }
+}
+
+/**
+ * The routes only application instances call (`/aps/2/application`, their subscriptions), each
+ * checking the instance's certificate or OAuth signature itself; returns how every other route
+ * recognises an instance by the same credentials.
+ */
+function routeApplicationCredentials(app: Hono<ControllerEnv>, parts: ControllerParts, applications: NonNullable<ControllerParts["applications"]>, context: ResourceContext, callers: CallerResolver): ApplicationCallers {
+  const { store, rows, access } = context;
+  // The second way an instance is known: its OAuth 1.0a signature (auth/oauth-verifier.ts).
+  const oauth = new OAuthVerifier(applications.instanceLookup, new OAuthNonces(parts.db));
+  const service = new ApplicationService(parts.catalog, store, rows, applications.provider);
+  app.route("/aps/2/application", applicationRoutes(service, applications.instanceLookup, (c) => oauth.verify(c)) as unknown as Hono<ControllerEnv>);
+  const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
+  app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, access, callers, instances: applications.instanceLookup, tickets: applications.tickets, oauth: (c) => oauth.verify(c) }) as unknown as Hono<ControllerEnv>);
+  return new ApplicationCallers(applications.instanceLookup, store, applications.tickets, [(c) => oauth.verify(c)]);
 }
 
 /** What every resource feature shares (resources/resource-context.ts); each feature is a module of its own. */
@@ -214,7 +210,7 @@ function resourceContext(parts: ControllerParts, store: ResourceStore): Resource
     rows: new ResourceRows(parts.sealer),
     access: new ResourceAccess(parts.catalog, store),
     ...(applications
-      ? { applications: { targetFor: (type) => applications.instances.targetFor(type), targetOf: (id) => applications.instances.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
+      ? { applications: { targetFor: (type) => applications.instanceLookup.targetFor(type), targetOf: (id) => applications.instanceLookup.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
       : {}),
   };
 }

@@ -17,7 +17,7 @@ import { isLinkTargetGone } from "./store/link-target-error.ts";
 import { splitAsReadBody } from "./relations/as-read-body.ts";
 import { linkAnswer, resourceView, type LinkAnswer } from "./resources/resource-view.ts";
 import { typeHref } from "./type-document.ts";
-import type { InstanceRow } from "./instances/instance-service.ts";
+import type { InstanceRow } from "./instances/instance-lookup.ts";
 import type { LinkChange, ResourceStore, StoredResource } from "./store/resource-store.ts";
 import { applyChanges, type ResourceRows } from "./store/resource-rows.ts";
 import { isUuid } from "./support/uuid.ts";

@@ -97,7 +97,7 @@ export function typeModule(type: ResolvedType, model: ApsModel, names: ReadonlyM
     interfaces.push({ doc: tsdoc([`What a client sends to configure ${withArticle(type.name)}: every property optional, no read-only or final ones.`]), name: `${self.tsName}Update`, fields: shapeFields("update") });
   }
   if (exported.settings) {
-    // The controller checks install settings as the application writes them (instance-service.ts:
+    // The controller checks install settings as the application writes them (instance-lifecycle.ts:
     // validateCreate with the application actor): read-only properties may be given, and
     // required ones, read-only or not, must be. Links are not settings: installing makes none.
     const fields = properties.map((p) => ({ doc: propertyDoc(p, "  "), line: `${propertyKey(p.name)}${p.required ? "" : "?"}: ${tsType(p, p.type)}${p.required ? "" : " | null"};` }));

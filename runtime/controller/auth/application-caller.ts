@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import { ControllerError } from "../support/errors.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
-import type { InstanceService } from "../instances/instance-service.ts";
+import type { InstanceLookup } from "../instances/instance-lookup.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import { isUuid } from "../support/uuid.ts";
 import type { Caller } from "./caller.ts";
@@ -22,7 +22,7 @@ export type InstanceAuthenticator = (c: Context<Env>) => Promise<string | undefi
 
 export class ApplicationCallers {
   constructor(
-    private readonly instances: InstanceService,
+    private readonly instances: InstanceLookup,
     private readonly store: ResourceStore,
     private readonly tickets: TransactionTickets,
     private readonly others: readonly InstanceAuthenticator[] = [],

@@ -27,7 +27,7 @@ const MAX_NONCE = 128;
 
 /**
  * Where the verifier finds an instance and its consumer secret by consumer key (also an instance
- * being installed, by the install's transaction id: InstanceService.byOAuthKey).
+ * being installed, by the install's transaction id: InstanceLookup.byOAuthKey).
  */
 export interface OAuthInstances {
   byOAuthKey(key: string, transactionId?: string): Promise<{ readonly instanceId: string; readonly secret: string } | undefined>;

@@ -8,8 +8,8 @@
  *
  * (apsconnect-cli hub.py:233-269; the Connect extension hub/services.py:502-540 sends only the
  * package `type`) and read `app.aps.id`, the application root resource, from the reply. This
- * module turns that body into what InstanceService.install takes, and an instance into the reply;
- * the install itself is InstanceService's, shared with `/aps/2/instances`.
+ * module turns that body into what InstanceLifecycle.install takes, and an instance into the reply;
+ * the install itself is InstanceLifecycle's, shared with `/aps/2/instances`.
  */
 import type { InstanceInfo } from "../../common/instance-info.ts";
 import { ControllerError } from "../support/errors.ts";
@@ -18,7 +18,7 @@ import type { PackageCatalog, PackageRecord } from "../packages/catalog.ts";
 /** Members of `aps` a client may send; `endpointCa` is aps-gen's (an endpoint whose HTTPS certificate no public CA issued). */
 const APS_MEMBERS = new Set(["package", "endpoint", "network", "auth", "endpointCa"]);
 
-/** The install request InstanceService.install parses, built from the platform's body. */
+/** The install request InstanceLifecycle.install parses, built from the platform's body. */
 export async function installRequestOf(body: unknown, catalog: PackageCatalog): Promise<Record<string, unknown>> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, 'Send {"aps": {"package": {"type": "<APP-META id>"}, "endpoint": "https://..."}, ...settings} to install an application instance.');
   const { aps, ...settings } = body as Record<string, unknown>;

@@ -7,7 +7,7 @@ import type { Caller } from "../auth/caller.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import type { Forwarder, ForwardOrigin } from "../forward/forwarder.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
-import type { ServingInstance } from "../instances/instance-service.ts";
+import type { ServingInstance } from "../instances/instance-lookup.ts";
 import type { IntentStore } from "../intents/intent-store.ts";
 import type { RegistryType } from "../registry.ts";
 import type { ResourceClaims } from "../store/resource-claims.ts";

@@ -16,7 +16,7 @@ import { CoreEvent } from "../events/core-events.ts";
 import { raise } from "../events/raise.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import { ApplicationReplyError, type ForwardOrigin, type ForwardOutcome } from "../forward/forwarder.ts";
-import type { ServingInstance } from "../instances/instance-service.ts";
+import type { ServingInstance } from "../instances/instance-lookup.ts";
 import { implementsType, type RegistryType } from "../registry.ts";
 import { isLinkTargetGone } from "../store/link-target-error.ts";
 import type { Db } from "../store/open-database.ts";

@@ -9,11 +9,11 @@ import { peerCertificate } from "../auth/peer-certificate.ts";
 import type { ApplicationCaller, ApplicationService } from "../application-service.ts";
 import { ControllerError } from "../support/errors.ts";
 import { readJsonBody, sendJson } from "../support/http-json.ts";
-import type { InstanceService } from "../instances/instance-service.ts";
+import type { InstanceLookup } from "../instances/instance-lookup.ts";
 
 type Env = { Bindings: HttpBindings; Variables: { application: ApplicationCaller } };
 
-export function applicationRoutes(service: ApplicationService, instances: InstanceService, oauth?: (c: Context<Env>) => Promise<string | undefined>): Hono<Env> {
+export function applicationRoutes(service: ApplicationService, instances: InstanceLookup, oauth?: (c: Context<Env>) => Promise<string | undefined>): Hono<Env> {
   const app = new Hono<Env>();
   app.use("*", async (c, next) => {
     const peer = peerCertificate(c);

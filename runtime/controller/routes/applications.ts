@@ -1,20 +1,20 @@
 /**
  * `/aps/2/applications` (provider administrators, and applications acting for the provider): the
  * application instances collection in the platform's form, as apsconnect-cli and the Connect
- * extension use it (instances/platform-install.ts). The same InstanceService serves
+ * extension use it (instances/platform-install.ts). The same InstanceLifecycle serves
  * `/aps/2/instances`, aps-gen's own form of it.
  */
 import { Hono } from "hono";
 import { requireProviderAdmin } from "../auth/caller.ts";
 import type { ControllerEnv } from "../context.ts";
 import { readJsonBody, sendJson, sendList } from "../support/http-json.ts";
-import type { InstanceService } from "../instances/instance-service.ts";
+import type { InstanceLifecycle } from "../instances/instance-lifecycle.ts";
 import { installRequestOf, platformInstanceView } from "../instances/platform-install.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 
 const WHAT = "manage application instances";
 
-export function applicationInstanceRoutes(service: InstanceService, catalog: PackageCatalog): Hono<ControllerEnv> {
+export function applicationInstanceRoutes(service: InstanceLifecycle, catalog: PackageCatalog): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   // 200, not 201: the Connect extension takes no other status as success (oaclient:208-235, platform-forms §4 Q2).
   app.post("/", async (c) => {

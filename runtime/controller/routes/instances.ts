@@ -6,9 +6,9 @@
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { readJsonBody, sendJson, sendList } from "../support/http-json.ts";
-import type { InstanceService } from "../instances/instance-service.ts";
+import type { InstanceLifecycle } from "../instances/instance-lifecycle.ts";
 
-export function instanceRoutes(service: InstanceService): Hono<ControllerEnv> {
+export function instanceRoutes(service: InstanceLifecycle): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   app.post("/", async (c) => sendJson(c, await service.install(c.get("caller"), await readJsonBody(c)), 201));
   app.get("/", async (c) => {

@@ -14,7 +14,7 @@ import { ControllerError } from "../support/errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import { parseRequestJson, readJsonBody, sendJson, sendList } from "../support/http-json.ts";
-import type { InstanceService } from "../instances/instance-service.ts";
+import type { InstanceLookup } from "../instances/instance-lookup.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import { isUuid } from "../support/uuid.ts";
@@ -27,7 +27,7 @@ export interface SubscriberLookup {
   readonly store: ResourceStore;
   readonly access: ResourceAccess;
   readonly callers: CallerResolver;
-  readonly instances: InstanceService;
+  readonly instances: InstanceLookup;
   readonly tickets: TransactionTickets;
   /** The instance of an OAuth-signed request, undefined when it carries no OAuth header (auth/oauth-verifier.ts). */
   readonly oauth?: (c: Context<Env>) => Promise<string | undefined>;

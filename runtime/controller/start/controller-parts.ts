@@ -13,7 +13,8 @@ import { endpointClient } from "../forward/endpoint-client.ts";
 import { Forwarder } from "../forward/forwarder.ts";
 import { observedEndpointCall } from "../forward/observed-endpoint-call.ts";
 import { TransactionTickets } from "../forward/transaction-tickets.ts";
-import { InstanceService } from "../instances/instance-service.ts";
+import { InstanceLifecycle } from "../instances/instance-lifecycle.ts";
+import { InstanceLookup } from "../instances/instance-lookup.ts";
 import { IntentReconciler } from "../intents/intent-reconciler.ts";
 import { IntentStore } from "../intents/intent-store.ts";
 import { ControllerMetrics } from "../observability/metrics.ts";
@@ -72,7 +73,7 @@ export async function assembleController(foundation: ControllerFoundation): Prom
     applications,
   });
   const runner = new TaskRunner(applications.tasks, runTask, logger);
-  const reconciler = new IntentReconciler({ intents: applications.intents, forwarder: applications.forwarder, registry: () => catalog.registry, targetOf: (id) => applications.instances.targetOf(id) }, logger);
+  const reconciler = new IntentReconciler({ intents: applications.intents, forwarder: applications.forwarder, registry: () => catalog.registry, targetOf: (id) => applications.instanceLookup.targetOf(id) }, logger);
   const loops = {
     start: () => {
       runner.start();
@@ -99,19 +100,21 @@ function applicationParts(
   const tickets = new TransactionTickets(keys.token);
   // aps.x509.controller: the client certificate presented to endpoints, then the CA (platform-forms Q3).
   const controllerIdentity = `${tls.client.cert.trim()}\n${tls.ca.cert.trim()}\n`;
-  const instances = new InstanceService(db, catalog, forwarder, tls.ca, sealer, provider, tickets, controllerIdentity);
+  const instanceLookup = new InstanceLookup(db, catalog, sealer, tickets);
+  const instances = new InstanceLifecycle(db, catalog, instanceLookup, forwarder, tls.ca, sealer, provider, tickets, controllerIdentity);
   // A claim or an intent outlives the slowest forward (the endpoint time-out) and the commit
   // after it (at most the statement time-out): until then its holder may still be at work.
   const leaseMs = endpointTimeoutMs + (options.commitMarginMs ?? 20_000);
   const notifications = new NotificationStore(db);
   const deliverer = new EventDeliverer(
     notifications,
-    { registry: () => catalog.registry, targetOf: (id) => instances.targetOf(id), notify: (target, path, body) => forwarder.notify(target, path, body) },
+    { registry: () => catalog.registry, targetOf: (id) => instanceLookup.targetOf(id), notify: (target, path, body) => forwarder.notify(target, path, body) },
     logger,
     { ...defaultDeliveryPolicy, ...options.eventDelivery },
   );
   const applications: Applications = {
     instances,
+    instanceLookup,
     forwarder,
     tasks: new TaskStore(db, sealer),
     claims: new ResourceClaims(db, leaseMs),

@@ -2,7 +2,7 @@
  * The property values of a resource row, as every writer stores them and every reader opens them:
  * encrypted properties (SPEC 2.3) go sealed to the `secrets` column, everything else to the jsonb
  * `body`. Provisioning and configure (resources/), the application path (application-service.ts),
- * instance roots (instances/instance-service.ts), asynchronous task results (tasks/task-attempt.ts)
+ * instance roots (instances/instance-lifecycle.ts), asynchronous task results (tasks/task-attempt.ts)
  * and the provider's first rows (bootstrap.ts) all build their rows here, so there is one null
  * rule for all of them: a property whose value is `null` has no value (SPEC 2.2) and is stored
  * absent, never as a JSON null; in a configure, `null` clears it.

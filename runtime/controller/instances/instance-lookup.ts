@@ -1,0 +1,100 @@
+/**
+ * Which instance is which (DESIGN 3): the one that serves a type (forwarding), an instance's
+ * endpoint by id (events, intents), and the instance a caller's credentials name (certificate
+ * fingerprint, OAuth consumer key). Installing, re-issuing and uninstalling
+ * (instance-lifecycle.ts) tell it to forget what it remembers.
+ */
+import { asc, eq } from "drizzle-orm";
+import type { EndpointTarget } from "../forward/endpoint-client.ts";
+import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import type { PackageCatalog } from "../packages/catalog.ts";
+import type { RegistryType } from "../registry.ts";
+import type { Db } from "../store/open-database.ts";
+import { instances, resources } from "../store/schema.ts";
+import { ControllerError } from "../support/errors.ts";
+import type { PropertySealer } from "../support/encryption.ts";
+import { isUuid } from "../support/uuid.ts";
+
+/** An instance row. */
+export type InstanceRow = typeof instances.$inferSelect;
+
+/** The instance that serves a type, as forwarding needs it. */
+export interface ServingInstance {
+  readonly target: EndpointTarget;
+  readonly packageId: string;
+  readonly rootResource?: { readonly id: string; readonly typeId: string };
+}
+
+/** How long the serving instance of a package is remembered (another process may install or remove one). */
+const SERVING_TTL_MS = 5000;
+
+export class InstanceLookup {
+  private readonly serving = new Map<string, { value: ServingInstance; until: number }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly catalog: PackageCatalog,
+    private readonly sealer: PropertySealer,
+    private readonly tickets: TransactionTickets,
+  ) {}
+
+  /**
+   * The instance that serves a type: the first installed instance of its package. Remembered for
+   * a few seconds, as every provisioning asks; this process forgets it at once on changes.
+   */
+  async targetFor(type: RegistryType): Promise<ServingInstance> {
+    const pkg = this.catalog.list().find((p) => p.typeIds.includes(type.id));
+    if (!pkg) throw new ControllerError(502, `No package declares ${type.id}.`);
+    const known = this.serving.get(pkg.id);
+    if (known && known.until > Date.now()) return known.value;
+    const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
+    if (!row) throw new ControllerError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
+    const [root] = row.rootResource ? await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.id, row.rootResource)) : [];
+    const value: ServingInstance = { target: this.targetOfRow(row), packageId: pkg.id, ...(root ? { rootResource: root } : {}) };
+    this.serving.set(pkg.id, { value, until: Date.now() + SERVING_TTL_MS });
+    return value;
+  }
+
+  /** Forgets which instance serves which package: one was installed, changed or removed. */
+  forget(): void {
+    this.serving.clear();
+  }
+
+  /** An instance's endpoint by id. */
+  async targetOf(instanceId: string): Promise<EndpointTarget | undefined> {
+    const row = await this.byId(instanceId);
+    return row ? this.targetOfRow(row) : undefined;
+  }
+
+  /** How to reach an instance: its endpoint, the CA of its HTTPS certificate, and its OAuth credentials when it has them. */
+  targetOfRow(row: InstanceRow): EndpointTarget {
+    const oauth = row.oauthKey && row.oauthSecret ? { oauth: { key: row.oauthKey, secret: this.sealer.openText(row.id, row.oauthSecret) } } : {};
+    return { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa, ...oauth };
+  }
+
+  /**
+   * The instance whose OAuth consumer key this is, with its secret opened (auth/oauth-verifier.ts).
+   * While an instance installs it is not stored yet; its calls made with the install's
+   * transaction id are recognised by the key and sealed secret that id carries.
+   */
+  async byOAuthKey(key: string, transactionId?: string): Promise<{ instanceId: string; secret: string } | undefined> {
+    const [row] = await this.db.select().from(instances).where(eq(instances.oauthKey, key)).limit(1);
+    if (row?.oauthSecret) return { instanceId: row.id, secret: this.sealer.openText(row.id, row.oauthSecret) };
+    const claims = this.tickets.read(transactionId);
+    if (claims?.oauth?.key !== key) return undefined;
+    return { instanceId: claims.instanceId, secret: this.sealer.openText(claims.instanceId, Buffer.from(claims.oauth.sealedSecret, "base64url")) };
+  }
+
+  /** An instance by id (also an OAuth-signed caller, auth/oauth-verifier.ts); none for what is not a UUID. */
+  async byId(id: string): Promise<InstanceRow | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await this.db.select().from(instances).where(eq(instances.id, id)).limit(1);
+    return row;
+  }
+
+  /** The instance whose certificate has this SHA-256 fingerprint (`AB:CD:...`). */
+  async byFingerprint(fingerprint: string): Promise<InstanceRow | undefined> {
+    const [row] = await this.db.select().from(instances).where(eq(instances.certFingerprint, fingerprint)).limit(1);
+    return row;
+  }
+}
