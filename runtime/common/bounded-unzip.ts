@@ -19,7 +19,7 @@ export interface UnzipLimits {
 }
 
 /** The bounds packages are held to: far above real APS packages, far below what hurts a controller. */
-export const PACKAGE_UNZIP_LIMITS: UnzipLimits = { entryBytes: 32 * 1024 * 1024, totalBytes: 128 * 1024 * 1024, entries: 10_000 };
+const PACKAGE_UNZIP_LIMITS: UnzipLimits = { entryBytes: 32 * 1024 * 1024, totalBytes: 128 * 1024 * 1024, entries: 10_000 };
 
 /** An archive that inflates (or says it inflates) past the bounds. */
 export class ArchiveTooLarge extends Error {

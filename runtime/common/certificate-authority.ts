@@ -103,7 +103,7 @@ async function createCa(commonName: string): Promise<KeyPairPem> {
 }
 
 /** Issues a certificate signed by the CA: a server certificate, or a client one for an application instance. */
-export async function issueCertificate(ca: KeyPairPem, options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" }): Promise<KeyPairPem> {
+async function issueCertificate(ca: KeyPairPem, options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" }): Promise<KeyPairPem> {
   const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"]);
   const cert = await signLeaf(ca, keys.publicKey as CryptoKey, options);
   return { cert, key: await exportKey(keys.privateKey as CryptoKey) };

@@ -17,7 +17,7 @@
  */
 
 /** Comparison operators (call form `eq(a,1)` or FIQL form `a=eq=1`). */
-export type RqlComparison = "eq" | "ne" | "lt" | "gt" | "le" | "ge";
+type RqlComparison = "eq" | "ne" | "lt" | "gt" | "le" | "ge";
 
 /** A filter node. Property names are dotted paths (`aps.status`, `address.city`). */
 export type RqlFilter =
@@ -61,17 +61,17 @@ const MAX_DEPTH = 32;
  * Longest query string accepted (characters, still percent-encoded). Node's HTTP server takes
  * request lines of about this size anyway; the bound keeps parsing and the SQL it becomes small.
  */
-export const MAX_RQL_LENGTH = 16 * 1024;
+const MAX_RQL_LENGTH = 16 * 1024;
 
 /** Most values in one `in(...)`/`out(...)` list. */
-export const MAX_RQL_LIST_VALUES = 1000;
+const MAX_RQL_LIST_VALUES = 1000;
 
 /**
  * Most comparisons (eq, like, in, ...) in one query. Each one reads the property out of every
  * candidate row's body, so a query of a thousand `eq`s over large resources takes seconds of
  * database time (PGlite cannot be interrupted by a time-out); a list of values belongs in `in`.
  */
-export const MAX_RQL_COMPARISONS = 32;
+const MAX_RQL_COMPARISONS = 32;
 
 /** Parses the raw query string (without `?`, still percent-encoded). Throws {@link RqlError}. */
 export function parseRql(queryString: string): RqlQuery {

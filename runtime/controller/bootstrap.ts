@@ -13,8 +13,8 @@ import { resources } from "./store/schema.ts";
 import { ResourceRows } from "./store/resource-rows.ts";
 import { CoreTypeIds, ResourceStatus } from "../common/core-types.ts";
 
-export const ACCOUNT_TYPE_ID = CoreTypeIds.account;
-export const USER_TYPE_ID = CoreTypeIds.user;
+const ACCOUNT_TYPE_ID = CoreTypeIds.account;
+const USER_TYPE_ID = CoreTypeIds.user;
 
 /** The provider's identity. */
 export interface ProviderIdentity {

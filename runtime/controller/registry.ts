@@ -4,10 +4,9 @@
  * per request.
  */
 
+import { defaultOperationBits, type RegistryOperation, type RegistryRelation, type RegistryType } from "../common/registry.ts";
 
-import { defaultOperationBits, type PropertyKind, type RegistryOperation, type RegistryProperty, type RegistryRelation, type RegistryType } from "../common/registry.ts";
-
-export type { PropertyKind, RegistryOperation, RegistryProperty, RegistryRelation, RegistryType };
+export type { RegistryOperation, RegistryRelation, RegistryType };
 
 /** Every type the controller knows, by id. */
 export type TypeRegistry = ReadonlyMap<string, RegistryType>;

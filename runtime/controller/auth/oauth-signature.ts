@@ -13,7 +13,7 @@ import OAuth from "oauth-1.0a";
 export const SIGNATURE_METHOD = "HMAC-SHA1";
 
 /** Parameters of an OAuth request, decoded; a name sent more than once keeps all its values. */
-export type OAuthParams = Record<string, string | string[]>;
+type OAuthParams = Record<string, string | string[]>;
 
 function hmacSha1(baseString: string, key: string): string {
   return createHmac("sha1", key).update(baseString).digest("base64");

@@ -20,7 +20,7 @@ import { baseStringUri, formDecode, parseAuthorization, rawQueryOf, signatureOf,
  * platform documents none; 5 minutes is the usual bound (oauthlib, which the platform's Python
  * connectors verify with, allows 10).
  */
-export const DEFAULT_OAUTH_WINDOW_SECONDS = 300;
+const DEFAULT_OAUTH_WINDOW_SECONDS = 300;
 
 /** Longest nonce stored (RFC 5849 sets none; oauthlib validators take 16-50 characters). */
 const MAX_NONCE = 128;

@@ -35,7 +35,7 @@ export interface EndpointClientOptions {
 }
 
 /** How a call may be treated beyond its HTTP method. */
-export interface CallSafety {
+interface CallSafety {
   /**
    * The call may be sent twice: the receiver recognises the repeat. True for the idempotent
    * methods (GET, HEAD, PUT, DELETE, OPTIONS) without saying so; the forwarder says so for

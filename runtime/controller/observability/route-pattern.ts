@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { matchedRoutes, routePath } from "hono/route";
 
 /** Requests no route serves (the 404 of the app's not-found handler). */
-export const UNMATCHED_ROUTE = "unmatched";
+const UNMATCHED_ROUTE = "unmatched";
 
 /** Call after `next()`, when the response is known. */
 export function routePattern(c: Context): string {

@@ -16,7 +16,7 @@ import { tidyPath } from "../support/request-path.ts";
 import { fillPath, routePattern } from "../../common/path-template.ts";
 
 /** The operation a path names. */
-export interface OperationMatch {
+interface OperationMatch {
   readonly name: string;
   readonly operation: RegistryOperation;
   /** Path parameters, percent-decoded. */

@@ -13,7 +13,7 @@ export interface PackageFiles {
 }
 
 /** A relative path that stays inside its root: no `..`, no absolute paths, no backslashes, no NUL. */
-export function safeRelativePath(path: string): string | undefined {
+function safeRelativePath(path: string): string | undefined {
   if (path === "" || path.includes("\0") || path.includes("\\") || path.startsWith("/")) return undefined;
   const parts = path.split("/");
   if (parts.some((p) => p === ".." || p === "." || p === "")) return undefined;

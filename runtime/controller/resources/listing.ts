@@ -15,7 +15,7 @@ import type { ResourceContext } from "./resource-context.ts";
 import { readerOf, resourceView } from "./resource-view.ts";
 
 /** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
-export const DEFAULT_PAGE = 1000;
+const DEFAULT_PAGE = 1000;
 
 /** A page of a list, with what Content-Range needs. */
 export interface ResourcePage {

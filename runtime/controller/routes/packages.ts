@@ -23,7 +23,7 @@ import { typeHref } from "../type-document.ts";
 import { packages } from "../store/schema.ts";
 
 /** Largest package archive accepted (bytes). */
-export const MAX_PACKAGE_BYTES = 32 * 1024 * 1024;
+const MAX_PACKAGE_BYTES = 32 * 1024 * 1024;
 
 export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: PackageCompiler | undefined, logger: Logger): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();

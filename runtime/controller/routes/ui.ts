@@ -10,7 +10,7 @@ import type { Db } from "../store/open-database.ts";
 import { navigation } from "../store/schema.ts";
 
 /** Version of the UI runtime this controller reports. */
-export const UI_RUNTIME_VERSION = "2.0";
+const UI_RUNTIME_VERSION = "2.0";
 
 export function uiRuntimeRoutes(): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
@@ -35,7 +35,7 @@ export const DEFAULT_NAVIGATION_LIMITS: NavigationLimits = { maxBytes: 256 * 102
  * The one row the tree is stored in: each POST replaces it (an upsert, so two at once still
  * leave one tree), and the tree's `id` in the reply is this.
  */
-export const NAVIGATION_TREE_ID = "00000000-0000-4000-8000-000000000001";
+const NAVIGATION_TREE_ID = "00000000-0000-4000-8000-000000000001";
 
 /**
  * `POST /aps/2/navigation`: a provider administrator replaces the control panel's navigation

@@ -46,7 +46,7 @@ function withParameters(text: string, values: readonly unknown[]): SQL {
 }
 
 /** How long one statement may run on PostgreSQL before the server cancels it (ms). */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
 
 /** The migrations folder, as shipped with the runtime. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));

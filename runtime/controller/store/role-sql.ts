@@ -31,7 +31,7 @@ export function linkedWithAccount(accountId: unknown): SQL {
 }
 
 /** True on rows where the caller holds one of the roles in `bits`. */
-export function holdsRole(bits: number, caller: Caller): SQL {
+function holdsRole(bits: number, caller: Caller): SQL {
   if (caller.kind === "application") {
     // The serving application holds every role on its own resources, whatever the access says.
     const own = sql`${resources.instanceId} = ${caller.instanceId ?? null}`;

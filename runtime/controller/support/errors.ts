@@ -5,7 +5,7 @@
 import { ErrorClass, type ErrorBody, type ErrorStatus } from "../../common/error-body.ts";
 import type { ValidationError } from "../../common/validation-error.ts";
 
-export { ErrorClass, type ErrorBody, type ErrorStatus };
+export { type ErrorBody, type ErrorStatus };
 
 /** An error a request handler raises on purpose. */
 export class ControllerError extends Error {

@@ -35,7 +35,7 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { handshakeMs: 10_000, he
  * MACs, no static RSA (Mozilla's "intermediate" list). TLS 1.3 suites are all AEAD and stay as
  * Node has them; they are named so that setting the list does not drop TLS 1.3.
  */
-export const TLS_CIPHERS = [
+const TLS_CIPHERS = [
   "TLS_AES_128_GCM_SHA256",
   "TLS_AES_256_GCM_SHA384",
   "TLS_CHACHA20_POLY1305_SHA256",
