@@ -63,7 +63,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
   });
 
   it("goes aps:provisioning -> aps:ready with sync, async, async, surviving a SIGKILL between attempts", async () => {
-    controller = serveProcess(dataDir, database?.url);
+    controller = await serveProcess(dataDir, database?.url);
     let call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
     const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
@@ -90,7 +90,7 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
     await killHard(controller);
     expect(tenantCalls.map((c) => c.phase)).toEqual(["sync", "async"]);
 
-    controller = serveProcess(dataDir, database?.url);
+    controller = await serveProcess(dataDir, database?.url);
     call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     let resource: { aps: { status: string }; organizationId?: string } | undefined;
     for (let i = 0; i < 100; i++) {

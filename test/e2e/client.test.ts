@@ -141,7 +141,7 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     endpointCa = tls.ca.cert;
     connector = await startConnector(createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }), tls.server);
     // One attempt per notification, so a failing handler sends it to the dead-letter list at once.
-    controller = serveProcess(dataDir, database?.url, ["--endpoint-timeout", "1.5", "--event-attempts", "1", "--event-retry", "0"]);
+    controller = await serveProcess(dataDir, database?.url, ["--endpoint-timeout", "1.5", "--event-attempts", "1", "--event-retry", "0"]);
     base = await controller.url;
     dispatcher = nodeDispatcher({ ca: readFileSync(join(dataDir, "tls/ca.crt"), "utf8") });
     admin = createClient({ baseUrl: base, token: readFileSync(join(dataDir, "admin.token"), "utf8").trim(), dispatcher });

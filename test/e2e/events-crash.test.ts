@@ -76,7 +76,7 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
   });
 
   const start = async () => {
-    const p = serveProcess(dataDir, database?.url, RETRIES);
+    const p = await serveProcess(dataDir, database?.url, RETRIES);
     processes.push(p);
     return { p, call: httpsClient(await p.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8")) };
   };

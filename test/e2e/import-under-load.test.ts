@@ -40,7 +40,7 @@ describe("a 2000-type package import under load", () => {
 
   it("keeps serving GETs (p99 < 100 ms) while it compiles, and logs its progress", async () => {
     const dataDir = join(dir, "data");
-    serve = serveProcess(dataDir, undefined, [], { logLevel: "info" });
+    serve = await serveProcess(dataDir, undefined, [], { logLevel: "info" });
     const url = await serve.url;
     const ca = readFileSync(join(dataDir, "tls/ca.crt"), "utf8");
     const token = readFileSync(join(dataDir, "admin.token"), "utf8").trim();

@@ -77,7 +77,7 @@ describe.each(databases)("the one-import script against aps-gen serve on %s", (k
       },
     });
     connector = await startConnector(createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }), tls.server);
-    controller = serveProcess(dataDir, database?.url);
+    controller = await serveProcess(dataDir, database?.url);
     base = await controller.url;
   }, 60_000);
 

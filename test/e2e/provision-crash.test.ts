@@ -50,7 +50,7 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
   });
 
   const start = async () => {
-    const p = serveProcess(dataDir, database?.url, ARGS, { logLevel: "warn" });
+    const p = await serveProcess(dataDir, database?.url, ARGS, { logLevel: "warn" });
     processes.push(p);
     return { p, call: httpsClient(await p.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8")) };
   };

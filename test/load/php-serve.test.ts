@@ -23,7 +23,7 @@ let token: string;
 
 beforeAll(async () => {
   // serveProcess always loads types/examples/cloudmail; the PHP package comes on top of it.
-  serve = serveProcess(dataDir, undefined, ["--types", "test/fixtures/php/mailhost"]);
+  serve = await serveProcess(dataDir, undefined, ["--types", "test/fixtures/php/mailhost"]);
   const url = await serve.url;
   call = httpsClient(url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
   token = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
