@@ -32,12 +32,16 @@ const every = Number(PROBE_EVERY_MS);
 const samples = [];
 let inFlight = 0;
 let stopping = false;
-const get = (path) => new Promise((resolve) => {
+// A kept-alive socket the server closed as idle (its keepAliveTimeout) just as this GET took it
+// fails with ECONNRESET before the server saw the request: sent again on another socket, as
+// Node's documentation advises (request.reusedSocket). After a stall, a burst of due GETs takes
+// sockets idle for seconds, which made this race show. Any other failure counts as status 0.
+const get = (path, retried = false) => new Promise((resolve) => {
   const req = https.request(new URL(path, PROBE_URL), { agent, headers: { "aps-token": PROBE_TOKEN } }, (res) => {
     res.resume();
     res.on("end", () => resolve(res.statusCode));
   });
-  req.on("error", () => resolve(0));
+  req.on("error", (error) => resolve(!retried && req.reusedSocket && error.code === "ECONNRESET" ? get(path, true) : 0));
   req.end();
 });
 const fire = async (i, dueAt, dueEpoch) => {
