@@ -27,7 +27,7 @@ export class ArchiveTooLarge extends Error {
 }
 
 /** Compressed bytes handed to the inflater at a time; at most ~1032 times this comes out of one step. */
-const STEP_BYTES = 16 * 1024;
+const STEP_BYTES = 1024;
 
 /**
  * The entries of `archive` by name (folders included, as fflate's `unzipSync` gives them).
