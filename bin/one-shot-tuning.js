@@ -3,8 +3,7 @@
 // `aps-gen build` and `aps-gen check` run each emitter and checker over the package once. V8's
 // optimising compiler (TurboFan) then spends more CPU, on background threads, compiling hot
 // functions than the optimised code wins back before the process ends: a 1000-type build took
-// about a quarter less CPU and a fifth less time without it (bench/cli.bench.ts, `--no-opt`
-// against the default, same run). A long-lived process (`serve`, `build --watch`) keeps it,
+// 0.59-0.76x the CPU without it (bench/cli.bench.ts times both in the same run). A long-lived process (`serve`, `build --watch`) keeps it,
 // since there the optimised code pays off.
 import v8 from "node:v8";
 
