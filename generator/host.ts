@@ -69,31 +69,27 @@ function diskState(outDir: string): FolderState {
   // reading every generated file a second time was a tenth of an up-to-date build.
   const present = listFiles(outDir);
   const known = new Map<string, string>();
-  const readText = (path: string) => readFileSync(join(outDir, ...path.split("/")), "utf8");
-  return {
-    read(path) {
-      if (!present.has(path)) return undefined;
+  const textOf = (path: string): string | undefined => {
+    if (!present.has(path)) return undefined;
+    let text = known.get(path);
+    if (text === undefined) {
       try {
-        const text = readText(path);
-        known.set(path, text);
-        return text;
+        text = readFileSync(join(outDir, ...path.split("/")), "utf8");
       } catch {
         return undefined;
       }
-    },
+      known.set(path, text);
+    }
+    return text;
+  };
+  return {
+    read: textOf,
     generatedPaths() {
       const out: string[] = [];
       for (const path of present) {
         if (!path.endsWith(".gen.ts")) continue;
-        let text = known.get(path);
-        if (text === undefined) {
-          try {
-            text = readText(path);
-          } catch {
-            continue;
-          }
-        }
-        if (hasBanner(text)) out.push(path);
+        const text = textOf(path);
+        if (text !== undefined && hasBanner(text)) out.push(path);
       }
       return out;
     },
