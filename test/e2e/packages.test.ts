@@ -28,6 +28,7 @@ function zipFolder(dir: string, patch: Record<string, string> = {}): Uint8Array 
 describe.each(databases)("packages on %s", (kind) => {
   let t: ControllerUnderTest;
   let customer: string;
+  let importedId: string;
   const vpscloud = zipFolder(join(repoRoot, "types/examples/vpscloud"));
 
   beforeAll(async () => {
@@ -60,6 +61,7 @@ describe.each(databases)("packages on %s", (kind) => {
     const imported = await post(t.adminToken, vpscloud);
     expect(imported.status, imported.text).toBe(201);
     expect(imported.json).toMatchObject({ origin: "imported", types: expect.arrayContaining([VPS]) });
+    importedId = imported.json.id;
     expect((await t.call("GET", `/aps/2/types/${encodeURIComponent(VPS)}`, { token: customer })).json.name).toBe("Vps");
     const types = await t.call("GET", `/aps/2/types?implementing(${encodeURIComponent("http://aps-standard.org/types/core/resource/1.0")})`, { token: customer });
     expect(types.json.map((x: { id: string }) => x.id)).toContain(VPS);
@@ -69,6 +71,22 @@ describe.each(databases)("packages on %s", (kind) => {
     expect(file.status).toBe(200);
     // The same types again are a conflict, not a silent replacement.
     expect((await post(t.adminToken, vpscloud)).status).toBe(409);
+  });
+
+  it("keeps an imported package: a restarted controller (PGlite) or another instance (PostgreSQL) serves it from the stored archive", async () => {
+    // On PGlite, looking at the rows stops the controller and starts it again on its data.
+    const [stored] = await t.sql(`select count(*)::int as parts, sum(length(bytes))::int as bytes from package_archive_parts where package_id = '${importedId}'`);
+    expect(stored).toEqual({ parts: 1, bytes: vpscloud.length });
+    const other = kind === "postgres" ? await t.second() : undefined;
+    try {
+      const call = other?.call ?? t.call;
+      expect((await call("GET", `/aps/2/types/${encodeURIComponent(VPS)}`, { token: customer })).json.name).toBe("Vps");
+      const meta = await call("GET", `/aps/2/packages/${importedId}/APP-META.xml`, { token: customer });
+      expect(meta.status).toBe(200);
+      expect(meta.text).toBe(readFileSync(join(repoRoot, "types/examples/vpscloud/APP-META.xml"), "utf8"));
+    } finally {
+      await other?.close();
+    }
   });
 
   it("refuses bad packages with diagnostics naming file and line, and stores nothing", async () => {

@@ -10,6 +10,7 @@ import type { TypeValidator } from "../../common/type-validator.ts";
 import { typeRegistry, type RegistryType, type TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
 import { packages } from "../store/schema.ts";
+import { readArchive } from "./archive-store.ts";
 import type { PackageFiles } from "./package-files.ts";
 
 /** A package as the controller lists it. */
@@ -129,13 +130,16 @@ export class PackageCatalog {
   private async loadNew(): Promise<void> {
     const known = [...this.records.keys()];
     const rows = await this.db
-      .select()
+      .select({ id: packages.id, name: packages.name })
       .from(packages)
       .where(known.length ? not(inArray(packages.id, known)) : undefined)
       .orderBy(packages.imported);
     for (const row of rows) {
+      // An import of this instance may have finished since the query.
+      if (this.records.has(row.id)) continue;
       try {
-        this.add(row.id, await this.compiler!(row.archive, row.name));
+        const archive = await readArchive(this.db, row.id);
+        if (archive) this.add(row.id, await this.compiler!(archive, row.name));
       } catch {
         // It was checked when imported; a package that no longer compiles here stays unknown.
       }
