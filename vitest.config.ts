@@ -15,9 +15,15 @@ export default defineConfig({
     // wait on child processes, sockets and the database, so the whole run takes about half as
     // long (776 s -> 409 s on PostgreSQL on the 2-core machine) and still passes.
     maxWorkers: 2,
+    // Test files of a worker share its module cache instead of each importing the controller,
+    // the generator and their dependencies again (vitest's "import" time was ~100 s of a run).
+    // So a test file that changes process-wide state (environment variables, umask) restores it
+    // in afterAll, and module-level state is read once per worker (helpers/databases.ts).
+    isolate: false,
     execArgv: ["--conditions=aps-gen-source"],
-    // Type tests: tsc over tsconfig.typetests.json, each type error failing the test it sits in.
-    // tsconfig.json excludes these files, so `npm run typecheck` does not check them a second time.
+    // The run's one type-check (npm test has no separate tsc step): tsc over tsconfig.typetests.json,
+    // every source and test plus the type tests, beside the test files instead of before them. A
+    // type error in a type test fails that test; one anywhere else fails the run (a source error).
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "tsconfig.typetests.json" },
   },
 });
