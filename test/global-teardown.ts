@@ -12,6 +12,8 @@ import { pgliteTemplateFolder } from "./helpers/pglite-template.ts";
  * reaches the test workers through the environment they inherit.
  */
 export default function setup(): () => void {
+  // Each vitest project (vitest.config.ts) runs this: the first one names the run and cleans up.
+  if (process.env.APS_GEN_TEST_RUN) return () => {};
   const run = randomUUID();
   process.env.APS_GEN_TEST_RUN = run;
   return () => {
