@@ -26,13 +26,23 @@ export interface TextOrigins {
 
 /** Builds a SourceFile, indexing line starts once so every later lookup is a binary search. */
 export function createSourceFile(path: string, text: string, origins?: TextOrigins): SourceFile {
+  return { path, text, lineStarts: lineStartsOf(text), ...(origins && { origins }) };
+}
+
+function lineStartsOf(text: string): number[] {
   const lineStarts = [0];
+  // Text without a \r (nearly all) is indexed by indexOf, which does not visit each character
+  // in JavaScript: a 1000-file package spent a tenth of its loading in the loop below.
+  if (!text.includes("\r")) {
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+    return lineStarts;
+  }
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 10 /* \n */) lineStarts.push(i + 1);
     else if (ch === 13 /* \r */ && text.charCodeAt(i + 1) !== 10) lineStarts.push(i + 1);
   }
-  return { path, text, lineStarts, ...(origins && { origins }) };
+  return lineStarts;
 }
 
 /** Converts a character offset to a 1-based line and column. */
