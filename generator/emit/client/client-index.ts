@@ -1,10 +1,9 @@
-import { posix } from "node:path";
 import type { GeneratedFile } from "../../host.ts";
 import { applicationRootOf } from "../../model/application-root.ts";
 import type { ApsModel } from "../../model/model.ts";
 import { pascalCase } from "../core/naming.ts";
 import { banner } from "../core/banner.ts";
-import { specifierList } from "../core/import-set.ts";
+import { moduleSpecifier, specifierList } from "../core/import-set.ts";
 import type { TypeNames } from "../core/name-table.ts";
 import { typeModuleExports } from "../types/type-module.ts";
 
@@ -75,8 +74,7 @@ export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeName
     else byModule.set(e.module, [e]);
   }
   for (const [module, own] of byModule) {
-    let spec = posix.relative(posix.dirname(CLIENT_INDEX), module.path).replace(/\.ts$/, ".js");
-    if (!spec.startsWith(".")) spec = `./${spec}`;
+    const spec = moduleSpecifier(CLIENT_INDEX, module.path);
     const named = (e: Entry) => (e.alias === e.name ? e.name : `${e.name} as ${e.alias}`);
     const types = own.filter((e) => !e.value);
     const values = own.filter((e) => e.value);
