@@ -34,8 +34,13 @@ const NOT_VERBATIM = /[\\\u0000-\u001f]/;
 
 type MutableNode = { -readonly [K in keyof Node]: Node[K] } & { children?: Node[] };
 
+/** A placeholder for a node's children while they are read (never part of a finished tree). */
+const NO_CHILDREN: Node[] = [];
+
 class TreeParser {
   private pos = 0;
+  /** Children of the objects and arrays being read, innermost last. */
+  private readonly stack: Node[] = [];
   constructor(private readonly text: string) {}
 
   /** One value starting at the next token, as a child of `parent`. */
@@ -70,24 +75,26 @@ class TreeParser {
 
   private object(at: number, parent: Node | undefined): MutableNode {
     const text = this.text;
-    const node: MutableNode = { type: "object", offset: at, length: -1, parent: parent!, children: [] };
-    const children = node.children!;
+    const node: MutableNode = { type: "object", offset: at, length: -1, parent: parent!, children: NO_CHILDREN };
+    const start = this.stack.length;
     this.pos = at + 1;
     let next = this.skipTrivia();
     if (text.charCodeAt(next) !== 125 /* } */) {
       for (;;) {
         if (text.charCodeAt(next) !== 34 /* " */) throw NOT_PLAIN;
-        const property: MutableNode = { type: "property", offset: next, length: -1, parent: node, children: [] };
+        // Every field in the literal, in jsonc-parser's order: adding colonOffset later would give
+        // each property node a second allocation for its fields.
+        const property: MutableNode = { type: "property", offset: next, length: -1, parent: node, children: NO_CHILDREN, colonOffset: -1 };
         const name = this.string(next);
-        property.children!.push({ type: "string", value: name, offset: next, length: this.pos - next, parent: property });
+        const key: MutableNode = { type: "string", value: name, offset: next, length: this.pos - next, parent: property };
         const colon = this.skipTrivia();
         if (text.charCodeAt(colon) !== 58 /* : */) throw NOT_PLAIN;
         property.colonOffset = colon;
         this.pos = colon + 1;
         const value = this.value(property);
-        property.children!.push(value);
+        property.children = [key, value];
         property.length = value.offset + value.length - next;
-        children.push(property);
+        this.stack.push(property);
         next = this.skipTrivia();
         const c = text.charCodeAt(next);
         if (c === 125 /* } */) break;
@@ -96,6 +103,7 @@ class TreeParser {
         next = this.skipTrivia();
       }
     }
+    node.children = this.take(start);
     this.pos = next + 1;
     node.length = this.pos - at;
     return node;
@@ -103,13 +111,13 @@ class TreeParser {
 
   private array(at: number, parent: Node | undefined): MutableNode {
     const text = this.text;
-    const node: MutableNode = { type: "array", offset: at, length: -1, parent: parent!, children: [] };
-    const children = node.children!;
+    const node: MutableNode = { type: "array", offset: at, length: -1, parent: parent!, children: NO_CHILDREN };
+    const start = this.stack.length;
     this.pos = at + 1;
     let next = this.skipTrivia();
     if (text.charCodeAt(next) !== 93 /* ] */) {
       for (;;) {
-        children.push(this.value(node));
+        this.stack.push(this.value(node));
         next = this.skipTrivia();
         const c = text.charCodeAt(next);
         if (c === 93 /* ] */) break;
@@ -117,9 +125,20 @@ class TreeParser {
         this.pos = next + 1;
       }
     }
+    node.children = this.take(start);
     this.pos = next + 1;
     node.length = this.pos - at;
     return node;
+  }
+
+  /**
+   * The children pushed since `start`, in an array of their number: the trees of a whole package
+   * stay in memory until its model is built, and arrays grown by push keep room for a dozen more.
+   */
+  private take(start: number): Node[] {
+    const children = this.stack.slice(start);
+    this.stack.length = start;
+    return children;
   }
 
   /** The string whose opening quote is at `at`; leaves the position after its closing quote. */
