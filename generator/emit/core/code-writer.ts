@@ -83,5 +83,9 @@ export function fileText(sections: readonly (string | readonly string[])[]): str
     if (start > 0) text = text.slice(start);
     if (text !== "") parts.push(text);
   }
-  return `${parts.join("\n\n")}\n`;
+  if (parts.length === 0) return "\n";
+  // The final newline goes into the join rather than after it: `${joined}\n` is a rope that
+  // writing the file (or comparing it) flattens into a third copy of the text.
+  parts[parts.length - 1] += "\n";
+  return parts.join("\n\n");
 }
