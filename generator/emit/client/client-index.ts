@@ -86,10 +86,11 @@ export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeName
 
 /** Gives every entry whose `key` is shared by another a longer alias. */
 function resolveClashes(entries: readonly Entry[], key: (e: Entry) => string, longer: (e: Entry) => string): void {
+  // Each key made once: they are new strings (hashed on every lookup), tens of thousands in a large build.
+  const keys = entries.map(key);
   const count = new Map<string, number>();
-  for (const e of entries) count.set(key(e), (count.get(key(e)) ?? 0) + 1);
-  const clashing = entries.filter((e) => (count.get(key(e)) ?? 0) > 1);
-  for (const e of clashing) e.alias = longer(e);
+  for (const k of keys) count.set(k, (count.get(k) ?? 0) + 1);
+  for (let i = 0; i < entries.length; i++) if (count.get(keys[i]!)! > 1) entries[i]!.alias = longer(entries[i]!);
 }
 
 /** `Tenant` + `ErrorInfo` -> `TenantErrorInfo`; `Cloudmail` + `provisionTenant` -> `cloudmailProvisionTenant`. */

@@ -51,6 +51,7 @@ export class ModuleScope {
   private readonly imports: ImportSet;
   private readonly constants: string[] = [];
   private readonly constantByInit = new Map<string, string>();
+  private readonly runtimeSpecs = new Map<string, string>();
   private counter = 0;
 
   constructor(
@@ -63,12 +64,23 @@ export class ModuleScope {
 
   /** A local name for `runtime/common/<module>`'s export `name`. */
   runtime(module: string, name: string): string {
-    return this.imports.useValue(this.runtimeSpecifier(module), name);
+    return this.imports.useValue(this.runtimeSpec(module), name);
   }
 
   /** A runtime type, imported with `import type`. */
   runtimeType(module: string, name: string): string {
-    return this.imports.use(this.runtimeSpecifier(module), name);
+    return this.imports.use(this.runtimeSpec(module), name);
+  }
+
+  /**
+   * The specifier of `runtime/common/<module>`, made once per module name: a validator module asks
+   * for runtime helpers once per check it writes, and a specifier made anew each time is a new
+   * string for the import table to hash.
+   */
+  private runtimeSpec(module: string): string {
+    let spec = this.runtimeSpecs.get(module);
+    if (spec === undefined) this.runtimeSpecs.set(module, (spec = this.runtimeSpecifier(module)));
+    return spec;
   }
 
   /** The checker of `<typeId>#<name>`, imported when another module declares it. */
