@@ -1,7 +1,7 @@
 import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 import { Codes } from "../diagnostics/codes.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
-import { parseJsonTree } from "./json-tree.ts";
+import { readJsonTree } from "./json-tree.ts";
 import { locAt, type Loc, type SourceFile } from "./source-file.ts";
 
 /** A node of the parsed JSON tree (jsonc-parser's), carrying offsets into the source. */
@@ -29,10 +29,10 @@ export interface JsonDocument {
 export function parseJsonDocument(file: SourceFile, sink: DiagnosticSink): JsonDocument {
   // Nearly every declaration is plain JSON, which the quick reader takes; whatever it does not
   // take, jsonc-parser reads, and names the error if there is one.
-  const quick = parseJsonTree(file.text);
+  const quick = readJsonTree(file.text);
   if (quick) {
-    reportDuplicateKeys(file, quick, sink);
-    return { file, root: quick };
+    if (quick.duplicateKeys) reportDuplicateKeys(file, quick.root, sink);
+    return { file, root: quick.root };
   }
   const errors: ParseError[] = [];
   const root = parseTree(file.text, errors, { disallowComments: false, allowTrailingComma: false });

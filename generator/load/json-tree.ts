@@ -13,12 +13,24 @@ import type { Node } from "jsonc-parser";
  * `parent` on the root. Strings keep jsonc-parser's escapes and numbers its `Number(text)`.
  */
 export function parseJsonTree(text: string): Node | undefined {
+  return readJsonTree(text)?.root;
+}
+
+/** A tree {@link parseJsonTree} read, and whether an object in it repeats a key. */
+export interface JsonTree {
+  readonly root: Node;
+  /** Whether some object has a key twice: the loader then walks the tree to report where. */
+  readonly duplicateKeys: boolean;
+}
+
+/** {@link parseJsonTree}, also telling whether a key repeats, so that a walk of the tree for that is needed only when one does. */
+export function readJsonTree(text: string): JsonTree | undefined {
   const parser = new TreeParser(text);
   try {
     const root = parser.value(undefined);
     if (parser.skipTrivia() !== text.length) return undefined;
     delete root.parent;
-    return root;
+    return { root, duplicateKeys: parser.duplicateKeys };
   } catch (e) {
     if (e === NOT_PLAIN) return undefined;
     throw e;
@@ -29,8 +41,6 @@ export function parseJsonTree(text: string): Node | undefined {
 const NOT_PLAIN = new Error("not plain JSON");
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-/** What a string holds that needs more than a slice: escapes, and control characters (an error). */
-const NOT_VERBATIM = /[\\\u0000-\u001f]/;
 
 type MutableNode = { -readonly [K in keyof Node]: Node[K] } & { children?: Node[] };
 
@@ -39,6 +49,8 @@ const NO_CHILDREN: Node[] = [];
 
 class TreeParser {
   private pos = 0;
+  /** Whether an object read so far has a key twice. */
+  duplicateKeys = false;
   /** Children of the objects and arrays being read, innermost last. */
   private readonly stack: Node[] = [];
   constructor(private readonly text: string) {}
@@ -104,6 +116,7 @@ class TreeParser {
       }
     }
     node.children = this.take(start);
+    if (!this.duplicateKeys && node.children.length > 1) this.duplicateKeys = repeatsKey(node.children);
     this.pos = next + 1;
     node.length = this.pos - at;
     return node;
@@ -144,12 +157,14 @@ class TreeParser {
   /** The string whose opening quote is at `at`; leaves the position after its closing quote. */
   private string(at: number): string {
     const text = this.text;
-    const close = text.indexOf('"', at + 1);
-    if (close < 0) throw NOT_PLAIN;
-    const plain = text.slice(at + 1, close);
-    if (!NOT_VERBATIM.test(plain)) {
-      this.pos = close + 1;
-      return plain;
+    // Most strings are keys and names with nothing to unescape: found by one pass to the quote.
+    for (let i = at + 1; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 34 /* " */) {
+        this.pos = i + 1;
+        return text.slice(at + 1, i);
+      }
+      if (c === 92 /* \ */ || c < 0x20) break;
     }
     let out = "";
     let start = at + 1;
@@ -205,6 +220,25 @@ class TreeParser {
     this.pos = i;
     return i;
   }
+}
+
+/** Whether two of an object's property nodes have the same key. */
+function repeatsKey(properties: readonly Node[]): boolean {
+  // Objects of a declaration have a few keys each: comparing pairs makes nothing.
+  if (properties.length <= 8) {
+    for (let i = 1; i < properties.length; i++) {
+      const key = properties[i]!.children![0]!.value;
+      for (let j = 0; j < i; j++) if (properties[j]!.children![0]!.value === key) return true;
+    }
+    return false;
+  }
+  const seen = new Set<string>();
+  for (const p of properties) {
+    const key = p.children![0]!.value as string;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
 }
 
 /** Whether jsonc-parser's scanner would read `c` as part of a word (anything but a delimiter). */

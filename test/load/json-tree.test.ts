@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { parseTree, type Node, type ParseError } from "jsonc-parser";
 import { describe, expect, it } from "vitest";
-import { parseJsonTree } from "../../generator/load/json-tree.ts";
+import { parseJsonTree, readJsonTree } from "../../generator/load/json-tree.ts";
 import { typeSchema } from "../../bench/build.bench.ts";
 
 /** A node with its parent link checked and dropped, so trees compare field by field. */
@@ -67,6 +67,22 @@ describe("parseJsonTree", () => {
         return agrees(text.slice(0, i) + c + text.slice(i + 1)) && agrees(text.slice(0, i) + c + text.slice(i));
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it("tells whether some object repeats a key, at any depth and size", () => {
+    expect(readJsonTree('{"a": 1, "b": {"c": [{"d": 1}]}}')!.duplicateKeys).toBe(false);
+    expect(readJsonTree('{"a": 1, "a": 2}')!.duplicateKeys).toBe(true);
+    expect(readJsonTree('[{"x": {"b": 1, "c": 2, "b": 3}}]')!.duplicateKeys).toBe(true);
+    const keys = fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"), { maxLength: 14 });
+    fc.assert(
+      fc.property(keys, keys, (outer, inner) => {
+        const object = (ks: string[], value: string) => `{${ks.map((k) => `"${k}": ${value}`).join(", ")}}`;
+        const text = object(outer, object(inner, "1"));
+        const repeats = (ks: string[]) => new Set(ks).size < ks.length;
+        return readJsonTree(text)!.duplicateKeys === (repeats(outer) || (outer.length > 0 && repeats(inner)));
+      }),
+      { numRuns: 500 },
     );
   });
 });
