@@ -3,6 +3,8 @@
 // given the .js ending the JavaScript has (tsc keeps a source's .ts specifiers in .d.ts files,
 // which a consumer's tsc refuses: TS5097), and the migrations (SQL read at run time) are copied
 // beside the compiled store. Run by `npm run build` and before `npm pack` / `npm publish`.
+// tsc emits without type-checking (--noCheck: the same files, in half the time): `npm test` and
+// `npm run typecheck` check them, and the output is byte for byte what a checking tsc emits.
 import { spawnSync } from "node:child_process";
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -12,7 +14,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
 const started = performance.now();
 rmSync(dist, { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json"), "--noCheck"], { stdio: "inherit" });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 let declarations = 0;
