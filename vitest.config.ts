@@ -17,10 +17,11 @@ export default defineConfig({
     // Opening an embedded database and migrating it takes ~1 s alone and over 10 s on a loaded
     // 2-core machine (seen with the suite and other work running): hooks get the tests' bound.
     hookTimeout: 60_000,
-    // Two test files at a time even on 2 cores (vitest's default there is one): most suites
-    // wait on child processes, sockets and the database, so the whole run takes about half as
-    // long (776 s -> 409 s on PostgreSQL on the 2-core machine) and still passes.
-    maxWorkers: 2,
+    // Four test files at a time even on 2 cores (vitest's default there is one): most suites
+    // wait on child processes, sockets and the database. `npm test` on PGlite in a fresh clone
+    // of the 2-core machine, one run each: 1 worker 776 s (on PostgreSQL), 2: 267 s, 3: 241 s,
+    // 4: 209 s, 6: 223 s; on PostgreSQL and PGlite with 4: 240 s.
+    maxWorkers: 4,
     // Test files of a worker share its module cache instead of each importing the controller,
     // the generator and their dependencies again (vitest's "import" time was ~100 s of a run).
     // So a test file that changes process-wide state (environment variables, umask) restores it
