@@ -19,7 +19,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Four test files at a time even on 2 cores (vitest's default there is one): most suites
     // wait on child processes, sockets and the database. `npm test` on PGlite in a fresh clone
-    // of the 2-core machine, one run each: 1 worker 776 s (on PostgreSQL), 2: 267 s, 3: 241 s,
+    // on the 2-core machine, one run each: 2 workers 267 s, 3: 241 s,
     // 4: 209 s, 6: 223 s; on PostgreSQL and PGlite with 4: 240 s.
     maxWorkers: 4,
     // Test files of a worker share its module cache instead of each importing the controller,
