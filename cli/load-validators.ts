@@ -1,6 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { posix } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TypeValidator } from "../runtime/common/type-validator.ts";
 import { emitValidators } from "../generator/emit/validators/emit-validators.ts";
@@ -29,50 +27,28 @@ export async function loadValidators(model: ApsModel): Promise<ReadonlyMap<strin
 }
 
 /**
- * The validators of a model's types (of the packages named in `packages`, as in
- * `ModelPackage.name`, or all) as one script per type. esbuild drops the types (no TypeScript
- * loader is needed at run time) and bundles what a type's module imports from other types.
+ * The validators of a model's types as scripts, one per generated module: esbuild drops the
+ * types of each module on its own (no TypeScript loader is needed at run time, and nothing is
+ * bundled), and instantiateValidatorScripts links the modules' `require`s to each other.
  *
- * One script per type, as text, not one module: a 2000-type package gives ~33 MB of JavaScript,
- * which a single `import` parses and runs in one go, holding the event loop for a second or
- * more (and which vitest's module transform cannot even take as one string). Text needs no live
- * objects, so this runs in a worker thread (package-compile-worker.ts); the thread that uses the
- * validators then compiles the scripts a few at a time (instantiateValidatorScripts), serving
- * requests in between, with no module loader (nor a TypeScript loader's hooks) in the way.
+ * Text, not modules: text needs no live objects, so this runs in a worker thread for a package
+ * imported while serving (package-compile-worker.ts); the thread that uses the validators then
+ * compiles the scripts a few at a time, serving requests in between, with no module loader (nor
+ * a TypeScript loader's hooks) in the way. (Bundling each type's module with what it imports
+ * gave a 2000-type package ~33 MB of scripts, each copying the modules it shares with others.)
  */
-export async function compileValidatorScripts(model: ApsModel, packages?: ReadonlySet<string>): Promise<ValidatorScript[]> {
+export async function compileValidatorScripts(model: ApsModel): Promise<ValidatorScript[]> {
   const files = emitValidators(model, buildNameTable(model), { runtime: (name) => new URL(`${name}${RUNTIME_EXTENSION}`, RUNTIME_COMMON).href });
-  const dir = mkdtempSync(join(tmpdir(), "aps-gen-validators-"));
-  try {
-    const typeModules: string[] = [];
-    const wanted = packages && [...packages].map((name) => `validators/${name}/`);
-    for (const f of files) {
-      const path = join(dir, f.path);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, f.content);
-      // Each package's types are in validators/<package>/, beside its index (which only re-exports them).
-      const isTypeModule = /^validators\/.+\/[^/]+\.gen\.ts$/.test(f.path) && !f.path.endsWith("/index.gen.ts");
-      if (isTypeModule && (!wanted || wanted.some((w) => f.path.startsWith(w)))) typeModules.push(path);
-    }
-    const { build } = await import("esbuild");
-    const result = await build({
-      entryPoints: typeModules,
-      bundle: true,
-      format: "cjs",
-      platform: "node",
-      target: "node20",
-      outdir: join(dir, "out"),
-      outbase: dir,
-      external: ["file:*"],
-      write: false,
-      logLevel: "silent",
-      legalComments: "none",
-      minifyWhitespace: true,
-    });
-    return result.outputFiles.map((o) => ({ name: relative(join(dir, "out"), o.path).split("\\").join("/"), code: o.text }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { transform } = await import("esbuild");
+  // A package's index only re-exports its types' modules.
+  const modules = files.filter((f) => f.path.endsWith(".gen.ts") && !f.path.endsWith("/index.gen.ts"));
+  return Promise.all(
+    modules.map(async (f) => {
+      const name = f.path.replace(/\.ts$/, ".js");
+      const { code } = await transform(f.content, { loader: "ts", format: "cjs", platform: "node", target: "node20", sourcefile: name, legalComments: "none", minifyWhitespace: true, logLevel: "silent" });
+      return { name, code };
+    }),
+  );
 }
 
 /** How long instantiating may hold the event loop before it lets other work run (ms). */
@@ -85,20 +61,36 @@ const SLICE_MS = 5;
  * loop runs.
  */
 export async function instantiateValidatorScripts(scripts: readonly ValidatorScript[], only?: ReadonlySet<string>): Promise<Map<string, TypeValidator>> {
+  const byName = new Map(scripts.map((s) => [s.name, s]));
   const runtime = new Map<string, unknown>();
-  const requireRuntime = (specifier: string) => {
-    if (!runtime.has(specifier)) throw new Error(`a validator requires ${specifier}, which is not part of aps-gen's runtime`);
-    return runtime.get(specifier);
+  const loaded = new Map<string, { exports: Record<string, unknown> }>();
+  // CommonJS semantics: a module is cached before it runs, so a cycle sees the exports so far.
+  const load = (name: string): Record<string, unknown> => {
+    const cached = loaded.get(name);
+    if (cached) return cached.exports;
+    const script = byName.get(name);
+    if (!script) throw new Error(`a validator requires ${name}, which was not compiled with it`);
+    const module = { exports: {} as Record<string, unknown> };
+    loaded.set(name, module);
+    const require = (specifier: string) => {
+      if (!specifier.startsWith(".")) {
+        if (!runtime.has(specifier)) throw new Error(`a validator requires ${specifier}, which is not part of aps-gen's runtime`);
+        return runtime.get(specifier);
+      }
+      return load(posix.join(posix.dirname(name), specifier));
+    };
+    // Generated from checked declarations by this generator, as `aps-gen build` writes it: code this installation trusts like its own.
+    new Function("module", "exports", "require", `${script.code}\n//# sourceURL=aps-gen:${name}`)(module, module.exports, require);
+    return module.exports;
   };
   const validators = new Map<string, TypeValidator>();
   let slice = performance.now();
   for (const s of scripts) {
-    // Script by script (33 MB of them at once would be one long scan).
+    // The runtime modules a script requires, imported as they come up (normally already loaded).
     for (const m of s.code.matchAll(/require\("(file:[^"]+)"\)/g)) if (!runtime.has(m[1]!)) runtime.set(m[1]!, await import(m[1]!));
-    const module = { exports: {} as Record<string, unknown> };
-    // Generated from checked declarations by this generator, as `aps-gen build` writes it: code this installation trusts like its own.
-    new Function("module", "exports", "require", `${s.code}\n//# sourceURL=aps-gen:${s.name}`)(module, module.exports, requireRuntime);
-    for (const value of Object.values(module.exports)) {
+  }
+  for (const s of scripts) {
+    for (const value of Object.values(load(s.name))) {
       if (isTypeValidator(value) && (!only || only.has(value.typeId))) validators.set(value.typeId, value);
     }
     if (performance.now() - slice > SLICE_MS) {

@@ -2,7 +2,7 @@
  * Worker-thread entry of compileArchiveInWorker (worker-compiler.ts): compiles the archives it
  * is sent (compileArchiveData), tells the steps as they end and hands each result over as plain data.
  * Types and validator scripts go in batches: the receiving thread decodes each message in one
- * go, and 2000 types (or 33 MB of scripts) at once would hold it for tens of milliseconds.
+ * go, and 2000 types (or 21 MB of scripts) at once would hold it for tens of milliseconds.
  */
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";

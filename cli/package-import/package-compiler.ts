@@ -49,7 +49,7 @@ export async function compileArchiveData(archive: Uint8Array, label: string, pro
     const own = new Set(pkg.typeIds);
     const types = buildRegistry(model).filter((t) => own.has(t.id));
     lap("registry", { types: types.length });
-    const validators = await compileValidatorScripts(model, new Set([pkg.name]));
+    const validators = await compileValidatorScripts(model);
     lap("validators", { modules: validators.length, bytes: validators.reduce((sum, v) => sum + v.code.length, 0) });
     return {
       appId: pkg.appId ?? pkg.name,

@@ -102,7 +102,8 @@ describe("a 2000-type package import under load", () => {
     for (const p of phases) expect(p.ms).toBeGreaterThanOrEqual(0);
     expect(phases.find((l) => l.phase === "unzip")).toMatchObject({ files: TYPES + 1, bytes: archive.length });
     expect(phases.find((l) => l.phase === "compile")).toMatchObject({ types: TYPES, errors: 0 });
-    expect(phases.find((l) => l.phase === "validators")).toMatchObject({ modules: TYPES });
+    // A module per type: the package's and the core types' it is compiled with.
+    expect(phases.find((l) => l.phase === "validators")!.modules).toBeGreaterThan(TYPES);
     expect(phases.find((l) => l.phase === "load")).toMatchObject({ validators: TYPES });
     expect(progress.at(-1)).toMatchObject({ msg: "package import ended", label: "bench", status: 201, types: TYPES });
     expect(progress.at(-1)!.ms).toBeGreaterThan(0);
