@@ -60,7 +60,13 @@ async function makeIn(folder: string): Promise<string> {
     // Loaded here, not at the top: test/global-teardown.ts imports this file for the folder's
     // name, and every vitest run would otherwise load PGlite and drizzle first (~0.3 s).
     const { openDatabase } = await import("../../runtime/controller/store/open-database.ts");
+    const { sql } = await import("drizzle-orm");
     const database = await openDatabase({ dataDir: staging });
+    // The controller uses the `postgres` database only. Without the two template databases a
+    // copy is 459 files instead of 1059, and every embedded database of a test run is a copy.
+    for (const statement of ["update pg_database set datistemplate = false where datname in ('template0', 'template1')", "drop database template0", "drop database template1", "checkpoint"]) {
+      await database.db.execute(sql.raw(statement));
+    }
     await database.close();
     try {
       renameSync(join(staging, "pgdata"), folder);
