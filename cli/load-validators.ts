@@ -56,9 +56,9 @@ const SLICE_MS = 5;
 
 /**
  * Runs validator scripts and gives the `TypeValidator` each exports, by type id (of `only`, when
- * given). The `runtime/common` modules they require are imported as they come up (normally
- * already loaded: the controller uses them too). Between slices of a few milliseconds the event
- * loop runs.
+ * given). A script's `require` of another generated module runs that script first (once); the
+ * `runtime/common` modules they require are imported beforehand (normally already loaded: the
+ * controller uses them too). Between slices of a few milliseconds the event loop runs.
  */
 export async function instantiateValidatorScripts(scripts: readonly ValidatorScript[], only?: ReadonlySet<string>): Promise<Map<string, TypeValidator>> {
   const byName = new Map(scripts.map((s) => [s.name, s]));

@@ -8,7 +8,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../store/open-database.ts";
-import { packageArchiveParts } from "../store/schema.ts";
+import { packageArchiveParts, packages } from "../store/schema.ts";
 
 /** Bytes per stored part. */
 export const ARCHIVE_PART_BYTES = 64 * 1024;
@@ -49,6 +49,20 @@ export async function readArchive(db: Db, id: string): Promise<Uint8Array | unde
     await yieldToEventLoop();
   }
   return pieces.length ? Buffer.concat(pieces) : undefined;
+}
+
+/**
+ * Stores an imported package: its archive first, its row last, so that a row another instance
+ * sees always has its whole archive. Nothing is left when either fails.
+ */
+export async function savePackage(db: Db, row: typeof packages.$inferInsert, archive: Uint8Array): Promise<void> {
+  await storeArchive(db, row.id, archive);
+  try {
+    await db.insert(packages).values(row);
+  } catch (error) {
+    await removeArchive(db, row.id).catch(() => {});
+    throw error;
+  }
 }
 
 /** Removes the stored parts of package `id`. */

@@ -15,12 +15,11 @@ import { ControllerError } from "../support/errors.ts";
 import { sendJson, sendList } from "../support/http-json.ts";
 import { decodePathText } from "../support/path-text.ts";
 import { readBodyBytes } from "../support/request-body.ts";
-import { removeArchive, storeArchive } from "../packages/archive-store.ts";
+import { savePackage } from "../packages/archive-store.ts";
 import { PackageRejected, type PackageCatalog, type PackageCompiler, type PackageRecord } from "../packages/catalog.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
 import { typeHref } from "../type-document.ts";
-import { packages } from "../store/schema.ts";
 
 /** Largest package archive accepted (bytes). */
 const MAX_PACKAGE_BYTES = 32 * 1024 * 1024;
@@ -68,14 +67,7 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
       throw new ControllerError(409, `The package declares types this controller already serves: ${taken.join(", ")}. Import a new version (a new type id version) instead.`);
     }
     const id = randomUUID();
-    // The archive first, the row last: a row another instance sees always has its whole archive.
-    await storeArchive(db, id, archive);
-    try {
-      await db.insert(packages).values({ id, appId: compiled.appId, name: compiled.name, version: compiled.version, release: compiled.release, imported: new Date().toISOString() });
-    } catch (error) {
-      await removeArchive(db, id).catch(() => {});
-      throw error;
-    }
+    await savePackage(db, { id, appId: compiled.appId, name: compiled.name, version: compiled.version, release: compiled.release, imported: new Date().toISOString() }, archive);
     const record = catalog.add(id, compiled);
     ended(201, { id, types: record.typeIds.length });
     return sendJson(c, packageView(record, catalog.registry), 201);
