@@ -10,6 +10,7 @@ import { PackageRejected, type CompiledPackage, type CompileStep } from "../../r
 import type { RegistryType } from "../../runtime/controller/registry.ts";
 import type { ValidatorScript } from "../load-validators.ts";
 import { loadCompiledArchive, type CompiledArchive } from "./package-compiler.ts";
+import { workerExecArgv } from "./worker-exec-argv.ts";
 
 /** One archive for the worker to compile. */
 export interface CompileJob {
@@ -107,9 +108,8 @@ function runJob(worker: Worker, job: CompileJob, progress: ((step: CompileStep) 
 }
 
 function startWorker(): Worker {
-  // The thread takes this process's Node options, but not how its main script was given
-  // (`node --input-type=module -e ...`): with that one it would refuse to start.
-  const execArgv = process.execArgv.filter((a) => !a.startsWith("--input-type"));
+  // The thread takes this process's Node options that it can take (worker-exec-argv.ts).
+  const execArgv = workerExecArgv();
   if (!FROM_SOURCES) return new Worker(ENTRY, { execArgv });
   // Node runs no TypeScript by itself: from the sources the thread first registers tsx, as
   // bin/aps-gen.js does for the CLI (hooks registered on one thread do not reach another).

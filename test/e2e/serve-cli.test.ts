@@ -14,9 +14,9 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Runs `aps-gen serve` as a real process until it prints its URL. */
+/** Runs `aps-gen serve` as a real process until it prints its URL (--liftoff-only: see serve-process.ts). */
 function serve() {
-  const child = spawn(process.execPath, ["bin/aps-gen.js", "serve", "--types", "test/fixtures/controller/notes", "--port", "0", "--data", dataDir], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--liftoff-only", "bin/aps-gen.js", "serve", "--types", "test/fixtures/controller/notes", "--port", "0", "--data", dataDir], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
   started.push(child);
   let err = "";
   let out = "";
