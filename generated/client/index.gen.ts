@@ -4,31 +4,39 @@
  * function, type, type id and enum. A generated name hides a runtime name of the same spelling.
  */
 export * from "aps-gen/client";
-export { AccountTypeId, type Account, type AccountCreate, type AccountUpdate } from "../types/core/account.gen.js";
 export {
+  AccountTypeId,
   AdminUserTypeId,
+  ApplicationTypeId,
+  BrandTypeId,
+  ContactTypeId,
+  PASubscriptionTypeId,
+  ResourceTypeId,
+  ServiceUserTypeId,
+  SubscriptionServiceTypeId,
+  SubscriptionTypeId,
+  SuspendableTypeId,
+  UserServiceTypeId,
+  UserTypeId,
+  type Account,
+  type AccountCreate,
+  type AccountUpdate,
   type AdminUser,
   type AdminUserCreate,
   type AdminUserUpdate,
-} from "../types/core/admin-user.gen.js";
-export {
-  ApplicationTypeId,
   type Application,
   type ApplicationCreate,
   type ApplicationUpdate,
-} from "../types/core/application.gen.js";
-export { BrandTypeId, type Brand, type BrandCreate, type BrandUpdate } from "../types/core/brand.gen.js";
-export { ContactTypeId, type Address, type Contact } from "../types/core/contact.gen.js";
-export {
-  PASubscriptionTypeId,
+  type Brand,
+  type BrandCreate,
+  type BrandUpdate,
+  type Address,
+  type Contact,
   type ActivationStructure,
   type SubscriptionResourceLimit,
   type PASubscription,
   type PASubscriptionCreate,
   type PASubscriptionUpdate,
-} from "../types/core/pasubscription.gen.js";
-export {
-  ResourceTypeId,
   type Counter,
   type Limit,
   type Usage,
@@ -38,54 +46,46 @@ export {
   type Resource,
   type ResourceCreate,
   type ResourceUpdate,
-} from "../types/core/resource.gen.js";
-export {
-  ServiceUserTypeId,
   type ServiceUser,
   type ServiceUserCreate,
   type ServiceUserUpdate,
-} from "../types/core/service-user.gen.js";
-export {
-  SubscriptionServiceTypeId,
   type SubscriptionService,
   type SubscriptionServiceCreate,
   type SubscriptionServiceUpdate,
-} from "../types/core/subscription-service.gen.js";
-export {
-  SubscriptionTypeId,
   type SubscriptionResource,
   type Subscription,
   type SubscriptionCreate,
   type SubscriptionUpdate,
   type SubscriptionResourcesReply,
   type SubscriptionResourcesError,
-} from "../types/core/subscription.gen.js";
-export { SuspendableTypeId, type Suspendable } from "../types/core/suspendable.gen.js";
-export {
-  UserServiceTypeId,
+  type Suspendable,
   type UserService,
   type UserServiceCreate,
   type UserServiceUpdate,
-} from "../types/core/user-service.gen.js";
-export { UserTypeId, type User, type UserCreate, type UserUpdate } from "../types/core/user.gen.js";
+  type User,
+  type UserCreate,
+  type UserUpdate,
+} from "../types/core/index.gen.js";
 export {
   CloudMailTypeId,
+  TenantTypeId,
+  TenantRetentionDays,
+  DomainTypeId,
+  DnsRecordKind,
+  MailboxTypeId,
+  MailboxPlan,
   type ConnectionCheck,
-  type ErrorInfo as CloudMailErrorInfo,
+  type CloudMailErrorInfo,
   type CloudMail,
   type CloudMailCreate,
   type CloudMailUpdate,
   type CloudMailSettings,
   type CloudMailTestConnectionReply,
   type CloudMailTestConnectionError,
-} from "../types/examples/cloudmail/cloud-mail.gen.js";
-export {
-  TenantTypeId,
-  TenantRetentionDays,
   type UsageReport,
   type MailboxUsage,
   type ImportReport,
-  type ErrorInfo as TenantErrorInfo,
+  type TenantErrorInfo,
   type Tenant,
   type TenantCreate,
   type TenantUpdate,
@@ -105,10 +105,6 @@ export {
   type TenantOnMailboxChangedParams,
   type TenantOnMailboxChangedReply,
   type TenantOnMailboxChangedError,
-} from "../types/examples/cloudmail/tenant.gen.js";
-export {
-  DomainTypeId,
-  DnsRecordKind,
   type DnsRecord,
   type DnsCheck,
   type Domain,
@@ -118,10 +114,6 @@ export {
   type DomainVerifyDnsError,
   type DomainRequiredRecordsReply,
   type DomainRequiredRecordsError,
-} from "../types/examples/cloudmail/domain.gen.js";
-export {
-  MailboxTypeId,
-  MailboxPlan,
   type ForwardingRule,
   type AutoReply,
   type DateRange,
@@ -143,12 +135,21 @@ export {
   type MailboxPurgeArchiveParams,
   type MailboxPurgeArchiveReply,
   type MailboxPurgeArchiveError,
-} from "../types/examples/cloudmail/mailbox.gen.js";
+} from "../types/examples/cloudmail/index.gen.js";
 export {
   VpsCloudTypeId,
+  ManagementTypeId,
+  VpsTypeId,
+  FirewallRuleProtocol,
+  VpsOs,
+  VpsCores,
+  VpsTrafficLimit,
+  VpsState,
+  SnapshotTypeId,
+  SnapshotKind,
   type Datacenter,
   type GeoPoint,
-  type ErrorInfo as VpsCloudErrorInfo,
+  type VpsCloudErrorInfo,
   type VpsCloud,
   type VpsCloudCreate,
   type VpsCloudUpdate,
@@ -156,10 +157,7 @@ export {
   type VpsCloudSyncImagesParams,
   type VpsCloudSyncImagesReply,
   type VpsCloudSyncImagesError,
-} from "../types/examples/vpscloud/vps-cloud.gen.js";
-export {
-  ManagementTypeId,
-  type ErrorInfo as ManagementErrorInfo,
+  type ManagementErrorInfo,
   type Management,
   type ManagementCreate,
   type ManagementUpdate,
@@ -171,14 +169,6 @@ export {
   type ManagementOnVpsLinkedParams,
   type ManagementOnVpsLinkedReply,
   type ManagementOnVpsLinkedError,
-} from "../types/examples/vpscloud/management.gen.js";
-export {
-  VpsTypeId,
-  FirewallRuleProtocol,
-  VpsOs,
-  VpsCores,
-  VpsTrafficLimit,
-  VpsState,
   type FirewallRule,
   type NetworkConfig,
   type IpAssignment,
@@ -188,7 +178,7 @@ export {
   type MetricSeries,
   type MetricPoint,
   type OsImage,
-  type ErrorInfo as VpsErrorInfo,
+  type VpsErrorInfo,
   type Vps,
   type VpsCreate,
   type VpsUpdate,
@@ -210,10 +200,6 @@ export {
   type VpsTakeSnapshotError,
   type VpsImagesReply,
   type VpsImagesError,
-} from "../types/examples/vpscloud/vps.gen.js";
-export {
-  SnapshotTypeId,
-  SnapshotKind,
   type Snapshot,
   type SnapshotCreate,
   type SnapshotUpdate,
@@ -221,7 +207,7 @@ export {
   type SnapshotRestoreReply,
   type SnapshotRestoreError,
   type SnapshotDownloadError,
-} from "../types/examples/vpscloud/snapshot.gen.js";
+} from "../types/examples/vpscloud/index.gen.js";
 export {
   accountQuery,
   provisionAccount,

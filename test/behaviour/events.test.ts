@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cloudmailServices } from "../../generated/connector/examples/cloudmail/index.gen.ts";
-import type { Notification } from "../../generated/types/core/resource.gen.ts";
+import type { Notification } from "../../generated/types/core/index.gen.ts";
 import { createConnectorApp } from "../../runtime/connector/app.ts";
 import { controllerClient } from "../../runtime/connector/controller-client.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";

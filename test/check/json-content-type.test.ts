@@ -34,7 +34,7 @@ describe("a JSON contentType beside type (what aps build writes for @return(T, t
     const client = [...files].find(([p]) => p.startsWith("client/") && p.endsWith("widget.gen.ts"))![1];
     expect(client).toContain("params: WidgetReportParams): Promise<WidgetReportReply>");
     // The operation's types are declared once, in the types module: JSON of Report both ways.
-    const types = [...files].find(([p]) => p.startsWith("types/") && p.endsWith("widget.gen.ts"))![1];
+    const types = [...files].find(([p]) => p.startsWith("types/") && p.endsWith("index.gen.ts") && p !== "types/core/index.gen.ts")![1];
     expect(types).toContain("export type WidgetReportReply = Report;");
     expect(types).toMatch(/export type WidgetReportParams = \{\n  filter: Report;\n\};/);
     expect(client).toContain("json: params.filter");

@@ -39,7 +39,7 @@ describe("build --watch", () => {
       const before = output.length;
       writeFileSync(schema, good.replace('"operations": {', '"properties": { "watched": { "type": "string" } },\n    "operations": {'));
       await until("the fixed rebuild", () => output.slice(before).includes("✓ 14 types"), 15_000);
-      const widget = readFileSync(join(root, "gen/types/pkg/widget.gen.ts"), "utf8");
+      const widget = readFileSync(join(root, "gen/types/pkg/index.gen.ts"), "utf8");
       expect(widget).toContain("watched");
       child.kill("SIGTERM");
       expect(await exited).toBe(0);

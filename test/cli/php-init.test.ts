@@ -52,7 +52,7 @@ describe("aps-gen init on a PHP-annotated package", () => {
     const generated = readFileSync(join(project, "generated/connector/mailhost/tenants.gen.ts"), "utf8");
     expect(generated).toContain("setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;");
     // The operation's types are emitted once, in the types module: the reply is the @return structure.
-    expect(readFileSync(join(project, "generated/types/mailhost/tenants.gen.ts"), "utf8")).toContain("export type TenantsSetQuotaReply = Quota;");
+    expect(readFileSync(join(project, "generated/types/mailhost/index.gen.ts"), "utf8")).toContain("export type TenantsSetQuotaReply = Quota;");
 
     // What `npm install` would put in node_modules: this checkout packed and installed, the rest linked (no network in tests).
     mkdirSync(join(project, "node_modules/@types"), { recursive: true });

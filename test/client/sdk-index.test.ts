@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { provisionMailbox } from "../../generated/client/examples/cloudmail/mailbox.gen.ts";
 import * as sdk from "../../generated/client/index.gen.ts";
-import { MailboxPlan, MailboxTypeId } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
+import { MailboxPlan, MailboxTypeId } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import { ApsError } from "../../runtime/client/aps-error.ts";
 import { createClient } from "../../runtime/client/client.ts";
 

@@ -42,25 +42,38 @@ import {
 import { domainQuery, domainRequiredRecords, domainVerifyDns } from "../../generated/client/examples/cloudmail/domain.gen.ts";
 import { snapshotDownload } from "../../generated/client/examples/vpscloud/snapshot.gen.ts";
 import { vpsScreenshot } from "../../generated/client/examples/vpscloud/vps.gen.ts";
-import type { Usage } from "../../generated/types/core/resource.gen.ts";
-import type { ServiceUser } from "../../generated/types/core/service-user.gen.ts";
-import type { CloudMailSettings } from "../../generated/types/examples/cloudmail/cloud-mail.gen.ts";
-import type { DnsCheck, DnsRecord, Domain } from "../../generated/types/examples/cloudmail/domain.gen.ts";
-// The parameters of custom operations are declared once, in the types module, for the client, the connector and the validators.
-import type { AvailabilityResult, Mailbox, MailboxCheckAvailabilityParams, MailboxCreate, MailboxPlan, MailboxPurgeArchiveParams, MailboxUpdate, PurgeResult } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
-import type { ImportReport, Tenant, TenantCreate, TenantRetentionDays, UsageReport } from "../../generated/types/examples/cloudmail/tenant.gen.ts";
+import type { ServiceUser, Usage, Subscription as CoreSubscription } from "../../generated/types/core/index.gen.ts";
+// The parameters of custom operations are declared once, in the package's types module, for the client, the connector and the validators.
+import type {
+  AvailabilityResult,
+  CloudMailErrorInfo,
+  CloudMailSettings,
+  DnsCheck,
+  DnsRecord,
+  Domain,
+  ImportReport,
+  Mailbox,
+  MailboxCheckAvailabilityParams,
+  MailboxCreate,
+  MailboxPlan,
+  MailboxPurgeArchiveParams,
+  MailboxUpdate,
+  PurgeResult,
+  Tenant,
+  TenantCreate,
+  TenantRetentionDays,
+  UsageReport,
+} from "../../generated/types/examples/cloudmail/index.gen.ts";
 import * as sdk from "../../generated/client/index.gen.ts";
 import { listSubscriptionServices } from "../../generated/client/core/subscription.gen.ts";
 import { listSubscriptionServices as listSubscriptionServicesPage } from "../../generated/client/core/subscription-service.gen.ts";
-import type { Subscription as CoreSubscription } from "../../generated/types/core/subscription.gen.ts";
-import type { CloudMailErrorInfo } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import { installInstance, listTasks, type InstallRequest, type InstanceInfo } from "../../runtime/client/administration.ts";
 import { createClient, type ApsClient } from "../../runtime/client/client.ts";
 import type { Page } from "../../runtime/client/pages.ts";
 import { rql, type ApsField, type ListQuery, type RqlFilter, type RqlKey, type RqlValue } from "../../runtime/client/rql.ts";
 import type { Subscription } from "../../runtime/client/subscriptions.ts";
 import type { ApsLinkRef, Int64 } from "../../runtime/common/types.ts";
-import type { OrderCreate } from "../golden/types/golden/order.gen.ts";
+import type { OrderCreate } from "../golden/types/golden/index.gen.ts";
 
 declare const client: ApsClient;
 

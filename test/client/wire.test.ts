@@ -31,8 +31,7 @@ import {
   tenantUsage,
   unsubscribeTenant,
 } from "../../generated/client/examples/cloudmail/tenant.gen.ts";
-import type { Mailbox } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
-import { MailboxTypeId } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
+import { type Mailbox, MailboxTypeId } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import { ApsError } from "../../runtime/client/aps-error.ts";
 import { createClient, type ApsClient, type ApsClientOptions } from "../../runtime/client/client.ts";
 import { queryText, type ListQuery, type RqlFilter } from "../../runtime/client/rql.ts";

@@ -5,7 +5,7 @@
  * generated validator of that structure.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { Notification } from "../../generated/types/core/resource.gen.ts";
+import type { Notification } from "../../generated/types/core/index.gen.ts";
 import { checkResourceNotification } from "../../generated/validators/core/resource.gen.ts";
 import type { EventNotification } from "../../runtime/common/event-notification.ts";
 import type { ValidationError } from "../../runtime/common/validation-error.ts";

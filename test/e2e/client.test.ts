@@ -26,8 +26,7 @@ import {
 } from "../../generated/client/examples/cloudmail/mailbox.gen.ts";
 import { getTenant, listTenantEventSubscriptions, provisionTenant, subscribeTenant, tenantExportMailboxes, tenantImportMailboxes, tenantUsage, unsubscribeTenant } from "../../generated/client/examples/cloudmail/tenant.gen.ts";
 import { cloudmailServices } from "../../generated/connector/examples/cloudmail/index.gen.ts";
-import { MailboxTypeId } from "../../generated/types/examples/cloudmail/mailbox.gen.ts";
-import { TenantTypeId } from "../../generated/types/examples/cloudmail/tenant.gen.ts";
+import { MailboxTypeId, TenantTypeId } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import {
   getInstance,
   installInstance,

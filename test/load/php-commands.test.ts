@@ -33,14 +33,14 @@ describe("the other commands take a PHP-annotated package", () => {
     expect(r.code, [...r.out, ...r.err].join("\n")).toBe(0);
     expect(r.out.join("\n")).toContain("mailhost: 3 of 3 services loaded");
     const files = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).sort();
-    // Type files are named after the PHP class (aps build's "name"), connector files after the service.
-    for (const f of ["types/mailhost/tenants.gen.ts", "validators/mailhost/tenants.gen.ts", "connector/mailhost/tenants.gen.ts", "connector/mailhost/mailboxes.gen.ts", "client/mailhost/tenants.gen.ts"]) {
+    // Per-type files are named after the PHP class (aps build's "name"), connector files after the service; the types are one module per package.
+    for (const f of ["types/mailhost/index.gen.ts", "validators/mailhost/tenants.gen.ts", "connector/mailhost/tenants.gen.ts", "connector/mailhost/mailboxes.gen.ts", "client/mailhost/tenants.gen.ts"]) {
       expect(files, f).toContain(f);
     }
     expect(typecheck(files.filter((f) => f.includes("mailhost")).map((f) => join(out, f)))).toEqual([]);
     // @return(Quota, text/json) is JSON of Quota everywhere, not a raw reply.
     // The operations' types are declared once in the types module; connector and client import them.
-    const types = readFileSync(join(out, "types/mailhost/tenants.gen.ts"), "utf8");
+    const types = readFileSync(join(out, "types/mailhost/index.gen.ts"), "utf8");
     expect(types).toContain("export type TenantsQuotaReply = Quota;");
     expect(types).toContain("export type TenantsSetQuotaReply = Quota;");
     const connector = readFileSync(join(out, "connector/mailhost/tenants.gen.ts"), "utf8");

@@ -2,9 +2,14 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Account, type AccountCreate, AccountTypeId, type AccountUpdate } from "../../types/core/account.gen.js";
-import type { Brand } from "../../types/core/brand.gen.js";
-import type { User } from "../../types/core/user.gen.js";
+import {
+  type Account,
+  type AccountCreate,
+  AccountTypeId,
+  type AccountUpdate,
+  type Brand,
+  type User,
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of Account: `accountQuery.eq("name", value)` takes only Account's own properties, with their types. */
 export const accountQuery = /* @__PURE__ */ rql<Account>();

@@ -7,8 +7,8 @@ import {
   type AdminUserCreate,
   AdminUserTypeId,
   type AdminUserUpdate,
-} from "../../types/core/admin-user.gen.js";
-import type { UserService } from "../../types/core/user-service.gen.js";
+  type UserService,
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of AdminUser: `adminUserQuery.eq("name", value)` takes only AdminUser's own properties, with their types. */
 export const adminUserQuery = /* @__PURE__ */ rql<AdminUser>();

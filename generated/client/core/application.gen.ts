@@ -7,7 +7,7 @@ import {
   type ApplicationCreate,
   ApplicationTypeId,
   type ApplicationUpdate,
-} from "../../types/core/application.gen.js";
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of Application: `applicationQuery.eq("name", value)` takes only Application's own properties, with their types. */
 export const applicationQuery = /* @__PURE__ */ rql<Application>();

@@ -2,7 +2,7 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Brand, type BrandCreate, BrandTypeId, type BrandUpdate } from "../../types/core/brand.gen.js";
+import { type Brand, type BrandCreate, BrandTypeId, type BrandUpdate } from "../../types/core/index.gen.js";
 
 /** Filters for lists of Brand: `brandQuery.eq("name", value)` takes only Brand's own properties, with their types. */
 export const brandQuery = /* @__PURE__ */ rql<Brand>();

@@ -2,15 +2,15 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { Account } from "../../types/core/account.gen.js";
 import {
+  type Account,
   type PASubscription,
   type PASubscriptionCreate,
   PASubscriptionTypeId,
   type PASubscriptionUpdate,
-} from "../../types/core/pasubscription.gen.js";
-import type { SubscriptionService } from "../../types/core/subscription-service.gen.js";
-import type { SubscriptionResourcesReply } from "../../types/core/subscription.gen.js";
+  type SubscriptionResourcesReply,
+  type SubscriptionService,
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of PASubscription: `pASubscriptionQuery.eq("name", value)` takes only PASubscription's own properties, with their types. */
 export const pASubscriptionQuery = /* @__PURE__ */ rql<PASubscription>();

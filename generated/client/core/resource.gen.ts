@@ -2,12 +2,7 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import {
-  type Resource,
-  type ResourceCreate,
-  ResourceTypeId,
-  type ResourceUpdate,
-} from "../../types/core/resource.gen.js";
+import { type Resource, type ResourceCreate, ResourceTypeId, type ResourceUpdate } from "../../types/core/index.gen.js";
 
 /** Filters for lists of Resource: `resourceQuery.eq("name", value)` takes only Resource's own properties, with their types. */
 export const resourceQuery = /* @__PURE__ */ rql<Resource>();

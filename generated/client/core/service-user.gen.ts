@@ -7,8 +7,8 @@ import {
   type ServiceUserCreate,
   ServiceUserTypeId,
   type ServiceUserUpdate,
-} from "../../types/core/service-user.gen.js";
-import type { UserService } from "../../types/core/user-service.gen.js";
+  type UserService,
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of ServiceUser: `serviceUserQuery.eq("name", value)` takes only ServiceUser's own properties, with their types. */
 export const serviceUserQuery = /* @__PURE__ */ rql<ServiceUser>();

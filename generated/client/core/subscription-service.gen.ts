@@ -2,14 +2,14 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { Account } from "../../types/core/account.gen.js";
 import {
+  type Account,
+  type Subscription,
   type SubscriptionService,
   type SubscriptionServiceCreate,
   SubscriptionServiceTypeId,
   type SubscriptionServiceUpdate,
-} from "../../types/core/subscription-service.gen.js";
-import type { Subscription } from "../../types/core/subscription.gen.js";
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of SubscriptionService: `subscriptionServiceQuery.eq("name", value)` takes only SubscriptionService's own properties, with their types. */
 export const subscriptionServiceQuery = /* @__PURE__ */ rql<SubscriptionService>();

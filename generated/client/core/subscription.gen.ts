@@ -2,14 +2,14 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { SubscriptionService } from "../../types/core/subscription-service.gen.js";
 import {
   type Subscription,
   type SubscriptionCreate,
   type SubscriptionResourcesReply,
+  type SubscriptionService,
   SubscriptionTypeId,
   type SubscriptionUpdate,
-} from "../../types/core/subscription.gen.js";
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of Subscription: `subscriptionQuery.eq("name", value)` takes only Subscription's own properties, with their types. */
 export const subscriptionQuery = /* @__PURE__ */ rql<Subscription>();

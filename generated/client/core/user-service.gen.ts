@@ -3,12 +3,12 @@ import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
 import {
+  type User,
   type UserService,
   type UserServiceCreate,
   UserServiceTypeId,
   type UserServiceUpdate,
-} from "../../types/core/user-service.gen.js";
-import type { User } from "../../types/core/user.gen.js";
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of UserService: `userServiceQuery.eq("name", value)` takes only UserService's own properties, with their types. */
 export const userServiceQuery = /* @__PURE__ */ rql<UserService>();

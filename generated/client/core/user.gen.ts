@@ -2,8 +2,13 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { UserService } from "../../types/core/user-service.gen.js";
-import { type User, type UserCreate, UserTypeId, type UserUpdate } from "../../types/core/user.gen.js";
+import {
+  type User,
+  type UserCreate,
+  type UserService,
+  UserTypeId,
+  type UserUpdate,
+} from "../../types/core/index.gen.js";
 
 /** Filters for lists of User: `userQuery.eq("name", value)` takes only User's own properties, with their types. */
 export const userQuery = /* @__PURE__ */ rql<User>();

@@ -1,11 +1,9 @@
 import type { GeneratedFile } from "../../host.ts";
-import { applicationRootOf } from "../../model/application-root.ts";
 import type { ApsModel } from "../../model/model.ts";
 import { pascalCase } from "../core/naming.ts";
 import { banner } from "../core/banner.ts";
 import { moduleSpecifier, specifierList } from "../core/import-set.ts";
-import type { TypeNames } from "../core/name-table.ts";
-import { typeModuleExports } from "../types/type-module.ts";
+import { declaredNames, type TypeNames } from "../core/name-table.ts";
 
 /** Where the index sits below the output folder. */
 const CLIENT_INDEX = "client/index.gen.ts";
@@ -34,15 +32,14 @@ interface Entry {
  * precedence over `export *`, so a generated name hides a runtime name of the same spelling
  * (the core type `Subscription`; the runtime's subscription record is also `EventSubscription`).
  * A name two generated modules export is exported under longer names: with its type's name in
- * front within one package (as the package indexes do), then with its package's.
+ * front within one package, then with its package's.
  */
 export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeNames>, clients: readonly IndexedModule[]): GeneratedFile {
   const modules: IndexedModule[] = [];
   for (const pkg of model.packages) {
-    const root = applicationRootOf(pkg, model);
     for (const id of pkg.typeIds) {
       const own = names.get(id)!;
-      modules.push({ path: own.modulePath, packageName: pkg.name, tsName: own.tsName, ...typeModuleExports(model.types.get(id)!, own, root) });
+      modules.push({ path: own.typesModule, packageName: pkg.name, tsName: own.tsName, ...declaredNames(own) });
     }
   }
   modules.push(...clients);
@@ -67,14 +64,15 @@ export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeName
     " */",
     'export * from "aps-gen/client";',
   ];
-  const byModule = new Map<IndexedModule, Entry[]>();
+  // The types of a package come from one module: one statement for all of them.
+  const byModule = new Map<string, Entry[]>();
   for (const e of entries) {
-    const list = byModule.get(e.module);
+    const list = byModule.get(e.module.path);
     if (list) list.push(e);
-    else byModule.set(e.module, [e]);
+    else byModule.set(e.module.path, [e]);
   }
-  for (const [module, own] of byModule) {
-    const spec = moduleSpecifier(CLIENT_INDEX, module.path);
+  for (const [path, own] of byModule) {
+    const spec = moduleSpecifier(CLIENT_INDEX, path);
     const named = (e: Entry) => (e.alias === e.name ? e.name : `${e.name} as ${e.alias}`);
     const types = own.filter((e) => !e.value);
     const values = own.filter((e) => e.value);

@@ -44,7 +44,7 @@ function clientModules(model: ApsModel, names: ReadonlyMap<string, TypeNames>): 
       const type = model.types.get(id);
       const own = names.get(id);
       if (!type || !own || !type.isResource) continue;
-      const path = own.modulePath.replace(/^types\//, "client/");
+      const path = `client/${own.moduleStem}.gen.ts`;
       out.push({ ...clientModule(type, model, names, own, path, root?.id === type.id), path, packageName: pkg.name, tsName: own.tsName });
     }
   }
@@ -69,10 +69,10 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
   const imports = new ImportSet(file, []);
   const use = (name: string, module = "client") => imports.useValue(`${CLIENT}/${module}`, name);
   const client = `client: ${imports.use(`${CLIENT}/client`, "ApsClient")}`;
-  const read = imports.useType(own, T);
-  const create = imports.useType(own, `${T}Create`);
-  const update = imports.useType(own, `${T}Update`);
-  const typeId = imports.useValue(imports.relative(own.modulePath), `${T}TypeId`);
+  const read = imports.useType(own, own.read);
+  const create = imports.useType(own, own.create!);
+  const update = imports.useType(own, own.update!);
+  const typeId = imports.useTypeValue(own, own.typeIdConst);
   const listQuery = imports.use(`${CLIENT}/rql`, "ListQuery");
   const w = new CodeWriter();
   const values: string[] = [];
@@ -106,14 +106,14 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
   for (const [name, rel] of type.relations) {
     const R = pascalCase(name);
     const target = names.get(rel.typeId);
-    const targetType = target && model.types.get(rel.typeId)?.isResource ? imports.useType(target, target.tsName) : "Record<string, unknown>";
+    const targetType = target && model.types.get(rel.typeId)?.isResource ? imports.useType(target, target.read) : "Record<string, unknown>";
     const ids = [client, "id: string", "targetId: string"];
     fn(`Links ${name} of a ${T} to \`targetId\`${rel.collection ? " (adds it to the collection)" : " (replaces the link it had)"}.`, `async function link${T}${R}`, ids, "Promise<void>", "await ", send(["method", '"POST"'], ["path", `${resourcePath()}/${name}\``], ["json", object(["aps", object(["id", "targetId"])])]));
     fn(`Unlinks \`targetId\` from ${name} of a ${T}.`, `async function unlink${T}${R}`, ids, "Promise<void>", "await ", send(["method", '"DELETE"'], ["path", `${resourcePath()}/${name}/\${${use("segment")}(targetId)}\``]));
     fn(`The resources ${name} of a ${T} links to (those the caller may see).`, `function list${T}${R}`, [client, "id: string"], `Promise<${targetType}[]>`, "return ", sendJson(["method", '"GET"'], ["path", `${resourcePath()}/${name}\``]));
   }
   if (isRoot) {
-    const settings = imports.useType(own, `${T}Settings`);
+    const settings = imports.useType(own, own.settings!);
     const request = imports.use(`${CLIENT}/administration`, "InstallRequest");
     const instance = imports.use(`${CLIENT}/administration`, "InstanceInfo");
     fn(`Installs an instance of the application whose root type is ${T} (POST /aps/2/instances); \`settings\` are the properties of its root resource.`, `function install${T}`, [client, `request: ${request}<${settings}>`], `Promise<${instance}>`, "return ", call(use("installInstance", "administration"), "client", "request"));

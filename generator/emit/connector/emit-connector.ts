@@ -68,9 +68,9 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
   const ctx = `ctx: ${imports.use(`${CONNECTOR}/context`, "ApsCallContext")}`;
   const maybe = imports.use(`${CONNECTOR}/replies`, "MaybePromise");
   const write = imports.use(`${CONNECTOR}/replies`, "WriteReply");
-  const read = imports.useType(own, own.tsName);
-  const create = imports.useType(own, `${own.tsName}Create`);
-  const update = imports.useType(own, `${own.tsName}Update`);
+  const read = imports.useType(own, own.read);
+  const create = imports.useType(own, own.create!);
+  const update = imports.useType(own, own.update!);
   // The controller sends the new resource's id and type in `aps` (runtime/controller/forward/forwarder.ts).
   const provisioned = `${create} & { aps: ${imports.use(RUNTIME_TYPES, "ApsProvisionMeta")} }`;
   const custom = [...type.operations.values()].filter((op) => !isBaseOperation(op, type, model));

@@ -86,10 +86,16 @@ export class ImportSet {
     return spec;
   }
 
-  /** Uses a name exported by another type's module (or this one: no import needed). */
+  /** Uses a name declared by the types module of `owner`'s package (this one: no import needed). */
   useType(owner: TypeNames, tsName: string): string {
-    if (owner.modulePath === this.modulePath) return tsName;
-    return this.use(this.relative(owner.modulePath), tsName);
+    if (owner.typesModule === this.modulePath) return tsName;
+    return this.use(this.relative(owner.typesModule), tsName);
+  }
+
+  /** Uses a value (a type id constant, an enum) declared by the types module of `owner`'s package. */
+  useTypeValue(owner: TypeNames, name: string): string {
+    if (owner.typesModule === this.modulePath) return name;
+    return this.useValue(this.relative(owner.typesModule), name);
   }
 
   render(): string[] {

@@ -18,7 +18,7 @@ export const packageRuntime: RuntimeSpecifier = (name) => `aps-gen/runtime/commo
 
 /** Where a type's validator module lives: `validators/<package>/<type>.gen.ts`. */
 export function validatorModulePath(names: TypeNames): string {
-  return names.modulePath.replace(/^types\//, "validators/");
+  return `validators/${names.moduleStem}.gen.ts`;
 }
 
 /** The exported name of the checker of a structure (`checkMailboxForwarding`). */

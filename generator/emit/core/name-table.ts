@@ -1,5 +1,6 @@
+import { applicationRootOf } from "../../model/application-root.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
-import type { ApsModel, Operation, TypeDeclaration } from "../../model/model.ts";
+import type { ApsModel, Operation, Property, ResolvedType } from "../../model/model.ts";
 import { enumTsName, moduleFileNames, pascalCase, structureTsName, typeTsName } from "./naming.ts";
 
 /** The names of the types a custom operation's module declares for it; absent when it has none. */
@@ -12,19 +13,48 @@ export interface OperationNames {
   readonly error?: string;
 }
 
-/** Where a type's generated module lives and what it exports. */
+/**
+ * Where a type's generated code lives and the names its package's types module declares for it.
+ * Every name is unique in its package's module (see buildNameTable): TypeScript would merge two
+ * `interface Foo` declarations of one module without a word.
+ */
 export interface TypeNames {
   readonly typeId: string;
-  /** Path of the module below the output folder, e.g. `types/core/resource.gen.ts`. */
-  readonly modulePath: string;
+  /** The types module of the type's package, below the output folder: `types/core/index.gen.ts`. */
+  readonly typesModule: string;
+  /**
+   * The stem of the per-type modules of the emitters that write one per type, below their
+   * folder: `core/resource` (`validators/core/resource.gen.ts`, `client/core/resource.gen.ts`).
+   */
+  readonly moduleStem: string;
+  /**
+   * The stem other emitters name the type's functions with (`Mailbox`: `validateMailboxCreate`,
+   * `getMailbox`); the version is part of it when a package holds two versions of the type.
+   */
   readonly tsName: string;
-  /** Structure name -> exported TypeScript name. */
+  /** The read shape (`Mailbox`), usually `tsName`. */
+  readonly read: string;
+  /** `MailboxCreate` and `MailboxUpdate`, for a resource type. */
+  readonly create?: string;
+  readonly update?: string;
+  /** The type id constant, `MailboxTypeId`. */
+  readonly typeIdConst: string;
+  /** `MailboxSettings`, for the application root type of its package. */
+  readonly settings?: string;
+  /** Structure name -> declared TypeScript name. */
   readonly structures: ReadonlyMap<string, string>;
+  /** Enum-valued property -> the name of its enum: keys from enumKey. */
+  readonly enums: ReadonlyMap<string, string>;
   /**
    * The custom operations the type declares itself, by name: the params, reply and error types
-   * its module exports once, which the client, the connector and the validators import.
+   * its module declares once, which the client, the connector and the validators import.
    */
   readonly operations: ReadonlyMap<string, OperationNames>;
+}
+
+/** The key of an enum in TypeNames.enums: a property of a structure, or of the type (its own or inherited). */
+export function enumKey(structure: string | undefined, property: string): string {
+  return structure === undefined ? `.${property}` : `${structure}.${property}`;
 }
 
 /** Names of every type of the model, computed once so all emitters agree on them. */
@@ -33,45 +63,120 @@ export function buildNameTable(model: ApsModel): Map<string, TypeNames> {
   for (const pkg of model.packages) {
     const decls = pkg.typeIds.map((id) => model.types.get(id)!.decl);
     const files = moduleFileNames(decls);
-    for (const decl of decls) {
-      const tsName = typeTsName(decl);
-      const structures = new Map<string, string>();
-      for (const s of decl.structures.values()) structures.set(s.name, structureTsName(decl, s));
-      const resolved = model.types.get(decl.id)!;
-      const custom = [...decl.operations.values()].filter((op) => !isBaseOperation(op, resolved, model));
-      table.set(decl.id, {
-        typeId: decl.id,
-        modulePath: `types/${pkg.name}/${files.get(decl.id)!}.gen.ts`,
-        tsName,
-        structures,
-        operations: operationNames(decl, tsName, structures, custom),
+    const root = applicationRootOf(pkg, model);
+    const typesModule = `types/${pkg.name}/index.gen.ts`;
+    const locals = decls.map((decl) => localNames(model.types.get(decl.id)!, model, files.get(decl.id)!, root));
+    const final = packageNames(locals);
+    locals.forEach((local, i) => {
+      const n = (name: string) => final[i]!.get(name)!;
+      table.set(local.type.id, {
+        typeId: local.type.id,
+        typesModule,
+        moduleStem: `${pkg.name}/${files.get(local.type.id)!}`,
+        tsName: local.tsName,
+        read: n(local.tsName),
+        ...(local.create ? { create: n(local.create), update: n(local.update!) } : {}),
+        typeIdConst: n(`${local.tsName}TypeId`),
+        ...(local.settings ? { settings: n(local.settings) } : {}),
+        structures: new Map([...local.structures].map(([s, name]) => [s, n(name)])),
+        enums: new Map([...local.enums].map(([k, name]) => [k, n(name)])),
+        operations: new Map(
+          [...local.operations].map(([op, o]) => [op, { ...(o.params ? { params: n(o.params) } : {}), ...(o.reply ? { reply: n(o.reply) } : {}), ...(o.error ? { error: n(o.error) } : {}) }]),
+        ),
       });
-    }
+    });
   }
   return table;
 }
 
-/** The names of the module's operation types, kept clear of every other name the module exports. */
-function operationNames(decl: TypeDeclaration, tsName: string, structures: ReadonlyMap<string, string>, custom: readonly Operation[]): Map<string, OperationNames> {
-  const out = new Map<string, OperationNames>();
-  if (custom.length === 0) return out;
-  const taken = new Set([tsName, `${tsName}Create`, `${tsName}Update`, `${tsName}TypeId`, `${tsName}Settings`, ...structures.values()]);
-  for (const p of decl.properties.values()) if (p.enum?.length) taken.add(enumTsName(tsName, p.name));
-  for (const s of decl.structures.values()) for (const p of s.properties.values()) if (p.enum?.length) taken.add(enumTsName(structures.get(s.name)!, p.name));
+/** The names one type declares, as its own module would: unique among themselves, not yet in the package. */
+interface LocalNames {
+  readonly type: ResolvedType;
+  readonly tsName: string;
+  readonly create?: string;
+  readonly update?: string;
+  readonly settings?: string;
+  readonly structures: Map<string, string>;
+  readonly enums: Map<string, string>;
+  readonly operations: Map<string, OperationNames>;
+  /** Every name above, in declaration order. */
+  readonly all: string[];
+}
+
+function localNames(type: ResolvedType, model: ApsModel, file: string, root: ResolvedType | undefined): LocalNames {
+  const decl = type.decl;
+  // Two versions of a type in one package (moduleFileNames gave them `-v<version>` files) take
+  // the version into their name too: `MailboxV1_0`, `MailboxV2_0`.
+  const versioned = file.match(/-v([0-9][0-9-]*)$/);
+  const tsName = versioned ? `${typeTsName(decl)}V${versioned[1]!.replace(/-/g, "_")}` : typeTsName(decl);
+  // Names are given in this order, each clear of those before it (`_2`, `_3`): an enum of a
+  // property `create` must not take `MailboxCreate`.
+  const taken = new Set<string>();
+  const all: string[] = [];
   const unique = (name: string) => {
     let n = name;
     for (let k = 2; taken.has(n); k++) n = `${name}_${k}`;
     taken.add(n);
+    all.push(n);
     return n;
   };
+  unique(tsName);
+  const create = type.isResource ? unique(`${tsName}Create`) : undefined;
+  const update = type.isResource ? unique(`${tsName}Update`) : undefined;
+  unique(`${tsName}TypeId`);
+  const settings = root?.id === type.id ? unique(`${tsName}Settings`) : undefined;
+  // Reserved even when not declared, as structureTsName avoids them.
+  for (const n of [`${tsName}Create`, `${tsName}Update`]) taken.add(n);
+  const structures = new Map<string, string>();
+  for (const s of decl.structures.values()) structures.set(s.name, unique(structureTsName(tsName, s)));
+  const enums = new Map<string, string>();
+  const seen = new Set<Property>();
+  const addEnum = (key: string, ownerName: string, p: Property) => {
+    if (!p.enum?.length || seen.has(p)) return;
+    seen.add(p);
+    enums.set(key, unique(enumTsName(ownerName, p.name)));
+  };
+  for (const s of decl.structures.values()) for (const p of s.properties.values()) addEnum(enumKey(s.name, p.name), structures.get(s.name)!, p);
+  for (const p of type.properties.values()) addEnum(enumKey(undefined, p.name), tsName, p);
+  const custom = [...decl.operations.values()].filter((op) => !isBaseOperation(op, type, model));
+  const operations = new Map<string, OperationNames>();
   for (const op of custom) {
     const stem = `${tsName}${pascalCase(op.name)}`;
-    out.set(op.name, {
+    operations.set(op.name, {
       ...(op.parameters.length > 0 ? { params: unique(`${stem}Params`) } : {}),
       ...(op.response?.type && op.response.contentType === undefined ? { reply: unique(`${stem}Reply`) } : {}),
       ...(op.errorResponse?.type && op.errorResponse.contentType === undefined ? { error: unique(`${stem}Error`) } : {}),
     });
   }
+  return { type, tsName, ...(create ? { create, update } : {}), ...(settings ? { settings } : {}), structures, enums, operations, all };
+}
+
+/**
+ * The names the types module of a package declares, per type: each type's own name, unless
+ * another type of the package declares it too (two types with an `Address` structure), then
+ * prefixed with the type's name (`CustomerAddress`, `OrderAddress`) as the package index of
+ * per-type modules exported them; a name still taken (a type declaring `CustomerAddress`
+ * itself, a prefix making the same name twice) takes `_2`, `_3`. Names declared once keep their
+ * spelling: they are settled first.
+ */
+function packageNames(locals: readonly LocalNames[]): Map<string, string>[] {
+  const count = new Map<string, number>();
+  for (const local of locals) for (const name of new Set(local.all)) count.set(name, (count.get(name) ?? 0) + 1);
+  const taken = new Set<string>();
+  const out = locals.map(() => new Map<string, string>());
+  locals.forEach((local, i) => {
+    for (const name of local.all) if (count.get(name) === 1) (out[i]!.set(name, name), taken.add(name));
+  });
+  locals.forEach((local, i) => {
+    for (const name of local.all) {
+      if (out[i]!.has(name)) continue;
+      const prefixed = `${local.tsName}${name}`;
+      let unique = prefixed;
+      for (let k = 2; taken.has(unique); k++) unique = `${prefixed}_${k}`;
+      taken.add(unique);
+      out[i]!.set(name, unique);
+    }
+  });
   return out;
 }
 
@@ -80,4 +185,11 @@ export function operationNamesOf(names: ReadonlyMap<string, TypeNames>, op: Oper
   const owner = names.get(op.declaredIn);
   const own = owner?.operations.get(op.name);
   return owner && own ? { owner, names: own } : undefined;
+}
+
+/** Every name the types module declares for a type: its interfaces and type aliases (types), its type id and enums (values). */
+export function declaredNames(own: TypeNames): { readonly types: readonly string[]; readonly values: readonly string[] } {
+  const operations = [...own.operations.values()].flatMap((o) => [o.params, o.reply, o.error].filter((n): n is string => n !== undefined));
+  const types = [...own.structures.values(), own.read, ...(own.create ? [own.create, own.update!] : []), ...(own.settings ? [own.settings] : []), ...operations];
+  return { types, values: [own.typeIdConst, ...own.enums.values()] };
 }

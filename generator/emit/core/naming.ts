@@ -53,10 +53,10 @@ export function moduleFileNames(types: readonly TypeDeclaration[]): Map<string, 
   return out;
 }
 
-/** The exported name of a structure in its owner's module; prefixed only if it would clash. */
-export function structureTsName(owner: TypeDeclaration, structure: Structure): string {
+/** The name of a structure among its owner's names (`ownerTsName`: `Mailbox`); prefixed only if it would clash with them. */
+export function structureTsName(ownerTsName: string, structure: Structure): string {
   const plain = pascalCase(structure.name);
-  const typeName = pascalCase(owner.name);
+  const typeName = ownerTsName;
   const taken = [typeName, `${typeName}Create`, `${typeName}Update`, `${typeName}TypeId`];
   return taken.includes(plain) ? `${typeName}${plain}` : plain;
 }

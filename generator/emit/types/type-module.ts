@@ -1,13 +1,12 @@
 import { defaultPropertyAccess, type ApsModel, type Literal, type Operation, type Property, type Relation, type ResolvedType, type TypeRef } from "../../model/model.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
-import { enumMemberKeys, enumTsName, propertyKey } from "../core/naming.ts";
+import { enumMemberKeys, propertyKey } from "../core/naming.ts";
 import { linkedToRoot } from "../../model/application-root.ts";
-import { typeBanner } from "../core/banner.ts";
-import { CodeWriter, fileText } from "../core/code-writer.ts";
+import { CodeWriter } from "../core/code-writer.ts";
 import { ImportSet } from "../core/import-set.ts";
 import { writeAssignment, writeProperty } from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
-import type { OperationNames, TypeNames } from "../core/name-table.ts";
+import { enumKey, type OperationNames, type TypeNames } from "../core/name-table.ts";
 import { propertyDoc, tsdoc } from "./tsdoc.ts";
 import { refTs, RUNTIME_TYPES } from "./type-refs.ts";
 
@@ -33,16 +32,16 @@ interface EnumView {
 type Shape = "read" | "create" | "update";
 
 /**
- * Builds the module of one type: its structures, enums and the three shapes `X` (as read),
+ * Writes the declarations of one type into its package's types module: its structures, enums and the three shapes `X` (as read),
  * `XCreate` (provision input: no readonly) and `XUpdate` (configure input: no readonly, no final,
  * all optional), for an application root type `XSettings` (what installing an instance takes),
- * and the params, reply and error types of the custom operations the type declares. `null` on write means "no value"; it is accepted for optional properties only. `root` is the
- * application root type of the type's package, if it has one.
+ * and the params, reply and error types of the custom operations the type declares, under the
+ * names of the name table (unique in the package). `null` on write means "no value"; it is
+ * accepted for optional properties only. `root` is the application root type of the type's
+ * package, if it has one. `imports` is the module's, which reserves every name it declares.
  */
-export function typeModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, root?: ResolvedType): string {
+export function writeTypeDeclarations(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, root?: ResolvedType): void {
   const self = names.get(type.id)!;
-  const exported = typeModuleExports(type, self, root);
-  const imports = new ImportSet(self.modulePath, [...exported.types, `${self.tsName}Create`, `${self.tsName}Update`, ...exported.values]);
   const enums: EnumView[] = [];
   const interfaces: InterfaceView[] = [];
   const enumNames = enumNamesOf(type, self);
@@ -91,22 +90,21 @@ export function typeModule(type: ResolvedType, model: ApsModel, names: ReadonlyM
     return fields;
   };
 
-  interfaces.push({ doc: tsdoc([description ?? `${withArticle(type.name, true)} resource as read from the controller.`, `Type id: \`${type.id}\`.`]), name: self.tsName, fields: shapeFields("read") });
-  if (type.isResource) {
-    interfaces.push({ doc: tsdoc([`What a client sends to provision ${withArticle(type.name)} (no read-only properties).`]), name: `${self.tsName}Create`, fields: shapeFields("create") });
-    interfaces.push({ doc: tsdoc([`What a client sends to configure ${withArticle(type.name)}: every property optional, no read-only or final ones.`]), name: `${self.tsName}Update`, fields: shapeFields("update") });
+  interfaces.push({ doc: tsdoc([description ?? `${withArticle(type.name, true)} resource as read from the controller.`, `Type id: \`${type.id}\`.`]), name: self.read, fields: shapeFields("read") });
+  if (self.create && self.update) {
+    interfaces.push({ doc: tsdoc([`What a client sends to provision ${withArticle(type.name)} (no read-only properties).`]), name: self.create, fields: shapeFields("create") });
+    interfaces.push({ doc: tsdoc([`What a client sends to configure ${withArticle(type.name)}: every property optional, no read-only or final ones.`]), name: self.update, fields: shapeFields("update") });
   }
-  if (exported.settings) {
+  if (self.settings) {
     // The controller checks install settings as the application writes them (instance-lifecycle.ts:
     // validateCreate with the application actor): read-only properties may be given, and
     // required ones, read-only or not, must be. Links are not settings: installing makes none.
     const fields = properties.map((p) => ({ doc: propertyDoc(p, "  "), line: `${propertyKey(p.name)}${p.required ? "" : "?"}: ${tsType(p, p.type)}${p.required ? "" : " | null"};` }));
-    interfaces.push({ doc: tsdoc([`The settings of ${withArticle(type.name)} application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances).`]), name: exported.settings, fields });
+    interfaces.push({ doc: tsdoc([`The settings of ${withArticle(type.name)} application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances).`]), name: self.settings, fields });
   }
 
-  const w = new CodeWriter();
-  w.line(`/** Type id of {@link ${self.tsName}}. */`);
-  writeAssignment(w, `export const ${self.tsName}TypeId =`, stringLiteral(type.id));
+  w.line(`/** Type id of {@link ${self.read}}. */`);
+  writeAssignment(w, `export const ${self.typeIdConst} =`, stringLiteral(type.id));
   w.line();
   for (const e of enums) {
     w.line(`${e.doc}export const ${e.name} = {`);
@@ -131,8 +129,6 @@ export function typeModule(type: ResolvedType, model: ApsModel, names: ReadonlyM
     const own = self.operations.get(op.name);
     if (own && !isBaseOperation(op, type, model)) operationTypes(w, op, own, type, imports, names);
   }
-  // Docs end in a newline of their own and descriptions may end in spaces: tidy both.
-  return fileText([[typeBanner(model, type), ...imports.render()], w.toString().replace(/[ \t]+$/gm, "").replace(/\n\n+/g, "\n\n")]);
 }
 
 /**
@@ -198,33 +194,15 @@ function relationField(r: Relation, shape: Shape, imports: ImportSet, names: Rea
   return { doc, line: `${propertyKey(r.name)}${required ? "" : "?"}: ${ref};` };
 }
 
-/** The names a type's module exports: its interfaces (types) and its type id and enums (values). */
-export interface TypeModuleExports {
-  readonly types: readonly string[];
-  readonly values: readonly string[];
-  /** `XSettings`, for an application root type. */
-  readonly settings?: string;
-}
-
-/**
- * What `typeModuleView` declares, without building it: the package indexes and the client
- * index list these names. `root` is the application root of the type's package.
- */
-export function typeModuleExports(type: ResolvedType, self: TypeNames, root: ResolvedType | undefined): TypeModuleExports {
-  const settings = root?.id === type.id ? `${self.tsName}Settings` : undefined;
-  const operations = [...self.operations.values()].flatMap((o) => [o.params, o.reply, o.error].filter((n): n is string => n !== undefined));
-  const types = [...self.structures.values(), self.tsName, ...(type.isResource ? [`${self.tsName}Create`, `${self.tsName}Update`] : []), ...(settings ? [settings] : []), ...operations];
-  return { types, values: [`${self.tsName}TypeId`, ...enumNamesOf(type, self).values()], ...(settings ? { settings } : {}) };
-}
-
-/** Enum-valued properties and their exported names: those of the structures, then the type's own. */
+/** Enum-valued properties and their declared names: those of the structures, then the type's own. */
 function enumNamesOf(type: ResolvedType, self: TypeNames): Map<Property, string> {
   const out = new Map<Property, string>();
-  const add = (ownerName: string, p: Property) => {
-    if (p.enum?.length && !out.has(p)) out.set(p, enumTsName(ownerName, p.name));
+  const add = (key: string, p: Property) => {
+    const name = self.enums.get(key);
+    if (p.enum?.length && name !== undefined && !out.has(p)) out.set(p, name);
   };
-  for (const s of type.decl.structures.values()) for (const p of s.properties.values()) add(self.structures.get(s.name)!, p);
-  for (const p of type.properties.values()) add(self.tsName, p);
+  for (const s of type.decl.structures.values()) for (const p of s.properties.values()) add(enumKey(s.name, p.name), p);
+  for (const p of type.properties.values()) add(enumKey(undefined, p.name), p);
   return out;
 }
 

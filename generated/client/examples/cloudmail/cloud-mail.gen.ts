@@ -10,8 +10,8 @@ import {
   type CloudMailTestConnectionReply,
   CloudMailTypeId,
   type CloudMailUpdate,
-} from "../../../types/examples/cloudmail/cloud-mail.gen.js";
-import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
+  type Tenant,
+} from "../../../types/examples/cloudmail/index.gen.js";
 
 /** Filters for lists of CloudMail: `cloudMailQuery.eq("name", value)` takes only CloudMail's own properties, with their types. */
 export const cloudMailQuery = /* @__PURE__ */ rql<CloudMail>();

@@ -9,9 +9,9 @@ import {
   DomainTypeId,
   type DomainUpdate,
   type DomainVerifyDnsReply,
-} from "../../../types/examples/cloudmail/domain.gen.js";
-import type { Mailbox } from "../../../types/examples/cloudmail/mailbox.gen.js";
-import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
+  type Mailbox,
+  type Tenant,
+} from "../../../types/examples/cloudmail/index.gen.js";
 
 /** Filters for lists of Domain: `domainQuery.eq("name", value)` takes only Domain's own properties, with their types. */
 export const domainQuery = /* @__PURE__ */ rql<Domain>();

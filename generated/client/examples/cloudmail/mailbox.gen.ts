@@ -2,9 +2,9 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { ServiceUser } from "../../../types/core/service-user.gen.js";
-import type { Domain } from "../../../types/examples/cloudmail/domain.gen.js";
+import type { ServiceUser } from "../../../types/core/index.gen.js";
 import {
+  type Domain,
   type Mailbox,
   type MailboxChangePasswordParams,
   type MailboxChangePasswordReply,
@@ -16,8 +16,8 @@ import {
   type MailboxStorageUsageReply,
   MailboxTypeId,
   type MailboxUpdate,
-} from "../../../types/examples/cloudmail/mailbox.gen.js";
-import type { Tenant } from "../../../types/examples/cloudmail/tenant.gen.js";
+  type Tenant,
+} from "../../../types/examples/cloudmail/index.gen.js";
 
 /** Filters for lists of Mailbox: `mailboxQuery.eq("name", value)` takes only Mailbox's own properties, with their types. */
 export const mailboxQuery = /* @__PURE__ */ rql<Mailbox>();

@@ -9,12 +9,11 @@ import {
   subscribe,
   unsubscribe,
 } from "aps-gen/runtime/client/subscriptions";
-import type { Account } from "../../../types/core/account.gen.js";
-import type { Subscription } from "../../../types/core/subscription.gen.js";
-import type { CloudMail } from "../../../types/examples/cloudmail/cloud-mail.gen.js";
-import type { Domain } from "../../../types/examples/cloudmail/domain.gen.js";
-import type { Mailbox } from "../../../types/examples/cloudmail/mailbox.gen.js";
+import type { Account, Subscription } from "../../../types/core/index.gen.js";
 import {
+  type CloudMail,
+  type Domain,
+  type Mailbox,
   type Tenant,
   type TenantCreate,
   type TenantImportMailboxesParams,
@@ -29,7 +28,7 @@ import {
   type TenantUpdate,
   type TenantUsageParams,
   type TenantUsageReply,
-} from "../../../types/examples/cloudmail/tenant.gen.js";
+} from "../../../types/examples/cloudmail/index.gen.js";
 
 /** Filters for lists of Tenant: `tenantQuery.eq("name", value)` takes only Tenant's own properties, with their types. */
 export const tenantQuery = /* @__PURE__ */ rql<Tenant>();

@@ -9,8 +9,7 @@ import {
   subscribe,
   unsubscribe,
 } from "aps-gen/runtime/client/subscriptions";
-import type { Account } from "../../../types/core/account.gen.js";
-import type { Subscription } from "../../../types/core/subscription.gen.js";
+import type { Account, Subscription } from "../../../types/core/index.gen.js";
 import {
   type Management,
   type ManagementCreate,
@@ -21,9 +20,9 @@ import {
   ManagementTypeId,
   type ManagementUpdate,
   type ManagementUsageReportParams,
-} from "../../../types/examples/vpscloud/management.gen.js";
-import type { VpsCloud } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
-import type { Vps } from "../../../types/examples/vpscloud/vps.gen.js";
+  type Vps,
+  type VpsCloud,
+} from "../../../types/examples/vpscloud/index.gen.js";
 
 /** Filters for lists of Management: `managementQuery.eq("name", value)` takes only Management's own properties, with their types. */
 export const managementQuery = /* @__PURE__ */ rql<Management>();

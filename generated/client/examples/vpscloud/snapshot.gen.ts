@@ -9,8 +9,8 @@ import {
   type SnapshotRestoreReply,
   SnapshotTypeId,
   type SnapshotUpdate,
-} from "../../../types/examples/vpscloud/snapshot.gen.js";
-import type { Vps } from "../../../types/examples/vpscloud/vps.gen.js";
+  type Vps,
+} from "../../../types/examples/vpscloud/index.gen.js";
 
 /** Filters for lists of Snapshot: `snapshotQuery.eq("name", value)` takes only Snapshot's own properties, with their types. */
 export const snapshotQuery = /* @__PURE__ */ rql<Snapshot>();

@@ -3,8 +3,8 @@ import { type InstallRequest, type InstanceInfo, installInstance } from "aps-gen
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { Management } from "../../../types/examples/vpscloud/management.gen.js";
 import {
+  type Management,
   type VpsCloud,
   type VpsCloudCreate,
   type VpsCloudSettings,
@@ -12,7 +12,7 @@ import {
   type VpsCloudSyncImagesReply,
   VpsCloudTypeId,
   type VpsCloudUpdate,
-} from "../../../types/examples/vpscloud/vps-cloud.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 
 /** Filters for lists of VpsCloud: `vpsCloudQuery.eq("name", value)` takes only VpsCloud's own properties, with their types. */
 export const vpsCloudQuery = /* @__PURE__ */ rql<VpsCloud>();

@@ -2,10 +2,10 @@
 import { type ApsClient, queryString, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { User } from "../../../types/core/user.gen.js";
-import type { Management } from "../../../types/examples/vpscloud/management.gen.js";
-import type { Snapshot } from "../../../types/examples/vpscloud/snapshot.gen.js";
+import type { User } from "../../../types/core/index.gen.js";
 import {
+  type Management,
+  type Snapshot,
   type Vps,
   type VpsCreate,
   type VpsImagesReply,
@@ -21,7 +21,7 @@ import {
   type VpsTakeSnapshotReply,
   VpsTypeId,
   type VpsUpdate,
-} from "../../../types/examples/vpscloud/vps.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 
 /** Filters for lists of Vps: `vpsQuery.eq("name", value)` takes only Vps's own properties, with their types. */
 export const vpsQuery = /* @__PURE__ */ rql<Vps>();

@@ -9,7 +9,7 @@ import type {
   CloudMailCreate,
   CloudMailTestConnectionReply,
   CloudMailUpdate,
-} from "../../../types/examples/cloudmail/cloud-mail.gen.js";
+} from "../../../types/examples/cloudmail/index.gen.js";
 
 /** Handlers of service `cloudmail`: resources of type CloudMail (`http://cloudmail.example.com/types/cloudmail/1.0`). */
 export interface CloudmailHandlers {

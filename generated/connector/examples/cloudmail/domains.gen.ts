@@ -10,7 +10,7 @@ import type {
   DomainRequiredRecordsReply,
   DomainUpdate,
   DomainVerifyDnsReply,
-} from "../../../types/examples/cloudmail/domain.gen.js";
+} from "../../../types/examples/cloudmail/index.gen.js";
 
 /** Handlers of service `domains`: resources of type Domain (`http://cloudmail.example.com/types/domain/1.0`). */
 export interface DomainsHandlers {

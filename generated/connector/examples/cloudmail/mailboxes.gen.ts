@@ -15,7 +15,7 @@ import type {
   MailboxPurgeArchiveReply,
   MailboxStorageUsageReply,
   MailboxUpdate,
-} from "../../../types/examples/cloudmail/mailbox.gen.js";
+} from "../../../types/examples/cloudmail/index.gen.js";
 import {
   parseMailboxChangePassword,
   parseMailboxCheckAvailability,

@@ -21,7 +21,7 @@ import type {
   TenantUpdate,
   TenantUsageParams,
   TenantUsageReply,
-} from "../../../types/examples/cloudmail/tenant.gen.js";
+} from "../../../types/examples/cloudmail/index.gen.js";
 import {
   parseTenantImportMailboxes,
   parseTenantOnDomainLinked,

@@ -17,7 +17,7 @@ import type {
   ManagementOnVpsLinkedParams,
   ManagementUpdate,
   ManagementUsageReportParams,
-} from "../../../types/examples/vpscloud/management.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 import {
   parseManagementOnSubscriptionLimitsChanged,
   parseManagementOnVpsLinked,

@@ -10,7 +10,7 @@ import type {
   SnapshotRestoreParams,
   SnapshotRestoreReply,
   SnapshotUpdate,
-} from "../../../types/examples/vpscloud/snapshot.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 import { parseSnapshotRestore } from "../../../validators/examples/vpscloud/snapshot.gen.js";
 
 /** Handlers of service `snapshots`: resources of type Snapshot (`http://vpscloud.example.net/types/snapshot/1.1`). */

@@ -10,7 +10,7 @@ import type {
   VpsCloudSyncImagesParams,
   VpsCloudSyncImagesReply,
   VpsCloudUpdate,
-} from "../../../types/examples/vpscloud/vps-cloud.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 import { parseVpsCloudSyncImages } from "../../../validators/examples/vpscloud/vps-cloud.gen.js";
 
 /** Handlers of service `vpscloud`: resources of type VpsCloud (`http://vpscloud.example.net/types/vpscloud/1.1`). */

@@ -19,7 +19,7 @@ import type {
   VpsTakeSnapshotParams,
   VpsTakeSnapshotReply,
   VpsUpdate,
-} from "../../../types/examples/vpscloud/vps.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 import {
   parseVpsMetrics,
   parseVpsMigrate,

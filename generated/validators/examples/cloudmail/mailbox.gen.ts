@@ -35,7 +35,7 @@ import type {
   MailboxChangePasswordParams,
   MailboxCheckAvailabilityParams,
   MailboxPurgeArchiveParams,
-} from "../../../types/examples/cloudmail/mailbox.gen.js";
+} from "../../../types/examples/cloudmail/index.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
 const ENUM_1 = new Set<unknown>(["basic", "business", "enterprise"]);

@@ -30,7 +30,7 @@ import type {
   TenantOnMailboxChangedParams,
   TenantOnSubscriptionLimitsChangedParams,
   TenantUsageParams,
-} from "../../../types/examples/cloudmail/tenant.gen.js";
+} from "../../../types/examples/cloudmail/index.gen.js";
 import { checkContactAddress } from "../../core/contact.gen.js";
 import { checkResourceCounter, checkResourceNotification, checkResourceUsage } from "../../core/resource.gen.js";
 

@@ -23,7 +23,7 @@ import type {
   ManagementOnSubscriptionLimitsChangedParams,
   ManagementOnVpsLinkedParams,
   ManagementUsageReportParams,
-} from "../../../types/examples/vpscloud/management.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 import {
   checkResourceCounter,
   checkResourceLimit,

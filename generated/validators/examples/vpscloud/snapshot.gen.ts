@@ -23,7 +23,7 @@ import {
   tooShort,
   unknownKey,
 } from "aps-gen/runtime/common/validation-rules";
-import type { SnapshotRestoreParams } from "../../../types/examples/vpscloud/snapshot.gen.js";
+import type { SnapshotRestoreParams } from "../../../types/examples/vpscloud/index.gen.js";
 
 const ENUM_0 = new Set<unknown>(["manual", "scheduled"]);
 

@@ -26,7 +26,7 @@ import {
   tooManyItems,
   unknownKey,
 } from "aps-gen/runtime/common/validation-rules";
-import type { VpsCloudSyncImagesParams } from "../../../types/examples/vpscloud/vps-cloud.gen.js";
+import type { VpsCloudSyncImagesParams } from "../../../types/examples/vpscloud/index.gen.js";
 
 const PATTERN_0 = new RegExp("^[a-z]{3}[0-9]$", "u");
 

@@ -37,7 +37,7 @@ import type {
   VpsRebootParams,
   VpsResizeParams,
   VpsTakeSnapshotParams,
-} from "../../../types/examples/vpscloud/vps.gen.js";
+} from "../../../types/examples/vpscloud/index.gen.js";
 import { checkVpsCloudDatacenter } from "./vps-cloud.gen.js";
 
 const ENUM_0 = new Set<unknown>(["tcp", "udp", "icmp"]);

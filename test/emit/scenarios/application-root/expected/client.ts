@@ -11,7 +11,7 @@ import {
   type GatewayTestConnectionReply,
   GatewayTypeId,
   type GatewayUpdate,
-} from "../../types/application-root/gateway.gen.js";
+} from "../../types/application-root/index.gen.js";
 
 /** Filters for lists of Gateway: `gatewayQuery.eq("name", value)` takes only Gateway's own properties, with their types. */
 export const gatewayQuery = /* @__PURE__ */ rql<Gateway>();

@@ -10,7 +10,7 @@ import type {
   GatewayCreate,
   GatewayTestConnectionReply,
   GatewayUpdate,
-} from "../../types/application-root/gateway.gen.js";
+} from "../../types/application-root/index.gen.js";
 
 /** Handlers of service `app`: resources of type Gateway (`http://scenarios.example/application-root/gateway/1.0`). */
 export interface AppHandlers {

@@ -3,7 +3,7 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import { type Login, type LoginCreate, LoginTypeId, type LoginUpdate } from "../../types/attributes/login.gen.js";
+import { type Login, type LoginCreate, LoginTypeId, type LoginUpdate } from "../../types/attributes/index.gen.js";
 
 /** Filters for lists of Login: `loginQuery.eq("name", value)` takes only Login's own properties, with their types. */
 export const loginQuery = /* @__PURE__ */ rql<Login>();

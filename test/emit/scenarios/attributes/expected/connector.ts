@@ -5,7 +5,7 @@ import type { ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
 import type { MaybePromise, WriteReply } from "aps-gen/runtime/connector/replies";
-import type { Login, LoginCreate, LoginUpdate } from "../../types/attributes/login.gen.js";
+import type { Login, LoginCreate, LoginUpdate } from "../../types/attributes/index.gen.js";
 
 /** Handlers of service `accounts`: resources of type Login (`http://scenarios.example/attributes/login/1.0`). */
 export interface AccountsHandlers {

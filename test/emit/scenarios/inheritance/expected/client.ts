@@ -9,7 +9,7 @@ import {
   type DeviceRebootReply,
   DeviceTypeId,
   type DeviceUpdate,
-} from "../../types/inheritance/device.gen.js";
+} from "../../types/inheritance/index.gen.js";
 
 /** Filters for lists of Device: `deviceQuery.eq("name", value)` takes only Device's own properties, with their types. */
 export const deviceQuery = /* @__PURE__ */ rql<Device>();
@@ -62,8 +62,13 @@ export function deviceReboot(client: ApsClient, id: string): Promise<DeviceReboo
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { DeviceRebootReply } from "../../types/inheritance/device.gen.js";
-import { type Phone, type PhoneCreate, PhoneTypeId, type PhoneUpdate } from "../../types/inheritance/phone.gen.js";
+import {
+  type DeviceRebootReply,
+  type Phone,
+  type PhoneCreate,
+  PhoneTypeId,
+  type PhoneUpdate,
+} from "../../types/inheritance/index.gen.js";
 
 /** Filters for lists of Phone: `phoneQuery.eq("name", value)` takes only Phone's own properties, with their types. */
 export const phoneQuery = /* @__PURE__ */ rql<Phone>();

@@ -5,7 +5,7 @@ import type { ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
 import type { MaybePromise, WriteReply } from "aps-gen/runtime/connector/replies";
-import type { Device, DeviceCreate, DeviceRebootReply, DeviceUpdate } from "../../types/inheritance/device.gen.js";
+import type { Device, DeviceCreate, DeviceRebootReply, DeviceUpdate } from "../../types/inheritance/index.gen.js";
 
 /** Handlers of service `devices`: resources of type Device (`http://scenarios.example/inheritance/device/1.0`). */
 export interface DevicesHandlers {
@@ -43,8 +43,7 @@ import type { ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
 import type { MaybePromise, WriteReply } from "aps-gen/runtime/connector/replies";
-import type { DeviceRebootReply } from "../../types/inheritance/device.gen.js";
-import type { Phone, PhoneCreate, PhoneUpdate } from "../../types/inheritance/phone.gen.js";
+import type { DeviceRebootReply, Phone, PhoneCreate, PhoneUpdate } from "../../types/inheritance/index.gen.js";
 
 /** Handlers of service `phones`: resources of type Phone (`http://scenarios.example/inheritance/phone/1.0`). */
 export interface PhonesHandlers {

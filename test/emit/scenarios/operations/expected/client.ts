@@ -14,7 +14,7 @@ import {
   type ReportSummaryReply,
   ReportTypeId,
   type ReportUpdate,
-} from "../../types/operations/report.gen.js";
+} from "../../types/operations/index.gen.js";
 
 /** Filters for lists of Report: `reportQuery.eq("name", value)` takes only Report's own properties, with their types. */
 export const reportQuery = /* @__PURE__ */ rql<Report>();

@@ -15,7 +15,7 @@ import type {
   ReportSummaryParams,
   ReportSummaryReply,
   ReportUpdate,
-} from "../../types/operations/report.gen.js";
+} from "../../types/operations/index.gen.js";
 import { parseReportCount, parseReportRename, parseReportSummary } from "../../validators/operations/report.gen.js";
 
 /** Handlers of service `reports`: resources of type Report (`http://scenarios.example/operations/report/1.0`). */

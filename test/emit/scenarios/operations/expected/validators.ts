@@ -17,7 +17,7 @@ import {
   overStringLimit,
   unknownKey,
 } from "aps-gen/runtime/common/validation-rules";
-import type { ReportCountParams, ReportRenameParams, ReportSummaryParams } from "../../types/operations/report.gen.js";
+import type { ReportCountParams, ReportRenameParams, ReportSummaryParams } from "../../types/operations/index.gen.js";
 
 /** Checks a value of structure `Summary` of Report; pushes what is wrong onto `errors`. */
 export function checkReportSummary(value: unknown, path: string, errors: ValidationError[]): void {

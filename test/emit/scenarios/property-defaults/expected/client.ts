@@ -8,7 +8,7 @@ import {
   type WidgetCreate,
   WidgetTypeId,
   type WidgetUpdate,
-} from "../../types/property-defaults/widget.gen.js";
+} from "../../types/property-defaults/index.gen.js";
 
 /** Filters for lists of Widget: `widgetQuery.eq("name", value)` takes only Widget's own properties, with their types. */
 export const widgetQuery = /* @__PURE__ */ rql<Widget>();

@@ -5,7 +5,7 @@ import type { ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
 import type { MaybePromise, WriteReply } from "aps-gen/runtime/connector/replies";
-import type { Widget, WidgetCreate, WidgetUpdate } from "../../types/property-defaults/widget.gen.js";
+import type { Widget, WidgetCreate, WidgetUpdate } from "../../types/property-defaults/index.gen.js";
 
 /** Handlers of service `widgets`: resources of type Widget (`http://scenarios.example/property-defaults/widget/1.0`). */
 export interface WidgetsHandlers {

@@ -3,15 +3,13 @@
 import { type ApsClient, segment, send, sendJson } from "aps-gen/runtime/client/client";
 import { type Page, listPage, listPages } from "aps-gen/runtime/client/pages";
 import { type ListQuery, queryText, rql } from "aps-gen/runtime/client/rql";
-import type { Account } from "../../types/core/account.gen.js";
-import type { AdminUser } from "../../types/core/admin-user.gen.js";
-import type { ServiceUser } from "../../types/core/service-user.gen.js";
+import type { Account, AdminUser, ServiceUser } from "../../types/core/index.gen.js";
 import {
   type License,
   type LicenseCreate,
   LicenseTypeId,
   type LicenseUpdate,
-} from "../../types/relations/license.gen.js";
+} from "../../types/relations/index.gen.js";
 
 /** Filters for lists of License: `licenseQuery.eq("name", value)` takes only License's own properties, with their types. */
 export const licenseQuery = /* @__PURE__ */ rql<License>();

@@ -5,7 +5,7 @@ import type { LinkCallbacks, ServiceHandlers } from "aps-gen/runtime/connector/a
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
 import type { MaybePromise, WriteReply } from "aps-gen/runtime/connector/replies";
-import type { License, LicenseCreate, LicenseUpdate } from "../../types/relations/license.gen.js";
+import type { License, LicenseCreate, LicenseUpdate } from "../../types/relations/index.gen.js";
 
 /** Handlers of service `licenses`: resources of type License (`http://scenarios.example/relations/license/1.0`). */
 export interface LicensesHandlers {

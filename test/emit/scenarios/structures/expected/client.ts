@@ -8,7 +8,7 @@ import {
   type ShipmentCreate,
   ShipmentTypeId,
   type ShipmentUpdate,
-} from "../../types/structures/shipment.gen.js";
+} from "../../types/structures/index.gen.js";
 
 /** Filters for lists of Shipment: `shipmentQuery.eq("name", value)` takes only Shipment's own properties, with their types. */
 export const shipmentQuery = /* @__PURE__ */ rql<Shipment>();

@@ -5,7 +5,7 @@ import type { ServiceHandlers } from "aps-gen/runtime/connector/app";
 import { baseHandlers } from "aps-gen/runtime/connector/base-handlers";
 import type { ApsCallContext } from "aps-gen/runtime/connector/context";
 import type { MaybePromise, WriteReply } from "aps-gen/runtime/connector/replies";
-import type { Shipment, ShipmentCreate, ShipmentUpdate } from "../../types/structures/shipment.gen.js";
+import type { Shipment, ShipmentCreate, ShipmentUpdate } from "../../types/structures/index.gen.js";
 
 /** Handlers of service `shipments`: resources of type Shipment (`http://scenarios.example/structures/shipment/1.0`). */
 export interface ShipmentsHandlers {
