@@ -54,6 +54,8 @@ const schemas: Record<string, object> = {
     structures: { Quota: { type: "object", properties: { gb: { type: "integer" } } } },
     operations: { resize: { verb: "POST", path: "/resize", parameters: { to: { kind: "body", type: "Quota", required: true } }, response: { type: "Quota" } } },
   }),
+  // Its file name ends like a version's (`snap-v2`), but it has no second version.
+  "snap.schema": type("SnapV2", "1.0", { properties: { size: { type: "integer" } } }),
 };
 
 function build() {
@@ -95,7 +97,7 @@ describe("names of a package's types module", () => {
 
   it("prefixes a name two types declare with the type's name, as the package index exported it", () => {
     const { types, consts } = declarations(module.content);
-    expect(types).toEqual(expect.arrayContaining(["OrderAddress", "Customer", "CustomerCreate", "OrderCustomerTier", "MailboxV1_0", "MailboxV2_0", "MailboxV2_0Create", "MailboxV1_0Quota", "MailboxV2_0Quota", "MailboxV2_0ResizeParams", "ApsMeta"]));
+    expect(types).toEqual(expect.arrayContaining(["OrderAddress", "Customer", "CustomerCreate", "OrderCustomerTier", "MailboxV1_0", "MailboxV2_0", "MailboxV2_0Create", "MailboxV1_0Quota", "MailboxV2_0Quota", "MailboxV2_0ResizeParams", "ApsMeta", "SnapV2", "SnapV2Create"]));
     expect(consts).toEqual(expect.arrayContaining(["CustomerCustomerTier", "CustomerCreate_2", "CustomerAddressCountry", "OrderAddressCountry", "MailboxV1_0Plan", "MailboxV2_0Plan", "MailboxV1_0TypeId", "MailboxV2_0TypeId"]));
     // Order declares `CustomerAddress` itself, so Customer's `Address` takes the next free name.
     expect(types).toEqual(expect.arrayContaining(["CustomerAddress", "CustomerAddress_2"]));

@@ -1,7 +1,7 @@
 import { applicationRootOf } from "../../model/application-root.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import type { ApsModel, Operation, Property, ResolvedType } from "../../model/model.ts";
-import { enumTsName, moduleFileNames, pascalCase, structureTsName, typeTsName } from "./naming.ts";
+import { enumTsName, kebabCase, moduleFileNames, pascalCase, structureTsName, typeTsName } from "./naming.ts";
 
 /** The names of the types a custom operation's module declares for it; absent when it has none. */
 export interface OperationNames {
@@ -47,7 +47,7 @@ export interface TypeNames {
   readonly enums: ReadonlyMap<string, string>;
   /**
    * The custom operations the type declares itself, by name: the params, reply and error types
-   * its module declares once, which the client, the connector and the validators import.
+   * its package's types module declares once, which the client, the connector and the validators import.
    */
   readonly operations: ReadonlyMap<string, OperationNames>;
 }
@@ -107,8 +107,8 @@ function localNames(type: ResolvedType, model: ApsModel, file: string, root: Res
   const decl = type.decl;
   // Two versions of a type in one package (moduleFileNames gave them `-v<version>` files) take
   // the version into their name too: `MailboxV1_0`, `MailboxV2_0`.
-  const versioned = file.match(/-v([0-9][0-9-]*)$/);
-  const tsName = versioned ? `${typeTsName(decl)}V${versioned[1]!.replace(/-/g, "_")}` : typeTsName(decl);
+  const versioned = file !== (kebabCase(decl.name) || "type");
+  const tsName = versioned ? `${typeTsName(decl)}V${decl.id.slice(decl.id.lastIndexOf("/") + 1).replace(/[^A-Za-z0-9]/g, "_")}` : typeTsName(decl);
   // Names are given in this order, each clear of those before it (`_2`, `_3`): an enum of a
   // property `create` must not take `MailboxCreate`.
   const taken = new Set<string>();
