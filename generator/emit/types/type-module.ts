@@ -32,10 +32,10 @@ interface EnumView {
 type Shape = "read" | "create" | "update";
 
 /**
- * Writes the declarations of one type into its package's types module: its structures, enums and the three shapes `X` (as read),
- * `XCreate` (provision input: no readonly) and `XUpdate` (configure input: no readonly, no final,
- * all optional), for an application root type `XSettings` (what installing an instance takes),
- * and the params, reply and error types of the custom operations the type declares, under the
+ * Writes the declarations of one type into its package's types module: its structures, enums
+ * and the three shapes `X` (as read), `XCreate` (provision input: no readonly) and `XUpdate`
+ * (configure input: no readonly, no final, all optional), for an application root type
+ * `XSettings` (what installing an instance takes), and the params, reply and error types of the custom operations the type declares, under the
  * names of the name table (unique in the package). `null` on write means "no value"; it is
  * accepted for optional properties only. `root` is the application root type of the type's
  * package, if it has one. `imports` is the module's, which reserves every name it declares.
