@@ -66,9 +66,12 @@ export function buildNameTable(model: ApsModel): Map<string, TypeNames> {
     const root = applicationRootOf(pkg, model);
     const typesModule = `types/${pkg.name}/index.gen.ts`;
     const locals = decls.map((decl) => localNames(model.types.get(decl.id)!, model, files.get(decl.id)!, root));
-    const final = packageNames(locals);
-    locals.forEach((local, i) => {
-      const n = (name: string) => final[i]!.get(name)!;
+    const renames = packageRenames(locals);
+    for (let i = 0; i < locals.length; i++) {
+      const local = locals[i]!;
+      // Most names stay as the type's own module would have them: its maps are used as they are.
+      const renamed = renames[i];
+      const n = (name: string) => renamed?.get(name) ?? name;
       table.set(local.type.id, {
         typeId: local.type.id,
         typesModule,
@@ -78,13 +81,13 @@ export function buildNameTable(model: ApsModel): Map<string, TypeNames> {
         ...(local.create ? { create: n(local.create), update: n(local.update!) } : {}),
         typeIdConst: n(`${local.tsName}TypeId`),
         ...(local.settings ? { settings: n(local.settings) } : {}),
-        structures: new Map([...local.structures].map(([s, name]) => [s, n(name)])),
-        enums: new Map([...local.enums].map(([k, name]) => [k, n(name)])),
-        operations: new Map(
-          [...local.operations].map(([op, o]) => [op, { ...(o.params ? { params: n(o.params) } : {}), ...(o.reply ? { reply: n(o.reply) } : {}), ...(o.error ? { error: n(o.error) } : {}) }]),
-        ),
+        structures: renamed ? remap(local.structures, n) : local.structures,
+        enums: renamed ? remap(local.enums, n) : local.enums,
+        operations: renamed
+          ? new Map([...local.operations].map(([op, o]) => [op, { ...(o.params ? { params: n(o.params) } : {}), ...(o.reply ? { reply: n(o.reply) } : {}), ...(o.error ? { error: n(o.error) } : {}) }]))
+          : local.operations,
       });
-    });
+    }
   }
   return table;
 }
@@ -103,78 +106,95 @@ interface LocalNames {
   readonly all: string[];
 }
 
+function remap(names: ReadonlyMap<string, string>, n: (name: string) => string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, name] of names) out.set(key, n(name));
+  return out;
+}
+
+/** Names given in order, each clear of those before it (`_2`, `_3`). */
+class NameList {
+  readonly taken = new Set<string>();
+  readonly all: string[] = [];
+
+  unique(name: string): string {
+    let n = name;
+    for (let k = 2; this.taken.has(n); k++) n = `${name}_${k}`;
+    this.taken.add(n);
+    this.all.push(n);
+    return n;
+  }
+}
+
 function localNames(type: ResolvedType, model: ApsModel, file: string, root: ResolvedType | undefined): LocalNames {
   const decl = type.decl;
   // Two versions of a type in one package (moduleFileNames gave them `-v<version>` files) take
   // the version into their name too: `MailboxV1_0`, `MailboxV2_0`.
   const versioned = file !== (kebabCase(decl.name) || "type");
   const tsName = versioned ? `${typeTsName(decl)}V${decl.id.slice(decl.id.lastIndexOf("/") + 1).replace(/[^A-Za-z0-9]/g, "_")}` : typeTsName(decl);
-  // Names are given in this order, each clear of those before it (`_2`, `_3`): an enum of a
-  // property `create` must not take `MailboxCreate`.
-  const taken = new Set<string>();
-  const all: string[] = [];
-  const unique = (name: string) => {
-    let n = name;
-    for (let k = 2; taken.has(n); k++) n = `${name}_${k}`;
-    taken.add(n);
-    all.push(n);
-    return n;
-  };
-  unique(tsName);
-  const create = type.isResource ? unique(`${tsName}Create`) : undefined;
-  const update = type.isResource ? unique(`${tsName}Update`) : undefined;
-  unique(`${tsName}TypeId`);
-  const settings = root?.id === type.id ? unique(`${tsName}Settings`) : undefined;
+  // Names are given in this order, each clear of those before it: an enum of a property
+  // `create` must not take `MailboxCreate`.
+  const list = new NameList();
+  list.unique(tsName);
+  const create = type.isResource ? list.unique(`${tsName}Create`) : undefined;
+  const update = type.isResource ? list.unique(`${tsName}Update`) : undefined;
+  list.unique(`${tsName}TypeId`);
+  const settings = root?.id === type.id ? list.unique(`${tsName}Settings`) : undefined;
   // Reserved even when not declared, as structureTsName avoids them.
-  for (const n of [`${tsName}Create`, `${tsName}Update`]) taken.add(n);
+  list.taken.add(`${tsName}Create`).add(`${tsName}Update`);
   const structures = new Map<string, string>();
-  for (const s of decl.structures.values()) structures.set(s.name, unique(structureTsName(tsName, s)));
+  for (const s of decl.structures.values()) structures.set(s.name, list.unique(structureTsName(tsName, s)));
   const enums = new Map<string, string>();
   const seen = new Set<Property>();
-  const addEnum = (key: string, ownerName: string, p: Property) => {
-    if (!p.enum?.length || seen.has(p)) return;
+  for (const s of decl.structures.values()) {
+    for (const p of s.properties.values()) {
+      if (!p.enum?.length || seen.has(p)) continue;
+      seen.add(p);
+      enums.set(enumKey(s.name, p.name), list.unique(enumTsName(structures.get(s.name)!, p.name)));
+    }
+  }
+  for (const p of type.properties.values()) {
+    if (!p.enum?.length || seen.has(p)) continue;
     seen.add(p);
-    enums.set(key, unique(enumTsName(ownerName, p.name)));
-  };
-  for (const s of decl.structures.values()) for (const p of s.properties.values()) addEnum(enumKey(s.name, p.name), structures.get(s.name)!, p);
-  for (const p of type.properties.values()) addEnum(enumKey(undefined, p.name), tsName, p);
+    enums.set(enumKey(undefined, p.name), list.unique(enumTsName(tsName, p.name)));
+  }
   const custom = [...decl.operations.values()].filter((op) => !isBaseOperation(op, type, model));
   const operations = new Map<string, OperationNames>();
   for (const op of custom) {
     const stem = `${tsName}${pascalCase(op.name)}`;
     operations.set(op.name, {
-      ...(op.parameters.length > 0 ? { params: unique(`${stem}Params`) } : {}),
-      ...(op.response?.type && op.response.contentType === undefined ? { reply: unique(`${stem}Reply`) } : {}),
-      ...(op.errorResponse?.type && op.errorResponse.contentType === undefined ? { error: unique(`${stem}Error`) } : {}),
+      ...(op.parameters.length > 0 ? { params: list.unique(`${stem}Params`) } : {}),
+      ...(op.response?.type && op.response.contentType === undefined ? { reply: list.unique(`${stem}Reply`) } : {}),
+      ...(op.errorResponse?.type && op.errorResponse.contentType === undefined ? { error: list.unique(`${stem}Error`) } : {}),
     });
   }
-  return { type, tsName, ...(create ? { create, update } : {}), ...(settings ? { settings } : {}), structures, enums, operations, all };
+  return { type, tsName, ...(create ? { create, update } : {}), ...(settings ? { settings } : {}), structures, enums, operations, all: list.all };
 }
 
 /**
- * The names the types module of a package declares, per type: each type's own name, unless
- * another type of the package declares it too (two types with an `Address` structure), then
- * prefixed with the type's name (`CustomerAddress`, `OrderAddress`) as the package index of
- * per-type modules exported them; a name still taken (a type declaring `CustomerAddress`
- * itself, a prefix making the same name twice) takes `_2`, `_3`. Names declared once keep their
- * spelling: they are settled first.
+ * The names the types module of a package declares, per type, where they differ from the type's
+ * own (undefined: none does): a name another type of the package declares too (two types with
+ * an `Address` structure) is prefixed with the type's name (`CustomerAddress`, `OrderAddress`),
+ * as the package index of per-type modules exported them; a name still taken (a type declaring
+ * `CustomerAddress` itself, a prefix making the same name twice) takes `_2`, `_3`. Names
+ * declared once keep their spelling: they are settled first.
  */
-function packageNames(locals: readonly LocalNames[]): Map<string, string>[] {
+function packageRenames(locals: readonly LocalNames[]): (Map<string, string> | undefined)[] {
+  // Each type's names are unique among themselves (NameList).
   const count = new Map<string, number>();
-  for (const local of locals) for (const name of new Set(local.all)) count.set(name, (count.get(name) ?? 0) + 1);
+  for (const local of locals) for (const name of local.all) count.set(name, (count.get(name) ?? 0) + 1);
+  const out: (Map<string, string> | undefined)[] = locals.map(() => undefined);
+  if (count.size === locals.reduce((sum, l) => sum + l.all.length, 0)) return out;
   const taken = new Set<string>();
-  const out = locals.map(() => new Map<string, string>());
-  locals.forEach((local, i) => {
-    for (const name of local.all) if (count.get(name) === 1) (out[i]!.set(name, name), taken.add(name));
-  });
+  for (const [name, k] of count) if (k === 1) taken.add(name);
   locals.forEach((local, i) => {
     for (const name of local.all) {
-      if (out[i]!.has(name)) continue;
+      if (count.get(name) === 1) continue;
       const prefixed = `${local.tsName}${name}`;
       let unique = prefixed;
       for (let k = 2; taken.has(unique); k++) unique = `${prefixed}_${k}`;
       taken.add(unique);
-      out[i]!.set(name, unique);
+      (out[i] ??= new Map()).set(name, unique);
     }
   });
   return out;
