@@ -222,8 +222,6 @@ export {
   linkAccountBrand,
   unlinkAccountBrand,
   listAccountBrand,
-} from "./core/account.gen.js";
-export {
   adminUserQuery,
   provisionAdminUser,
   getAdminUser,
@@ -234,8 +232,6 @@ export {
   linkAdminUserServices,
   unlinkAdminUserServices,
   listAdminUserServices,
-} from "./core/admin-user.gen.js";
-export {
   applicationQuery,
   provisionApplication,
   getApplication,
@@ -243,8 +239,6 @@ export {
   listApplicationPages,
   configureApplication,
   unprovisionApplication,
-} from "./core/application.gen.js";
-export {
   brandQuery,
   provisionBrand,
   getBrand,
@@ -252,8 +246,6 @@ export {
   listBrandPages,
   configureBrand,
   unprovisionBrand,
-} from "./core/brand.gen.js";
-export {
   pASubscriptionQuery,
   provisionPASubscription,
   getPASubscription,
@@ -268,8 +260,6 @@ export {
   unlinkPASubscriptionAccount,
   listPASubscriptionAccount,
   pASubscriptionResources,
-} from "./core/pasubscription.gen.js";
-export {
   resourceQuery,
   provisionResource,
   getResource,
@@ -277,8 +267,6 @@ export {
   listResourcePages,
   configureResource,
   unprovisionResource,
-} from "./core/resource.gen.js";
-export {
   serviceUserQuery,
   provisionServiceUser,
   getServiceUser,
@@ -289,12 +277,10 @@ export {
   linkServiceUserServices,
   unlinkServiceUserServices,
   listServiceUserServices,
-} from "./core/service-user.gen.js";
-export {
   subscriptionServiceQuery,
   provisionSubscriptionService,
   getSubscriptionService,
-  listSubscriptionServices as subscriptionServiceListSubscriptionServices,
+  subscriptionServiceListSubscriptionServices,
   listSubscriptionServicePages,
   configureSubscriptionService,
   unprovisionSubscriptionService,
@@ -304,8 +290,6 @@ export {
   linkSubscriptionServiceSubscription,
   unlinkSubscriptionServiceSubscription,
   listSubscriptionServiceSubscription,
-} from "./core/subscription-service.gen.js";
-export {
   subscriptionQuery,
   provisionSubscription,
   getSubscription,
@@ -315,22 +299,18 @@ export {
   unprovisionSubscription,
   linkSubscriptionServices,
   unlinkSubscriptionServices,
-  listSubscriptionServices as subscriptionListSubscriptionServices,
+  subscriptionListSubscriptionServices,
   subscriptionResources,
-} from "./core/subscription.gen.js";
-export {
   userServiceQuery,
   provisionUserService,
   getUserService,
-  listUserServices as userServiceListUserServices,
+  userServiceListUserServices,
   listUserServicePages,
   configureUserService,
   unprovisionUserService,
   linkUserServiceUser,
   unlinkUserServiceUser,
   listUserServiceUser,
-} from "./core/user-service.gen.js";
-export {
   userQuery,
   provisionUser,
   getUser,
@@ -340,8 +320,8 @@ export {
   unprovisionUser,
   linkUserServices,
   unlinkUserServices,
-  listUserServices as userListUserServices,
-} from "./core/user.gen.js";
+  userListUserServices,
+} from "./core/index.gen.js";
 export {
   cloudMailQuery,
   provisionCloudMail,
@@ -355,8 +335,6 @@ export {
   listCloudMailTenants,
   installCloudMail,
   cloudMailTestConnection,
-} from "./examples/cloudmail/cloud-mail.gen.js";
-export {
   tenantQuery,
   provisionTenant,
   getTenant,
@@ -388,9 +366,6 @@ export {
   subscribeTenant,
   listTenantEventSubscriptions,
   unsubscribeTenant,
-  type TenantEventHandler,
-} from "./examples/cloudmail/tenant.gen.js";
-export {
   domainQuery,
   provisionDomain,
   getDomain,
@@ -406,8 +381,6 @@ export {
   listDomainMailboxes,
   domainVerifyDns,
   domainRequiredRecords,
-} from "./examples/cloudmail/domain.gen.js";
-export {
   mailboxQuery,
   provisionMailbox,
   getMailbox,
@@ -430,7 +403,8 @@ export {
   mailboxCheckAvailability,
   mailboxStorageUsage,
   mailboxPurgeArchive,
-} from "./examples/cloudmail/mailbox.gen.js";
+  type TenantEventHandler,
+} from "./examples/cloudmail/index.gen.js";
 export {
   vpsCloudQuery,
   provisionVpsCloud,
@@ -444,8 +418,6 @@ export {
   listVpsCloudManagements,
   installVpsCloud,
   vpsCloudSyncImages,
-} from "./examples/vpscloud/vps-cloud.gen.js";
-export {
   managementQuery,
   provisionManagement,
   getManagement,
@@ -471,9 +443,6 @@ export {
   subscribeManagement,
   listManagementEventSubscriptions,
   unsubscribeManagement,
-  type ManagementEventHandler,
-} from "./examples/vpscloud/management.gen.js";
-export {
   vpsQuery,
   provisionVps,
   getVps,
@@ -499,8 +468,6 @@ export {
   vpsMigrate,
   vpsTakeSnapshot,
   vpsImages,
-} from "./examples/vpscloud/vps.gen.js";
-export {
   snapshotQuery,
   provisionSnapshot,
   getSnapshot,
@@ -513,4 +480,5 @@ export {
   listSnapshotVps,
   snapshotRestore,
   snapshotDownload,
-} from "./examples/vpscloud/snapshot.gen.js";
+  type ManagementEventHandler,
+} from "./examples/vpscloud/index.gen.js";

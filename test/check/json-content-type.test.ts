@@ -31,7 +31,7 @@ describe("a JSON contentType beside type (what aps build writes for @return(T, t
 
   it("is JSON of the type in the client, the validators and OpenAPI", () => {
     const files = new Map(emitAll(model).map((f) => [f.path, f.content]));
-    const client = [...files].find(([p]) => p.startsWith("client/") && p.endsWith("widget.gen.ts"))![1];
+    const client = [...files].find(([p]) => p.startsWith("client/") && p.endsWith("/index.gen.ts") && p !== "client/index.gen.ts" && !p.startsWith("client/core/"))![1];
     expect(client).toContain("params: WidgetReportParams): Promise<WidgetReportReply>");
     // The operation's types are declared once, in the types module: JSON of Report both ways.
     const types = [...files].find(([p]) => p.startsWith("types/") && p.endsWith("index.gen.ts") && p !== "types/core/index.gen.ts")![1];

@@ -3,7 +3,7 @@
  * the runtime and of the generated modules (its types are checked in types.test-d.ts).
  */
 import { describe, expect, it } from "vitest";
-import { provisionMailbox } from "../../generated/client/examples/cloudmail/mailbox.gen.ts";
+import { provisionMailbox } from "../../generated/client/examples/cloudmail/index.gen.ts";
 import * as sdk from "../../generated/client/index.gen.ts";
 import { MailboxPlan, MailboxTypeId } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import { ApsError } from "../../runtime/client/aps-error.ts";

@@ -6,9 +6,7 @@
  * the calls below are type-checked only and send no request.
  */
 import { assertType, describe, expectTypeOf, it } from "vitest";
-import * as cloudMailSdk from "../../generated/client/examples/cloudmail/cloud-mail.gen.ts";
-import * as domainSdk from "../../generated/client/examples/cloudmail/domain.gen.ts";
-import * as mailboxSdk from "../../generated/client/examples/cloudmail/mailbox.gen.ts";
+import * as cloudmailSdk from "../../generated/client/examples/cloudmail/index.gen.ts";
 import {
   configureMailbox,
   disableMailbox,
@@ -28,8 +26,7 @@ import {
   provisionMailbox,
   unlinkMailboxTenant,
   unprovisionMailbox,
-} from "../../generated/client/examples/cloudmail/mailbox.gen.ts";
-import * as tenantSdk from "../../generated/client/examples/cloudmail/tenant.gen.ts";
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
 import {
   listTenantEventSubscriptions,
   subscribeTenant,
@@ -38,10 +35,10 @@ import {
   tenantQuery,
   tenantUsage,
   type TenantEventHandler,
-} from "../../generated/client/examples/cloudmail/tenant.gen.ts";
-import { domainQuery, domainRequiredRecords, domainVerifyDns } from "../../generated/client/examples/cloudmail/domain.gen.ts";
-import { snapshotDownload } from "../../generated/client/examples/vpscloud/snapshot.gen.ts";
-import { vpsScreenshot } from "../../generated/client/examples/vpscloud/vps.gen.ts";
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
+import { domainQuery, domainRequiredRecords, domainVerifyDns } from "../../generated/client/examples/cloudmail/index.gen.ts";
+import { snapshotDownload } from "../../generated/client/examples/vpscloud/index.gen.ts";
+import { vpsScreenshot } from "../../generated/client/examples/vpscloud/index.gen.ts";
 import type { ServiceUser, Usage, Subscription as CoreSubscription } from "../../generated/types/core/index.gen.ts";
 // The parameters of custom operations are declared once, in the package's types module, for the client, the connector and the validators.
 import type {
@@ -65,8 +62,7 @@ import type {
   UsageReport,
 } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import * as sdk from "../../generated/client/index.gen.ts";
-import { listSubscriptionServices } from "../../generated/client/core/subscription.gen.ts";
-import { listSubscriptionServices as listSubscriptionServicesPage } from "../../generated/client/core/subscription-service.gen.ts";
+import { subscriptionListSubscriptionServices as listSubscriptionServices, subscriptionServiceListSubscriptionServices as listSubscriptionServicesPage } from "../../generated/client/core/index.gen.ts";
 import { installInstance, listTasks, type InstallRequest, type InstanceInfo } from "../../runtime/client/administration.ts";
 import { createClient, type ApsClient } from "../../runtime/client/client.ts";
 import type { Page } from "../../runtime/client/pages.ts";
@@ -227,7 +223,7 @@ describe("RQL builder: combining filters", () => {
     // @ts-expect-error a Tenant filter in a Mailbox list
     void listMailboxes(client, { filter: tenantFilter });
     // @ts-expect-error a Domain filter in a Tenant list
-    void tenantSdk.listTenants(client, { filter: domainFilter });
+    void cloudmailSdk.listTenants(client, { filter: domainFilter });
   });
 });
 
@@ -350,11 +346,11 @@ describe("parameters", () => {
     // @ts-expect-error a required link cannot be null
     void provisionMailbox(client, { ...mailbox, tenant, domain: null });
     // @ts-expect-error tenant is a required relation of Domain
-    void domainSdk.provisionDomain(client, { name: "example.com" });
+    void cloudmailSdk.provisionDomain(client, { name: "example.com" });
     // Tenant's required `app` links to CloudMail, the application root: the controller links it when left out.
-    void tenantSdk.provisionTenant(client, { account: { aps: { id: "a1" } }, subscription: { aps: { id: "s1" } } });
+    void cloudmailSdk.provisionTenant(client, { account: { aps: { id: "a1" } }, subscription: { aps: { id: "s1" } } });
     // @ts-expect-error account is a required relation of Tenant
-    void tenantSdk.provisionTenant(client, { subscription: { aps: { id: "s1" } } });
+    void cloudmailSdk.provisionTenant(client, { subscription: { aps: { id: "s1" } } });
     expectTypeOf<TenantCreate>().toHaveProperty("app").toEqualTypeOf<ApsLinkRef | undefined>();
   });
 
@@ -374,25 +370,25 @@ describe("parameters", () => {
   it("installing takes the application root's settings (CloudMailSettings), as the controller checks them", () => {
     const where = { package: "p1", endpoint: "https://endpoint.test" };
     const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" };
-    expectTypeOf(cloudMailSdk.installCloudMail).parameters.toEqualTypeOf<[ApsClient, InstallRequest<CloudMailSettings>]>();
-    expectTypeOf(cloudMailSdk.installCloudMail).returns.toEqualTypeOf<Promise<InstanceInfo>>();
+    expectTypeOf(cloudmailSdk.installCloudMail).parameters.toEqualTypeOf<[ApsClient, InstallRequest<CloudMailSettings>]>();
+    expectTypeOf(cloudmailSdk.installCloudMail).returns.toEqualTypeOf<Promise<InstanceInfo>>();
     expectTypeOf<CloudMailSettings["defaultQuota"]>().toEqualTypeOf<Int64 | null | undefined>();
     expectTypeOf<CloudMailSettings>().not.toHaveProperty("tenants");
     expectTypeOf<CloudMailSettings>().not.toHaveProperty("aps");
     // Only the root type of a package gets an install function.
-    expectTypeOf(tenantSdk).not.toHaveProperty("installTenant");
-    void cloudMailSdk.installCloudMail(client, { ...where, settings });
-    void cloudMailSdk.installCloudMail(client, { ...where, endpointCa: "PEM", settings: { ...settings, imapHost: "imap.example", defaultQuota: 10240n, smtpHost: null } });
+    expectTypeOf(cloudmailSdk).not.toHaveProperty("installTenant");
+    void cloudmailSdk.installCloudMail(client, { ...where, settings });
+    void cloudmailSdk.installCloudMail(client, { ...where, endpointCa: "PEM", settings: { ...settings, imapHost: "imap.example", defaultQuota: 10240n, smtpHost: null } });
     // @ts-expect-error CloudMail has required properties: the settings are required
-    void cloudMailSdk.installCloudMail(client, where);
+    void cloudmailSdk.installCloudMail(client, where);
     // @ts-expect-error apiSecret is required
-    void cloudMailSdk.installCloudMail(client, { ...where, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef" } });
+    void cloudmailSdk.installCloudMail(client, { ...where, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef" } });
     // @ts-expect-error misspelt setting
-    void cloudMailSdk.installCloudMail(client, { ...where, settings: { ...settings, imapHots: "imap.example" } });
+    void cloudmailSdk.installCloudMail(client, { ...where, settings: { ...settings, imapHots: "imap.example" } });
     // @ts-expect-error defaultQuota is an integer
-    void cloudMailSdk.installCloudMail(client, { ...where, settings: { ...settings, defaultQuota: "10 GB" } });
+    void cloudmailSdk.installCloudMail(client, { ...where, settings: { ...settings, defaultQuota: "10 GB" } });
     // @ts-expect-error a link is not a setting
-    void cloudMailSdk.installCloudMail(client, { ...where, settings: { ...settings, tenants: [] } });
+    void cloudmailSdk.installCloudMail(client, { ...where, settings: { ...settings, tenants: [] } });
     // The untyped form stays as it was.
     void installInstance(client, { ...where, settings: { anything: 1 } });
     void installInstance(client, where);
@@ -415,13 +411,14 @@ describe("parameters", () => {
   });
 
   it("link functions exist only for declared relations", () => {
-    type LinkFunctions<M> = Extract<keyof M, `link${string}` | `unlink${string}`>;
-    expectTypeOf<LinkFunctions<typeof mailboxSdk>>().toEqualTypeOf<
+    // One module holds the package's client functions: those of type T start with link<T>, unlink<T>.
+    type LinkFunctions<T extends string> = Extract<keyof typeof cloudmailSdk, `link${T}${string}` | `unlink${T}${string}`>;
+    expectTypeOf<LinkFunctions<"Mailbox">>().toEqualTypeOf<
       "linkMailboxTenant" | "unlinkMailboxTenant" | "linkMailboxDomain" | "unlinkMailboxDomain" | "linkMailboxUser" | "unlinkMailboxUser"
     >();
-    expectTypeOf<LinkFunctions<typeof domainSdk>>().toEqualTypeOf<"linkDomainTenant" | "unlinkDomainTenant" | "linkDomainMailboxes" | "unlinkDomainMailboxes">();
-    expectTypeOf<LinkFunctions<typeof cloudMailSdk>>().toEqualTypeOf<"linkCloudMailTenants" | "unlinkCloudMailTenants">();
-    expectTypeOf<LinkFunctions<typeof tenantSdk>>().toEqualTypeOf<
+    expectTypeOf<LinkFunctions<"Domain">>().toEqualTypeOf<"linkDomainTenant" | "unlinkDomainTenant" | "linkDomainMailboxes" | "unlinkDomainMailboxes">();
+    expectTypeOf<LinkFunctions<"CloudMail">>().toEqualTypeOf<"linkCloudMailTenants" | "unlinkCloudMailTenants">();
+    expectTypeOf<LinkFunctions<"Tenant">>().toEqualTypeOf<
       | "linkTenantApp"
       | "unlinkTenantApp"
       | "linkTenantAccount"
@@ -436,16 +433,16 @@ describe("parameters", () => {
     expectTypeOf(linkMailboxTenant).parameters.toEqualTypeOf<[ApsClient, string, string]>();
     expectTypeOf(unlinkMailboxTenant).parameters.toEqualTypeOf<[ApsClient, string, string]>();
     // @ts-expect-error aliases is a property, not a relation
-    void mailboxSdk.linkMailboxAliases(client, "m1", "x");
+    void cloudmailSdk.linkMailboxAliases(client, "m1", "x");
     // @ts-expect-error Mailbox has no mailboxes relation (Tenant has)
-    void mailboxSdk.linkMailboxMailboxes(client, "m1", "x");
+    void cloudmailSdk.linkMailboxMailboxes(client, "m1", "x");
   });
 
   it("Suspendable types have disable/enable; others do not", () => {
-    expectTypeOf(mailboxSdk).toHaveProperty("disableMailbox");
-    expectTypeOf(mailboxSdk).toHaveProperty("enableMailbox");
-    expectTypeOf(tenantSdk).not.toHaveProperty("disableTenant");
-    expectTypeOf(domainSdk).not.toHaveProperty("enableDomain");
+    expectTypeOf(cloudmailSdk).toHaveProperty("disableMailbox");
+    expectTypeOf(cloudmailSdk).toHaveProperty("enableMailbox");
+    expectTypeOf(cloudmailSdk).not.toHaveProperty("disableTenant");
+    expectTypeOf(cloudmailSdk).not.toHaveProperty("enableDomain");
   });
 });
 
@@ -467,7 +464,7 @@ describe("responses", () => {
     expectTypeOf(listMailboxTenant).returns.toEqualTypeOf<Promise<Tenant[]>>();
     expectTypeOf(listMailboxDomain).returns.toEqualTypeOf<Promise<Domain[]>>();
     expectTypeOf(listMailboxUser).returns.toEqualTypeOf<Promise<ServiceUser[]>>();
-    expectTypeOf(tenantSdk.listTenantMailboxes).returns.toEqualTypeOf<Promise<Mailbox[]>>();
+    expectTypeOf(cloudmailSdk.listTenantMailboxes).returns.toEqualTypeOf<Promise<Mailbox[]>>();
     expectTypeOf(linkMailboxTenant).returns.toEqualTypeOf<Promise<void>>();
     expectTypeOf(unlinkMailboxTenant).returns.toEqualTypeOf<Promise<void>>();
   });
@@ -506,8 +503,8 @@ describe("responses", () => {
     // @ts-expect-error a handler is required
     void subscribeTenant(client, "t1", { event: "http://aps-standard.org/core/events/changed", source });
     // Types without event handlers get no subscribe function.
-    expectTypeOf(mailboxSdk).not.toHaveProperty("subscribeMailbox");
-    expectTypeOf(domainSdk).not.toHaveProperty("subscribeDomain");
+    expectTypeOf(cloudmailSdk).not.toHaveProperty("subscribeMailbox");
+    expectTypeOf(cloudmailSdk).not.toHaveProperty("subscribeDomain");
   });
 });
 
@@ -515,7 +512,7 @@ describe("one import: generated/client/index.gen.ts", () => {
   it("exports the runtime and every generated function and type, the very same ones", () => {
     expectTypeOf(sdk.createClient).toEqualTypeOf(createClient);
     expectTypeOf(sdk.provisionMailbox).toEqualTypeOf(provisionMailbox);
-    expectTypeOf(sdk.installCloudMail).toEqualTypeOf(cloudMailSdk.installCloudMail);
+    expectTypeOf(sdk.installCloudMail).toEqualTypeOf(cloudmailSdk.installCloudMail);
     expectTypeOf(sdk.mailboxQuery).toEqualTypeOf(mailboxQuery);
     expectTypeOf(sdk.listTasks).toEqualTypeOf(listTasks);
     expectTypeOf<sdk.MailboxCreate>().toEqualTypeOf<MailboxCreate>();
@@ -525,7 +522,8 @@ describe("one import: generated/client/index.gen.ts", () => {
   });
 
   it("gives names two modules export longer ones, and lets a generated name hide the runtime's", () => {
-    // Subscription's `services` relation and SubscriptionService's list function are both listSubscriptionServices.
+    // Subscription's `services` relation and SubscriptionService's list function are both listSubscriptionServices:
+    // the package's client module declares each with its type's name in front, as the index exports them.
     expectTypeOf(sdk.subscriptionListSubscriptionServices).toEqualTypeOf(listSubscriptionServices);
     expectTypeOf(sdk.subscriptionServiceListSubscriptionServices).toEqualTypeOf(listSubscriptionServicesPage);
     expectTypeOf(sdk).not.toHaveProperty("listSubscriptionServices");

@@ -20,8 +20,8 @@ import {
   provisionMailbox,
   unlinkMailboxTenant,
   unprovisionMailbox,
-} from "../../generated/client/examples/cloudmail/mailbox.gen.ts";
-import { domainQuery } from "../../generated/client/examples/cloudmail/domain.gen.ts";
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
+import { domainQuery } from "../../generated/client/examples/cloudmail/index.gen.ts";
 import {
   linkTenantDomains,
   listTenantEventSubscriptions,
@@ -30,7 +30,7 @@ import {
   tenantImportMailboxes,
   tenantUsage,
   unsubscribeTenant,
-} from "../../generated/client/examples/cloudmail/tenant.gen.ts";
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
 import { type Mailbox, MailboxTypeId } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import { ApsError } from "../../runtime/client/aps-error.ts";
 import { createClient, type ApsClient, type ApsClientOptions } from "../../runtime/client/client.ts";

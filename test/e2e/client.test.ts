@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { provisionAccount } from "../../generated/client/core/account.gen.ts";
-import { provisionSubscription } from "../../generated/client/core/subscription.gen.ts";
-import { getDomain, listDomainMailboxes, linkDomainMailboxes, provisionDomain, unlinkDomainMailboxes } from "../../generated/client/examples/cloudmail/domain.gen.ts";
+import { provisionAccount } from "../../generated/client/core/index.gen.ts";
+import { provisionSubscription } from "../../generated/client/core/index.gen.ts";
+import { getDomain, listDomainMailboxes, linkDomainMailboxes, provisionDomain, unlinkDomainMailboxes } from "../../generated/client/examples/cloudmail/index.gen.ts";
 import {
   configureMailbox,
   disableMailbox,
@@ -23,8 +23,8 @@ import {
   mailboxQuery,
   provisionMailbox,
   unprovisionMailbox,
-} from "../../generated/client/examples/cloudmail/mailbox.gen.ts";
-import { getTenant, listTenantEventSubscriptions, provisionTenant, subscribeTenant, tenantExportMailboxes, tenantImportMailboxes, tenantUsage, unsubscribeTenant } from "../../generated/client/examples/cloudmail/tenant.gen.ts";
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
+import { getTenant, listTenantEventSubscriptions, provisionTenant, subscribeTenant, tenantExportMailboxes, tenantImportMailboxes, tenantUsage, unsubscribeTenant } from "../../generated/client/examples/cloudmail/index.gen.ts";
 import { cloudmailServices } from "../../generated/connector/examples/cloudmail/index.gen.ts";
 import { MailboxTypeId, TenantTypeId } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import {

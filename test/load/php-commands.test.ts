@@ -34,7 +34,7 @@ describe("the other commands take a PHP-annotated package", () => {
     expect(r.out.join("\n")).toContain("mailhost: 3 of 3 services loaded");
     const files = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).sort();
     // Per-type files are named after the PHP class (aps build's "name"), connector files after the service; the types are one module per package.
-    for (const f of ["types/mailhost/index.gen.ts", "validators/mailhost/tenants.gen.ts", "connector/mailhost/tenants.gen.ts", "connector/mailhost/mailboxes.gen.ts", "client/mailhost/tenants.gen.ts"]) {
+    for (const f of ["types/mailhost/index.gen.ts", "validators/mailhost/tenants.gen.ts", "connector/mailhost/tenants.gen.ts", "connector/mailhost/mailboxes.gen.ts", "client/mailhost/index.gen.ts"]) {
       expect(files, f).toContain(f);
     }
     expect(typecheck(files.filter((f) => f.includes("mailhost")).map((f) => join(out, f)))).toEqual([]);
@@ -47,7 +47,7 @@ describe("the other commands take a PHP-annotated package", () => {
     expect(connector).toContain("quota(ctx: ApsCallContext, params: TenantsQuotaParams): MaybePromise<TenantsQuotaReply>;");
     expect(connector).toContain("setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;");
     expect(connector).not.toContain("RawReply");
-    const client = readFileSync(join(out, "client/mailhost/tenants.gen.ts"), "utf8");
+    const client = readFileSync(join(out, "client/mailhost/index.gen.ts"), "utf8");
     expect(client).toMatch(/Promise<TenantsQuotaReply>/);
   });
 

@@ -49,7 +49,7 @@ describe("the packed package, installed elsewhere", () => {
     expect(check.stdout).toMatch(/✓ 17 types checked/);
     const build = cli("build", "--types", "cloudmail", "--out", "generated");
     expect(build.status, build.stderr + build.stdout).toBe(0);
-    expect(existsSync(join(consumer, "generated/client/cloudmail/mailbox.gen.ts"))).toBe(true);
+    expect(existsSync(join(consumer, "generated/client/cloudmail/index.gen.ts"))).toBe(true);
   }, 60_000);
 
   it("imports aps-gen/client and aps-gen/connector with plain node", () => {
@@ -78,7 +78,7 @@ describe("the packed package, installed elsewhere", () => {
         'import { createClient, rql } from "aps-gen/client";',
         'import { compile } from "aps-gen";',
         'import type { ServiceHandlers } from "aps-gen/connector";',
-        'import { listMailboxes } from "./generated/client/cloudmail/mailbox.gen.js";',
+        'import { listMailboxes } from "./generated/client/cloudmail/index.gen.js";',
         'const client = createClient({ baseUrl: "https://127.0.0.1:8443", token: "t" });',
         "const handlers: ServiceHandlers | undefined = undefined;",
         'export const pending = [listMailboxes(client), compile(["cloudmail"], { cwd: "." }).diagnostics.length, handlers, rql];',

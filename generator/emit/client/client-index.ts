@@ -8,18 +8,21 @@ import { declaredNames, type TypeNames } from "../core/name-table.ts";
 /** Where the index sits below the output folder. */
 const CLIENT_INDEX = "client/index.gen.ts";
 
-/** A generated module the index re-exports: its path below the output folder and the names it exports. */
-export interface IndexedModule {
+/** A name a generated module exports, which the index re-exports. */
+export interface IndexedName {
+  /** The module, below the output folder. */
   readonly path: string;
   readonly packageName: string;
-  /** TypeScript name of the type the module is about. */
+  /** TypeScript name of the type the name belongs to. */
   readonly tsName: string;
-  readonly types: readonly string[];
-  readonly values: readonly string[];
+  readonly name: string;
+  /** A value (function, constant, enum) rather than a type only. */
+  readonly value: boolean;
 }
 
 interface Entry {
-  readonly module: IndexedModule;
+  /** Where the name is declared (shared by the entries of one type). */
+  readonly module: Pick<IndexedName, "path" | "packageName" | "tsName">;
   readonly name: string;
   readonly value: boolean;
   alias: string;
@@ -34,19 +37,18 @@ interface Entry {
  * A name two generated modules export is exported under longer names: with its type's name in
  * front within one package, then with its package's.
  */
-export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeNames>, clients: readonly IndexedModule[]): GeneratedFile {
-  const modules: IndexedModule[] = [];
+export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeNames>, clients: readonly IndexedName[]): GeneratedFile {
+  const entries: Entry[] = [];
   for (const pkg of model.packages) {
     for (const id of pkg.typeIds) {
       const own = names.get(id)!;
-      modules.push({ path: own.typesModule, packageName: pkg.name, tsName: own.tsName, ...declaredNames(own) });
+      const { types, values } = declaredNames(own);
+      const at = { path: own.typesModule, packageName: pkg.name, tsName: own.tsName };
+      for (const name of types) entries.push({ module: at, name, value: false, alias: name });
+      for (const name of values) entries.push({ module: at, name, value: true, alias: name });
     }
   }
-  modules.push(...clients);
-  const entries = modules.flatMap((module) => [
-    ...module.types.map((name): Entry => ({ module, name, value: false, alias: name })),
-    ...module.values.map((name): Entry => ({ module, name, value: true, alias: name })),
-  ]);
+  for (const c of clients) entries.push({ module: c, name: c.name, value: c.value, alias: c.name });
   resolveClashes(entries, (e) => `${e.module.packageName}\n${e.alias}`, (e) => prefixed(e.module.tsName, e.alias));
   resolveClashes(entries, (e) => e.alias, (e) => prefixed(pascalCase(e.module.packageName.slice(e.module.packageName.lastIndexOf("/") + 1)), e.alias));
   const seen = new Map<string, number>();
@@ -92,6 +94,6 @@ function resolveClashes(entries: readonly Entry[], key: (e: Entry) => string, lo
 }
 
 /** `Tenant` + `ErrorInfo` -> `TenantErrorInfo`; `Cloudmail` + `provisionTenant` -> `cloudmailProvisionTenant`. */
-function prefixed(prefix: string, name: string): string {
+export function prefixed(prefix: string, name: string): string {
   return /^[a-z]/.test(name) ? `${prefix[0]!.toLowerCase()}${prefix.slice(1)}${name[0]!.toUpperCase()}${name.slice(1)}` : `${prefix}${name}`;
 }

@@ -1,6 +1,6 @@
 /**
- * Emits the client SDK (DESIGN 1 `emit/client`): per resource type one module of plain
- * functions, one per operation, over `aps-gen/runtime/client` — provision, get, list (a page,
+ * Emits the client SDK (DESIGN 1 `emit/client`): per package one module of plain functions,
+ * per resource type one per operation, over `aps-gen/runtime/client` — provision, get, list (a page,
  * or every page), configure, unprovision, enable/disable for Suspendable types, link, unlink and
  * list per relation, every custom operation with typed parameters and reply, subscriptions for
  * types with event handlers — and a typed RQL builder. Functions, not classes: a bundler keeps
@@ -11,44 +11,141 @@ import { isBaseOperation } from "../../model/base-operations.ts";
 import { applicationRootOf } from "../../model/application-root.ts";
 import { isEventHandler } from "../../model/event-handler.ts";
 import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
-import { typeBanner } from "../core/banner.ts";
+import { packageBanner } from "../core/banner.ts";
 import { CodeWriter, fileText } from "../core/code-writer.ts";
 import { ImportSet } from "../core/import-set.ts";
 import { call, object, writeAssignment, writeExpr, writeList, writeUnion, type Expr, type ObjectEntry } from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
 import { pascalCase, propertyKey } from "../core/naming.ts";
-import { clientIndex, type IndexedModule } from "./client-index.ts";
+import { clientIndex, prefixed, type IndexedName } from "./client-index.ts";
 import { fillPath } from "../../../runtime/common/path-template.ts";
 
 const CLIENT = "aps-gen/runtime/client";
 
-/** A client module and what it exports, for the client index. */
-interface ClientModule extends IndexedModule {
-  readonly file: GeneratedFile;
-}
+/** The globals client modules use, which neither an import nor a declared name may shadow. */
+const GLOBALS = ["AsyncGenerator", "Blob", "Omit", "Promise", "Record", "Response", "Uint8Array", "encodeURIComponent"];
 
-/** One client module per resource type, at `client/<package>/<type>.gen.ts`, and `client/index.gen.ts` over all of them. */
+/**
+ * One client module per package, `client/<package>/index.gen.ts`, holding the client functions of
+ * every resource type of the package, and `client/index.gen.ts` over all of them.
+ */
 export function emitClients(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
-  const modules = clientModules(model, names);
-  // Without a resource type there is no client function to reach, and no index.
-  return modules.length ? [...modules.map((m) => m.file), clientIndex(model, names, modules)] : [];
-}
-
-/** The client module of every resource type, with the names each exports. */
-function clientModules(model: ApsModel, names: ReadonlyMap<string, TypeNames>): ClientModule[] {
-  const out: ClientModule[] = [];
+  const files: GeneratedFile[] = [];
+  const indexed: IndexedName[] = [];
   for (const pkg of model.packages) {
     const root = applicationRootOf(pkg, model);
+    const types: { type: ResolvedType; own: TypeNames }[] = [];
     for (const id of pkg.typeIds) {
       const type = model.types.get(id);
       const own = names.get(id);
-      if (!type || !own || !type.isResource) continue;
-      const path = `client/${own.moduleStem}.gen.ts`;
-      out.push({ ...clientModule(type, model, names, own, path, root?.id === type.id), path, packageName: pkg.name, tsName: own.tsName });
+      if (type && own && type.isResource) types.push({ type, own });
     }
+    if (types.length === 0) continue;
+    const path = `client/${pkg.name}/index.gen.ts`;
+    const declared = packageClientNames(types.map(({ type, own }) => localClientNames(type, model, own.tsName, root?.id === type.id)));
+    // Imports keep clear of every name the module declares and of the globals it uses.
+    const imports = new ImportSet(path, [...GLOBALS, ...declared.flatMap((d) => [...d.values()].map((n) => n.name))]);
+    const w = new CodeWriter();
+    types.forEach(({ type, own }, i) => {
+      clientFunctions(w, type, model, names, own, imports, declared[i]!, root?.id === type.id);
+      for (const n of declared[i]!.values()) indexed.push({ path, packageName: pkg.name, tsName: own.tsName, name: n.name, value: n.value });
+    });
+    files.push({ path, content: fileText([[packageBanner(model, pkg), ...imports.render()], w.toString()]) });
   }
-  return out;
+  // Without a resource type there is no client function to reach, and no index.
+  return files.length ? [...files, clientIndex(model, names, indexed)] : [];
+}
+
+/** A name the client module of a package declares: a function or constant (value), or a type. */
+interface ClientName {
+  readonly name: string;
+  readonly value: boolean;
+}
+
+/**
+ * The names one type's client functions take, by what they are (`get`, `link:<relation>`,
+ * `op:<operation>`), in the order they are written: unique among themselves (`_2` for a
+ * relation `pages` whose `listXPages` is the page-by-page list's name), not yet in the package.
+ */
+function localClientNames(type: ResolvedType, model: ApsModel, T: string, isRoot: boolean): LocalClientNames {
+  const s = stem(T);
+  const out = new Map<string, ClientName>();
+  const taken = new Set<string>(GLOBALS);
+  const add = (key: string, name: string, value = true) => {
+    let n = name;
+    for (let k = 2; taken.has(n); k++) n = `${name}_${k}`;
+    taken.add(n);
+    out.set(key, { name: n, value });
+  };
+  add("query", `${s}Query`);
+  add("provision", `provision${T}`);
+  add("get", `get${T}`);
+  add("list", `list${plural(T)}`);
+  add("listPages", `list${T}Pages`);
+  add("configure", `configure${T}`);
+  add("unprovision", `unprovision${T}`);
+  if (type.isSuspendable) {
+    add("disable", `disable${T}`);
+    add("enable", `enable${T}`);
+  }
+  for (const name of type.relations.keys()) {
+    const R = pascalCase(name);
+    add(`link:${name}`, `link${T}${R}`);
+    add(`unlink:${name}`, `unlink${T}${R}`);
+    add(`list:${name}`, `list${T}${R}`);
+  }
+  if (isRoot) add("install", `install${T}`);
+  let handlers = false;
+  for (const op of type.operations.values()) {
+    if (isBaseOperation(op, type, model)) continue;
+    handlers ||= isEventHandler(op);
+    add(`op:${op.name}`, `${s}${pascalCase(op.name)}`);
+  }
+  if (handlers) {
+    add("eventHandler", `${T}EventHandler`, false);
+    add("subscribe", `subscribe${T}`);
+    add("listSubscriptions", `list${T}EventSubscriptions`);
+    add("unsubscribe", `unsubscribe${T}`);
+  }
+  return { tsName: T, names: out, count: out.size };
+}
+
+interface LocalClientNames {
+  readonly tsName: string;
+  readonly names: Map<string, ClientName>;
+  readonly count: number;
+}
+
+/**
+ * The names of the package's client module, unique in it by construction: a name two types
+ * declare (`listMailboxPages` of Mailbox and of MailboxPage) takes its type's name in front
+ * (`mailboxListMailboxPages`, `mailboxPageListMailboxPages`), as the client index exported such
+ * names, then `_2`, `_3` while still taken. Names declared once keep their spelling: they are
+ * settled first.
+ */
+function packageClientNames(locals: readonly LocalClientNames[]): Map<string, ClientName>[] {
+  const count = new Map<string, number>();
+  for (const local of locals) for (const n of local.names.values()) count.set(n.name, (count.get(n.name) ?? 0) + 1);
+  // Each type's names are unique among themselves: no name is shared when the counts add up.
+  if (count.size === locals.reduce((sum, l) => sum + l.count, 0)) return locals.map((l) => l.names);
+  const taken = new Set<string>(GLOBALS);
+  for (const [name, k] of count) if (k === 1) taken.add(name);
+  return locals.map((local) => {
+    const out = new Map<string, ClientName>();
+    for (const [key, n] of local.names) {
+      if (count.get(n.name) === 1) {
+        out.set(key, n);
+        continue;
+      }
+      const longer = prefixed(local.tsName, n.name);
+      let unique = longer;
+      for (let k = 2; taken.has(unique); k++) unique = `${longer}_${k}`;
+      taken.add(unique);
+      out.set(key, { name: unique, value: n.value });
+    }
+    return out;
+  });
 }
 
 /** The function-name stem of a type (`Mailbox` -> `mailbox`). */
@@ -63,10 +160,10 @@ function plural(name: string): string {
   return `${name}s`;
 }
 
-function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, own: TypeNames, file: string, isRoot: boolean): { file: GeneratedFile; types: string[]; values: string[] } {
+/** Writes one type's client functions into its package's client module, under the names `declared` gives them. */
+function clientFunctions(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, own: TypeNames, imports: ImportSet, declared: ReadonlyMap<string, ClientName>, isRoot: boolean): void {
   const T = own.tsName;
-  const s = stem(T);
-  const imports = new ImportSet(file, []);
+  const n = (key: string) => declared.get(key)!.name;
   const use = (name: string, module = "client") => imports.useValue(`${CLIENT}/${module}`, name);
   const client = `client: ${imports.use(`${CLIENT}/client`, "ApsClient")}`;
   const read = imports.useType(own, own.read);
@@ -74,12 +171,8 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
   const update = imports.useType(own, own.update!);
   const typeId = imports.useTypeValue(own, own.typeIdConst);
   const listQuery = imports.use(`${CLIENT}/rql`, "ListQuery");
-  const w = new CodeWriter();
-  const values: string[] = [];
-  const types: string[] = [];
   /** `export <head>(<params>): <returns> { <statement> }`: `head` is `function name` or `async function name`. */
   const fn = (doc: string, head: string, params: readonly string[], returns: string, statement: string, body: Expr) => {
-    values.push(head.slice(head.lastIndexOf(" ") + 1));
     w.line(`/** ${doc} */`);
     writeList(w, `export ${head}(`, params, `): ${returns} {`);
     w.indented(() => writeExpr(w, statement, body, ";"));
@@ -89,58 +182,54 @@ function clientModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<st
   const sendJson = (...entries: ObjectEntry[]) => call(use("sendJson"), "client", object(...entries));
   const send = (...entries: ObjectEntry[]) => call(use("send"), "client", object(...entries));
 
-  values.push(`${s}Query`);
-  w.line(`/** Filters for lists of ${T}: \`${s}Query.eq("name", value)\` takes only ${T}'s own properties, with their types. */`);
-  writeAssignment(w, `export const ${s}Query =`, `/* @__PURE__ */ ${use("rql", "rql")}<${read}>()`);
+  w.line(`/** Filters for lists of ${T}: \`${n("query")}.eq("name", value)\` takes only ${T}'s own properties, with their types. */`);
+  writeAssignment(w, `export const ${n("query")} =`, `/* @__PURE__ */ ${use("rql", "rql")}<${read}>()`);
   w.line();
-  fn(`Provisions a ${T} (POST /aps/2/resources); the reply is the stored resource (\`aps.status\` \`aps:provisioning\` when the application finishes later).`, `function provision${T}`, [client, `resource: ${create}`], `Promise<${read}>`, "return ", sendJson(["method", '"POST"'], ["path", '"/aps/2/resources"'], ["json", object("...resource", ["aps", object("...resource.aps", ["type", typeId])])]));
-  fn(`Reads one ${T}.`, `function get${T}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"GET"'], ["path", `${resourcePath()}\``]));
-  fn(`One page of ${T} resources (and their subtypes) matching \`query\`, with its Content-Range.`, `function list${plural(T)}`, [client, `query?: ${listQuery}<${read}>`], `Promise<${imports.use(`${CLIENT}/pages`, "Page")}<${read}>>`, "return ", call(use("listPage", "pages"), "client", '"/aps/2/resources"', call(use("queryText", "rql"), "query", typeId)));
-  fn(`Every ${T} matching \`query\`, page by page (\`for await (const page of ...)\`).`, `function list${T}Pages`, [client, `query?: Omit<${listQuery}<${read}>, "limit">`, "pageSize = 100"], `AsyncGenerator<${read}[], void, undefined>`, "return ", call(use("listPages", "pages"), "client", '"/aps/2/resources"', call(use("queryText", "rql"), "query", typeId), "pageSize"));
-  fn(`Configures a ${T}: only the properties given change (\`aps.revision\` makes it conditional).`, `function configure${T}`, [client, "id: string", `changes: ${update}`], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}\``], ["json", "changes"]));
-  fn(`Unprovisions a ${T}.`, `async function unprovision${T}`, [client, "id: string"], "Promise<void>", "await ", send(["method", '"DELETE"'], ["path", `${resourcePath()}\``]));
+  fn(`Provisions a ${T} (POST /aps/2/resources); the reply is the stored resource (\`aps.status\` \`aps:provisioning\` when the application finishes later).`, `function ${n("provision")}`, [client, `resource: ${create}`], `Promise<${read}>`, "return ", sendJson(["method", '"POST"'], ["path", '"/aps/2/resources"'], ["json", object("...resource", ["aps", object("...resource.aps", ["type", typeId])])]));
+  fn(`Reads one ${T}.`, `function ${n("get")}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"GET"'], ["path", `${resourcePath()}\``]));
+  fn(`One page of ${T} resources (and their subtypes) matching \`query\`, with its Content-Range.`, `function ${n("list")}`, [client, `query?: ${listQuery}<${read}>`], `Promise<${imports.use(`${CLIENT}/pages`, "Page")}<${read}>>`, "return ", call(use("listPage", "pages"), "client", '"/aps/2/resources"', call(use("queryText", "rql"), "query", typeId)));
+  fn(`Every ${T} matching \`query\`, page by page (\`for await (const page of ...)\`).`, `function ${n("listPages")}`, [client, `query?: Omit<${listQuery}<${read}>, "limit">`, "pageSize = 100"], `AsyncGenerator<${read}[], void, undefined>`, "return ", call(use("listPages", "pages"), "client", '"/aps/2/resources"', call(use("queryText", "rql"), "query", typeId), "pageSize"));
+  fn(`Configures a ${T}: only the properties given change (\`aps.revision\` makes it conditional).`, `function ${n("configure")}`, [client, "id: string", `changes: ${update}`], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}\``], ["json", "changes"]));
+  fn(`Unprovisions a ${T}.`, `async function ${n("unprovision")}`, [client, "id: string"], "Promise<void>", "await ", send(["method", '"DELETE"'], ["path", `${resourcePath()}\``]));
   if (type.isSuspendable) {
-    fn(`Disables a ${T} (Suspendable, administrators only).`, `function disable${T}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/disable\``]));
-    fn(`Enables a disabled ${T} (Suspendable, administrators only).`, `function enable${T}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/enable\``]));
+    fn(`Disables a ${T} (Suspendable, administrators only).`, `function ${n("disable")}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/disable\``]));
+    fn(`Enables a disabled ${T} (Suspendable, administrators only).`, `function ${n("enable")}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/enable\``]));
   }
   for (const [name, rel] of type.relations) {
-    const R = pascalCase(name);
     const target = names.get(rel.typeId);
     const targetType = target && model.types.get(rel.typeId)?.isResource ? imports.useType(target, target.read) : "Record<string, unknown>";
     const ids = [client, "id: string", "targetId: string"];
-    fn(`Links ${name} of a ${T} to \`targetId\`${rel.collection ? " (adds it to the collection)" : " (replaces the link it had)"}.`, `async function link${T}${R}`, ids, "Promise<void>", "await ", send(["method", '"POST"'], ["path", `${resourcePath()}/${name}\``], ["json", object(["aps", object(["id", "targetId"])])]));
-    fn(`Unlinks \`targetId\` from ${name} of a ${T}.`, `async function unlink${T}${R}`, ids, "Promise<void>", "await ", send(["method", '"DELETE"'], ["path", `${resourcePath()}/${name}/\${${use("segment")}(targetId)}\``]));
-    fn(`The resources ${name} of a ${T} links to (those the caller may see).`, `function list${T}${R}`, [client, "id: string"], `Promise<${targetType}[]>`, "return ", sendJson(["method", '"GET"'], ["path", `${resourcePath()}/${name}\``]));
+    fn(`Links ${name} of a ${T} to \`targetId\`${rel.collection ? " (adds it to the collection)" : " (replaces the link it had)"}.`, `async function ${n(`link:${name}`)}`, ids, "Promise<void>", "await ", send(["method", '"POST"'], ["path", `${resourcePath()}/${name}\``], ["json", object(["aps", object(["id", "targetId"])])]));
+    fn(`Unlinks \`targetId\` from ${name} of a ${T}.`, `async function ${n(`unlink:${name}`)}`, ids, "Promise<void>", "await ", send(["method", '"DELETE"'], ["path", `${resourcePath()}/${name}/\${${use("segment")}(targetId)}\``]));
+    fn(`The resources ${name} of a ${T} links to (those the caller may see).`, `function ${n(`list:${name}`)}`, [client, "id: string"], `Promise<${targetType}[]>`, "return ", sendJson(["method", '"GET"'], ["path", `${resourcePath()}/${name}\``]));
   }
   if (isRoot) {
     const settings = imports.useType(own, own.settings!);
     const request = imports.use(`${CLIENT}/administration`, "InstallRequest");
     const instance = imports.use(`${CLIENT}/administration`, "InstanceInfo");
-    fn(`Installs an instance of the application whose root type is ${T} (POST /aps/2/instances); \`settings\` are the properties of its root resource.`, `function install${T}`, [client, `request: ${request}<${settings}>`], `Promise<${instance}>`, "return ", call(use("installInstance", "administration"), "client", "request"));
+    fn(`Installs an instance of the application whose root type is ${T} (POST /aps/2/instances); \`settings\` are the properties of its root resource.`, `function ${n("install")}`, [client, `request: ${request}<${settings}>`], `Promise<${instance}>`, "return ", call(use("installInstance", "administration"), "client", "request"));
   }
   const handlers: string[] = [];
   for (const op of type.operations.values()) {
     if (isBaseOperation(op, type, model)) continue;
     if (isEventHandler(op)) handlers.push(op.name);
-    values.push(operation(w, op, names, imports, s, T, typeId, client));
+    operation(w, op, n(`op:${op.name}`), names, imports, T, typeId, client);
   }
   if (handlers.length) {
     const request = imports.use(`${CLIENT}/subscriptions`, "SubscriptionRequest");
     const subscription = imports.use(`${CLIENT}/subscriptions`, "Subscription");
-    types.push(`${T}EventHandler`);
+    const handler = n("eventHandler");
     w.line(`/** The event handler operations of ${T}: what a subscription's \`handler\` may name. */`);
-    writeUnion(w, `export type ${T}EventHandler =`, handlers.map(stringLiteral));
+    writeUnion(w, `export type ${handler} =`, handlers.map(stringLiteral));
     w.line();
-    fn(`Subscribes a ${T} to an event (SPEC 6.1); notifications go to its \`handler\` operation.`, `function subscribe${T}`, [client, "id: string", `request: ${request}<${T}EventHandler>`], `Promise<${subscription}<${T}EventHandler>>`, "return ", call(use("subscribe", "subscriptions"), "client", "id", "request"));
-    fn(`The event subscriptions of a ${T}.`, `function list${T}EventSubscriptions`, [client, "id: string"], `Promise<${subscription}<${T}EventHandler>[]>`, "return ", call(use("listSubscriptions", "subscriptions"), "client", "id"));
-    fn(`Removes an event subscription of a ${T}.`, `function unsubscribe${T}`, [client, "id: string", "subscriptionId: string"], "Promise<void>", "return ", call(use("unsubscribe", "subscriptions"), "client", "id", "subscriptionId"));
+    fn(`Subscribes a ${T} to an event (SPEC 6.1); notifications go to its \`handler\` operation.`, `function ${n("subscribe")}`, [client, "id: string", `request: ${request}<${handler}>`], `Promise<${subscription}<${handler}>>`, "return ", call(use("subscribe", "subscriptions"), "client", "id", "request"));
+    fn(`The event subscriptions of a ${T}.`, `function ${n("listSubscriptions")}`, [client, "id: string"], `Promise<${subscription}<${handler}>[]>`, "return ", call(use("listSubscriptions", "subscriptions"), "client", "id"));
+    fn(`Removes an event subscription of a ${T}.`, `function ${n("unsubscribe")}`, [client, "id: string", "subscriptionId: string"], "Promise<void>", "return ", call(use("unsubscribe", "subscriptions"), "client", "id", "subscriptionId"));
   }
-  return { file: { path: file, content: fileText([[typeBanner(model, type), ...imports.render()], w.toString()]) }, types, values };
 }
 
-/** A custom operation: the function, typed by the params and reply types of the types module; returns its name. */
-function operation(w: CodeWriter, op: Operation, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, s: string, T: string, typeId: string, client: string): string {
-  const name = `${s}${pascalCase(op.name)}`;
+/** A custom operation: the function `name`, typed by the params and reply types of the types module. */
+function operation(w: CodeWriter, op: Operation, name: string, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, T: string, typeId: string, client: string): void {
   const declared = operationNamesOf(names, op);
   const raw = op.parameters.some((p) => p.contentType !== undefined);
   // A non-JSON body may be sent as a Blob or a string as well as bytes.
@@ -163,5 +252,4 @@ function operation(w: CodeWriter, op: Operation, names: ReadonlyMap<string, Type
   writeList(w, `export function ${name}(`, params, `): Promise<${reply}> {`);
   w.indented(() => writeExpr(w, "return ", call(imports.useValue(`${CLIENT}/client`, rawReply ? "send" : "sendJson"), "client", object(...parts)), ";"));
   w.line("}").line();
-  return name;
 }
