@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { emitAll } from "../generator/build.ts";
 import { diskHost } from "../generator/host.ts";
 import type { ApsModel, ModelPackage } from "../generator/model/model.ts";
-import { connectorTest, handlerStub, mainScript, planScaffold, projectPackageJson, projectTsconfig, stubCheck, type ScaffoldPlan, type ScaffoldService } from "./init-scaffold.ts";
+import { connectorTest, handlerImport, handlerStub, mainScript, planScaffold, projectPackageJson, projectTsconfig, stubCheck, type ScaffoldPlan, type ScaffoldService } from "./init-scaffold.ts";
 
 /** What `aps-gen init` wrote. */
 export interface InitReport {
@@ -69,20 +69,28 @@ async function writeOrSyncHandlers(plan: ScaffoldPlan, s: ScaffoldService, proje
     project.write(handlerFile, handlerStub(plan, s), true);
     return;
   }
-  // The vendor's file: add stubs for operations declared since, report those gone, keep every byte.
-  const text = readFileSync(join(plan.root, handlerFile), "utf8");
+  // The vendor's file: add stubs for operations declared since, report those gone, keep every byte
+  // but the specifier of the generated module when it names the per-service module builds no
+  // longer write (before one connector module per package).
+  const original = readFileSync(join(plan.root, handlerFile), "utf8");
+  const { specifier, oldSpecifier } = handlerImport(plan, s);
+  const text = original.replaceAll(`"${oldSpecifier}"`, `"${specifier}"`).replaceAll(`'${oldSpecifier}'`, `'${specifier}'`);
+  const { report } = project;
+  if (text !== original) {
+    writeFileSync(join(plan.root, handlerFile), text);
+    report.notes.push(`${handlerFile}: imports from ${specifier} now (the per-service module ${oldSpecifier} is no longer generated)`);
+  }
   const hasNotYet = /\b(const|function)\s+notYet\b/.test(text);
   const expected = s.operations.map((op) => ({ name: op.name, stub: hasNotYet ? `() => notYet(${JSON.stringify(op.name)})` : `() => {\n    throw new Error(${JSON.stringify(`${op.name} is not implemented yet`)});\n  }` }));
   // ts-morph is loaded only here: a first init and every other command go without it.
   const { syncHandlerFile } = await import("./sync-handlers.ts");
   const sync = syncHandlerFile(text, s.handlers, expected);
   const removed = sync.removed.filter((name) => !BASE_HANDLER_MEMBERS.has(name));
-  const { report } = project;
   if (sync.unreadable) report.notes.push(`${handlerFile}: not updated, since ${sync.unreadable}; add ${expected.map((e) => e.name).join(", ") || "nothing"} by hand if missing`);
   else if (sync.added.length || removed.length) {
     if (sync.added.length) writeFileSync(join(plan.root, handlerFile), sync.text);
     report.updated.push({ file: handlerFile, added: sync.added, removed });
-  } else report.kept.push(handlerFile);
+  } else if (text === original) report.kept.push(handlerFile);
 }
 
 /** main.ts is written once: a service declared since is not started until the vendor adds it. */

@@ -9,6 +9,8 @@ import { isBaseOperation } from "../generator/model/base-operations.ts";
 import type { ApsModel, ModelPackage, Operation, ResolvedType } from "../generator/model/model.ts";
 import { kebabCase, pascalCase } from "../generator/emit/core/naming.ts";
 import { packageBanner } from "../generator/emit/core/banner.ts";
+import { specifierList } from "../generator/emit/core/import-set.ts";
+import { connectorModulePath, connectorNames, serviceTypes } from "../generator/emit/connector/emit-connector.ts";
 import { packageRoot } from "../runtime/common/package-root.ts";
 
 const APS_GEN_VERSION = (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;
@@ -19,7 +21,7 @@ export interface ScaffoldService {
   readonly service: string;
   /** The generated interface its handlers satisfy: `<Service>Handlers`. */
   readonly iface: string;
-  /** The file stem of its handler file and generated module. */
+  /** The file stem of its handler file (and of the generated module each service had before one per package). */
   readonly file: string;
   /** The exported name of its handler object (`mailboxes`). */
   readonly handlers: string;
@@ -37,7 +39,7 @@ export interface ScaffoldPlan {
   readonly appName: string;
   /** The generated function that wires every service (`cloudmailServices`). */
   readonly servicesFn: string;
-  /** The generated connector index, as src/main.ts imports it. */
+  /** The generated connector module of the package, as src/main.ts imports it. */
   readonly connectorIndex: string;
   /** The package's folder or archive relative to the project, for its `build` script. */
   readonly packagePath: string;
@@ -45,13 +47,13 @@ export interface ScaffoldPlan {
 
 export function planScaffold(model: ApsModel, pkg: ModelPackage, dir: string, packageInput: string): ScaffoldPlan {
   const root = resolve(dir);
-  const services = pkg.typeIds
-    .map((id) => model.types.get(id)!)
-    .filter((t) => t.decl.service && t.isResource)
+  // The names the generated connector module declares (unique in it), not spelt again here.
+  const names = connectorNames(model, pkg);
+  const services = serviceTypes(model, pkg)
     .map((t): ScaffoldService => ({
       type: t,
       service: t.decl.service!,
-      iface: `${pascalCase(t.decl.service!)}Handlers`,
+      iface: names.services.get(t.id)!.iface,
       file: kebabCase(t.decl.service!) || "service",
       handlers: camel(t.decl.service!),
       operations: [...t.operations.values()].filter((op) => !isBaseOperation(op, t, model)),
@@ -63,8 +65,8 @@ export function planScaffold(model: ApsModel, pkg: ModelPackage, dir: string, pa
     root,
     services,
     appName,
-    servicesFn: `${appName[0]!.toLowerCase()}${appName.slice(1)}Services`,
-    connectorIndex: `../generated/connector/${pkg.name}/index.gen.js`,
+    servicesFn: names.servicesFn,
+    connectorIndex: `../generated/${connectorModulePath(pkg).replace(/\.ts$/, ".js")}`,
     packagePath: relative(root, resolve(packageInput)) || ".",
   };
 }
@@ -93,12 +95,20 @@ export function projectTsconfig(): string {
   return `${JSON.stringify({ compilerOptions, include: ["src", "generated", "test"] }, null, 2)}\n`;
 }
 
+/**
+ * How a handler file imports its interface: from the package's connector module. Init before
+ * one connector module per package wrote the per-service module's path, `oldSpecifier`.
+ */
+export function handlerImport(plan: ScaffoldPlan, s: ScaffoldService): { readonly specifier: string; readonly oldSpecifier: string } {
+  return { specifier: `../${plan.connectorIndex}`, oldSpecifier: `../${plan.connectorIndex.replace(/index\.gen\.js$/, `${s.file}.gen.js`)}` };
+}
+
 /** `src/handlers/<service>.ts` as init first writes it: one stub per member, the vendor's from then on. */
 export function handlerStub(plan: ScaffoldPlan, s: ScaffoldService): string {
   return [
     `// The ${s.service} service of ${plan.pkg.name}: fill in the bodies. aps-gen never overwrites this file;`,
     `// src/check.gen.ts makes tsc fail when it no longer matches ${s.iface}.`,
-    `import type { ${s.iface} } from "${plan.connectorIndex.replace("index.gen.js", `${s.file}.gen.js`).replace("../", "../../")}";`,
+    `import type { ${s.iface} } from "${handlerImport(plan, s).specifier}";`,
     `import { ConnectorError } from "aps-gen/runtime/connector/replies";`,
     "",
     `const notYet = (what: string): never => {`,
@@ -177,7 +187,7 @@ export function stubCheck(plan: ScaffoldPlan): string {
   return [
     packageBanner(plan.model, plan.pkg),
     "// tsc fails here when a handler stub no longer satisfies its generated interface.",
-    ...services.map((s) => `import type { ${s.iface} } from "../generated/connector/${plan.pkg.name}/${s.file}.gen.js";`),
+    ...(services.length ? [specifierList("import type ", services.map((s) => s.iface), ` from "${plan.connectorIndex}";`)] : []),
     ...services.map((s) => `import { ${s.handlers} } from "./handlers/${s.file}.ts";`),
     "",
     ...services.map((s) => `${s.handlers} satisfies ${s.iface};`),

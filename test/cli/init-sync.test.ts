@@ -69,6 +69,32 @@ describe("init keeps handler files in step with the declarations", () => {
     expect(onlyInserted(synced, after)).toBe(true);
   }, 60_000);
 
+  it("points a handler file of a project made before one connector module per package at the package's module", async () => {
+    const pkg = join(root, "cloudmail-old");
+    cpSync(join(repoRoot, "types/examples/cloudmail"), pkg, { recursive: true });
+    const project = join(root, "connector-old");
+    const run = async () => {
+      const out: string[] = [];
+      const code = await main(["init", project, "--package", pkg], { out: (l) => out.push(l), err: (l) => out.push(l) }, repoRoot);
+      return { code, out };
+    };
+    expect((await run()).code).toBe(0);
+    const handlerPath = join(project, "src/handlers/mailboxes.ts");
+    const current = readFileSync(handlerPath, "utf8");
+    expect(current).toContain('import type { MailboxesHandlers } from "../../generated/connector/cloudmail-old/index.gen.js";');
+    // As init wrote it when each service had its own module.
+    const old = current.replace("/connector/cloudmail-old/index.gen.js", "/connector/cloudmail-old/mailboxes.gen.js");
+    writeFileSync(handlerPath, old);
+    const again = await run();
+    expect(again.code, again.out.join("\n")).toBe(0);
+    expect(again.out.join("\n")).toMatch(/note {3}src\/handlers\/mailboxes\.ts: imports from \.\.\/\.\.\/generated\/connector\/cloudmail-old\/index\.gen\.js now/);
+    expect(readFileSync(handlerPath, "utf8")).toBe(current);
+    expect(readFileSync(join(project, "src/check.gen.ts"), "utf8")).toMatch(/import type \{[^}]*MailboxesHandlers[^}]*\} from "\.\.\/generated\/connector\/cloudmail-old\/index\.gen\.js";/);
+    const third = await run();
+    expect(third.out.some((l) => l.includes("imports from"))).toBe(false);
+    expect(third.out).toContain("  kept   src/handlers/mailboxes.ts (yours; not overwritten)");
+  }, 60_000);
+
   it("inserts after a last member with no trailing comma, in an empty object, and leaves unreadable files alone", () => {
     const noComma = 'export const tenants = {\n  provision() {\n    return {};\n  }\n};\n';
     expect(syncHandlerFile(noComma, "tenants", [{ name: "usage", stub: "() => 1" }]).text).toBe('export const tenants = {\n  provision() {\n    return {};\n  },\n  usage: () => 1,\n};\n');

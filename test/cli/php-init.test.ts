@@ -49,7 +49,7 @@ describe("aps-gen init on a PHP-annotated package", () => {
     expect(tenants).not.toContain("provision: () =>");
     const mailboxes = readFileSync(join(project, "src/handlers/mailboxes.ts"), "utf8");
     expect(mailboxes).toContain('  resetPassword: () => notYet("resetPassword"),');
-    const generated = readFileSync(join(project, "generated/connector/mailhost/tenants.gen.ts"), "utf8");
+    const generated = readFileSync(join(project, "generated/connector/mailhost/index.gen.ts"), "utf8");
     expect(generated).toContain("setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;");
     // The operation's types are emitted once, in the types module: the reply is the @return structure.
     expect(readFileSync(join(project, "generated/types/mailhost/index.gen.ts"), "utf8")).toContain("export type TenantsSetQuotaReply = Quota;");

@@ -60,4 +60,37 @@ describe("connector, client and validators for every operation shape", () => {
     });
     expect(typecheck(written)).toEqual([]);
   }, 60_000);
+
+  it("declare each name of the package's connector module once, clear of its imports", () => {
+    // Services whose names clash: `ServiceHandlers` (the runtime's, imported), `ShapesApplicationHandlers`
+    // (the package's), `MySvcHandlers` twice.
+    const services = ["service", "shapes-application", "my-svc", "mySvc"];
+    const pkg = join(dir, "clash", "shapes");
+    mkdirSync(join(pkg, "schemas"), { recursive: true });
+    writeFileSync(join(pkg, "schemas/app.schema"), JSON.stringify(application, null, 2));
+    services.forEach((service, i) => {
+      const type = { ...declaration, name: `Thing${i}`, id: `http://shapes.example/types/thing${i}/1.0` };
+      writeFileSync(join(pkg, `schemas/thing${i}.schema`), JSON.stringify(type, null, 2));
+    });
+    writeFileSync(
+      join(pkg, "APP-META.xml"),
+      `<?xml version="1.0" encoding="UTF-8"?>\n<application version="2.0" xmlns="http://aps-standard.org/ns/2"><id>http://shapes.example/app</id><name>Shapes</name><version>1.0</version><release>1</release><service id="app"><schema path="schemas/app.schema"/></service>${services.map((s, i) => `<service id="${s}"><schema path="schemas/thing${i}.schema"/></service>`).join("")}</application>\n`,
+    );
+    const { model, diagnostics } = compile([pkg], { cwd: join(dir, "clash") });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const files = emitAll(model);
+    const module = files.find((f) => f.path === "connector/shapes/index.gen.ts")!.content;
+    expect(files.filter((f) => f.path.startsWith("connector/")).map((f) => f.path)).toEqual(["connector/shapes/index.gen.ts"]);
+    const declared = [...module.matchAll(/^export (?:interface|function) ([A-Za-z0-9_$]+)/gm)].map((m) => m[1]!);
+    expect(new Set(declared).size).toBe(declared.length);
+    expect(declared).toEqual(expect.arrayContaining(["ShapesApplicationHandlers", "shapesServices", "ServiceHandlers", "ShapesApplicationHandlers_2", "MySvcHandlers", "MySvcHandlers_2", "my_svcService", "mySvcService"]));
+    expect(module).toMatch(/ServiceHandlers as ServiceHandlers_2/);
+    const written = files.map((f) => {
+      const abs = join(dir, "clash", "out", f.path);
+      mkdirSync(dirname(abs), { recursive: true });
+      writeFileSync(abs, f.content);
+      return abs;
+    });
+    expect(typecheck(written)).toEqual([]);
+  }, 60_000);
 });

@@ -1,7 +1,6 @@
 import { runInNewContext } from "node:vm";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
 import { buildNameTable } from "../../generator/emit/core/name-table.ts";
-import { kebabCase } from "../../generator/emit/core/naming.ts";
 import { buildSchemaNames } from "../../generator/emit/openapi/schema-names.ts";
 import type { ApsModel, ResolvedType } from "../../generator/model/model.ts";
 
@@ -11,7 +10,7 @@ export type SnippetFile = (typeof SNIPPET_FILES)[number];
 
 /**
  * What a build of one scenario package produced for the scenario's own types, per emitter:
- * their modules (the package's types and client modules whole, which declare the root too; not the other
+ * their modules (the package's types, client and connector modules whole, which declare the root too; not the other
  * emitters' index modules, not the core types), their OpenAPI schemas
  * and paths, their registry entries. The application root every package needs is left out,
  * unless it is the package's only type (the scenario about the root itself), so each golden
@@ -24,14 +23,14 @@ export function scenarioSnippets(model: ApsModel, files: ReadonlyMap<string, str
   const types = pkg.typeIds.map((id) => model.types.get(id)!);
   const featured = types.every((t) => t.isApplication) ? types : types.filter((t) => !t.isApplication);
   const names = buildNameTable(model);
-  // <package>/<type>: the validators write a module per type; the types and the client are one module per package.
+  // <package>/<type>: the validators write a module per type; the types, the client and the connector are one module per package.
   const moduleOf = (t: ResolvedType) => `${names.get(t.id)!.moduleStem}.gen.ts`;
   const modules = (paths: readonly string[]) => paths.map((path) => `// ===== ${path} =====\n${fileOf(files, path)}`).join("\n");
   return new Map<SnippetFile, string>([
     ["types.ts", modules([`types/${pkg.name}/index.gen.ts`])],
     ["validators.ts", modules(featured.map((t) => `validators/${moduleOf(t)}`))],
     ["client.ts", modules([`client/${pkg.name}/index.gen.ts`])],
-    ["connector.ts", modules(featured.map((t) => `connector/${pkg.name}/${kebabCase(t.decl.service ?? "")}.gen.ts`))],
+    ["connector.ts", modules([`connector/${pkg.name}/index.gen.ts`])],
     ["openapi.json", openApiSnippet(model, featured, fileOf(files, "openapi/openapi.gen.ts"))],
     ["registry.json", registrySnippet(model, featured)],
   ]);

@@ -33,17 +33,18 @@ describe("the other commands take a PHP-annotated package", () => {
     expect(r.code, [...r.out, ...r.err].join("\n")).toBe(0);
     expect(r.out.join("\n")).toContain("mailhost: 3 of 3 services loaded");
     const files = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).sort();
-    // Per-type files are named after the PHP class (aps build's "name"), connector files after the service; the types are one module per package.
-    for (const f of ["types/mailhost/index.gen.ts", "validators/mailhost/tenants.gen.ts", "connector/mailhost/tenants.gen.ts", "connector/mailhost/mailboxes.gen.ts", "client/mailhost/index.gen.ts"]) {
+    // Per-type validator files are named after the PHP class (aps build's "name"); types, connector and client are one module per package.
+    for (const f of ["types/mailhost/index.gen.ts", "validators/mailhost/tenants.gen.ts", "connector/mailhost/index.gen.ts", "client/mailhost/index.gen.ts"]) {
       expect(files, f).toContain(f);
     }
+    expect(files.filter((f) => f.startsWith("connector/") || f.startsWith("client/mailhost/"))).toEqual(["client/mailhost/index.gen.ts", "connector/mailhost/index.gen.ts"]);
     expect(typecheck(files.filter((f) => f.includes("mailhost")).map((f) => join(out, f)))).toEqual([]);
     // @return(Quota, text/json) is JSON of Quota everywhere, not a raw reply.
     // The operations' types are declared once in the types module; connector and client import them.
     const types = readFileSync(join(out, "types/mailhost/index.gen.ts"), "utf8");
     expect(types).toContain("export type TenantsQuotaReply = Quota;");
     expect(types).toContain("export type TenantsSetQuotaReply = Quota;");
-    const connector = readFileSync(join(out, "connector/mailhost/tenants.gen.ts"), "utf8");
+    const connector = readFileSync(join(out, "connector/mailhost/index.gen.ts"), "utf8");
     expect(connector).toContain("quota(ctx: ApsCallContext, params: TenantsQuotaParams): MaybePromise<TenantsQuotaReply>;");
     expect(connector).toContain("setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;");
     expect(connector).not.toContain("RawReply");

@@ -83,7 +83,7 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
     const ping = widget.operations.get("ping")!;
     expect(ping.response).toMatchObject({ contentType: "text/plain" });
     expect(ping.response?.type).toBeUndefined();
-    const connector = emitAll(model).find((f) => f.path.startsWith("connector/") && f.path.endsWith("widgets.gen.ts"))!.content;
+    const connector = emitAll(model).find((f) => f.path.startsWith("connector/") && f.path.endsWith("/index.gen.ts"))!.content;
     // No parameters: the handler takes none.
     expect(connector).toContain("ping(ctx: ApsCallContext): MaybePromise<RawReply>;");
   });

@@ -1,70 +1,114 @@
 import type { GeneratedFile } from "../../host.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import { isEventHandler } from "../../model/event-handler.ts";
-import type { ApsModel, ResolvedType } from "../../model/model.ts";
-import { packageBanner, typeBanner } from "../core/banner.ts";
+import type { ApsModel, ModelPackage, ResolvedType } from "../../model/model.ts";
+import { packageBanner } from "../core/banner.ts";
 import { CodeWriter, fileText } from "../core/code-writer.ts";
-import { ImportSet, specifierList } from "../core/import-set.ts";
+import { ImportSet } from "../core/import-set.ts";
 import { arrow, call, writeList, writeProperty } from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { parserName, validatorModulePath } from "../core/module-scope.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
-import { kebabCase, pascalCase, propertyKey } from "../core/naming.ts";
+import { pascalCase, propertyKey } from "../core/naming.ts";
 import { RUNTIME_TYPES } from "../types/type-refs.ts";
 
 const CONNECTOR = "aps-gen/runtime/connector";
 
+/** The names a package's connector module declares, made once so init's scaffold imports the same. */
+export interface ConnectorNames {
+  /** `<App>ApplicationHandlers`: the handlers of every service, by service id. */
+  readonly appHandlers: string;
+  /** `<app>Services`: the function that wires them for createConnectorApp({ services }). */
+  readonly servicesFn: string;
+  /** Per service (its type's id): `<Service>Handlers` and the `<service>Service` function that wires them. */
+  readonly services: ReadonlyMap<string, { readonly iface: string; readonly fn: string }>;
+}
+
+/** Where the connector module of a package lives, below the output folder. */
+export function connectorModulePath(pkg: ModelPackage): string {
+  return `connector/${pkg.name}/index.gen.ts`;
+}
+
+/** The resource types of a package with an APP-META.xml service, in the package's order. */
+export function serviceTypes(model: ApsModel, pkg: ModelPackage): ResolvedType[] {
+  if (!pkg.descriptor) return [];
+  return pkg.typeIds.map((id) => model.types.get(id)!).filter((t) => t.decl.service && t.isResource);
+}
+
 /**
- * Emits, per application package, one module per APP-META.xml service with the typed handler
- * interface of its type (base operations, Suspendable, custom operations with typed parameters
- * and replies) and the function that wires such handlers into the connector runtime, plus an
- * index with the handlers of the whole package. Vendors implement the interfaces.
+ * The names of a package's connector module, unique in it by construction: the package's two
+ * names first, then each service's interface and function in the package's order, a name
+ * already taken (`my-svc` and `mySvc` are both `MySvcHandlers`; a service `cloudmail-application`)
+ * followed by `_2`, `_3`.
+ */
+export function connectorNames(model: ApsModel, pkg: ModelPackage): ConnectorNames {
+  const taken = new Set<string>(GLOBALS);
+  const unique = (name: string) => {
+    let n = name;
+    for (let k = 2; taken.has(n); k++) n = `${name}_${k}`;
+    taken.add(n);
+    return n;
+  };
+  const appName = pascalCase(pkg.name.split("/").at(-1)!);
+  const appHandlers = unique(`${appName}ApplicationHandlers`);
+  const servicesFn = unique(`${appName[0]!.toLowerCase()}${appName.slice(1)}Services`);
+  const services = new Map<string, { iface: string; fn: string }>();
+  for (const t of serviceTypes(model, pkg)) {
+    const service = t.decl.service!;
+    services.set(t.id, { iface: unique(`${pascalCase(service)}Handlers`), fn: unique(`${service.replace(/[^A-Za-z0-9_$]/g, "_")}Service`) });
+  }
+  return { appHandlers, servicesFn, services };
+}
+
+/** The globals connector modules use, which neither an import nor a declared name may shadow. */
+const GLOBALS = ["Partial", "Record"];
+
+/**
+ * Emits, per application package, one module `connector/<package>/index.gen.ts` with, per
+ * APP-META.xml service, the typed handler interface of its type (base operations, Suspendable,
+ * custom operations with typed parameters and replies) and the function that wires such
+ * handlers into the connector runtime, then the handlers of the whole package and the function
+ * that wires them all. Vendors implement the interfaces.
  */
 export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
   const files: GeneratedFile[] = [];
   for (const pkg of model.packages) {
-    if (!pkg.descriptor) continue;
-    const services: { service: string; iface: string; fn: string; file: string }[] = [];
-    for (const id of pkg.typeIds) {
-      const type = model.types.get(id)!;
-      const service = type.decl.service;
-      if (!service || !type.isResource) continue;
-      const file = `connector/${pkg.name}/${kebabCase(service) || "service"}.gen.ts`;
-      const iface = `${pascalCase(service)}Handlers`;
-      const fn = `${service.replace(/[^A-Za-z0-9_$]/g, "_")}Service`;
-      files.push({ path: file, content: serviceModule(type, model, names, file, service, iface, fn) });
-      services.push({ service, iface, fn, file });
-    }
-    if (services.length === 0) continue;
-    const appName = pascalCase(pkg.name.split("/").at(-1)!);
+    const types = serviceTypes(model, pkg);
+    if (types.length === 0) continue;
+    const declared = connectorNames(model, pkg);
+    const path = connectorModulePath(pkg);
+    const imports = new ImportSet(path, [...GLOBALS, declared.appHandlers, declared.servicesFn, ...[...declared.services.values()].flatMap((d) => [d.iface, d.fn])]);
     const w = new CodeWriter();
+    for (const type of types) {
+      const { iface, fn } = declared.services.get(type.id)!;
+      serviceDeclarations(w, type, model, names, imports, type.decl.service!, iface, fn);
+      w.line();
+    }
+    const serviceHandlers = imports.use(`${CONNECTOR}/app`, "ServiceHandlers");
     w.line(`/** The handlers of every service of ${pkg.name}, by APP-META.xml service id. */`);
-    w.block(`export interface ${appName}ApplicationHandlers {`, () => {
-      for (const s of services) w.line(`${propertyKey(s.service)}: ${s.iface};`);
+    w.block(`export interface ${declared.appHandlers} {`, () => {
+      for (const t of types) w.line(`${propertyKey(t.decl.service!)}: ${declared.services.get(t.id)!.iface};`);
     });
     w.line();
     w.line(`/** The services of ${pkg.name} for createConnectorApp({ services }). */`);
-    writeList(w, `export function ${appName[0]!.toLowerCase()}${appName.slice(1)}Services(`, [`handlers: ${appName}ApplicationHandlers`], "): Record<string, RuntimeServiceHandlers> {");
+    writeList(w, `export function ${declared.servicesFn}(`, [`handlers: ${declared.appHandlers}`], `): Record<string, ${serviceHandlers}> {`);
     w.indented(() => {
       w.block("return {", () => {
-        for (const s of services) writeProperty(w, propertyKey(s.service), call(s.fn, `handlers${/^[A-Za-z_$][\w$]*$/.test(s.service) ? `.${s.service}` : `[${stringLiteral(s.service)}]`}`));
+        for (const t of types) {
+          const service = t.decl.service!;
+          writeProperty(w, propertyKey(service), call(declared.services.get(t.id)!.fn, `handlers${/^[A-Za-z_$][\w$]*$/.test(service) ? `.${service}` : `[${stringLiteral(service)}]`}`));
+        }
       }, "};");
     });
     w.line("}");
-    const imports = [
-      packageBanner(model, pkg),
-      `import type { ServiceHandlers as RuntimeServiceHandlers } from "${CONNECTOR}/app";`,
-      ...services.map((s) => specifierList("import ", [s.fn, `type ${s.iface}`], ` from "./${s.file.split("/").at(-1)!.replace(/\.ts$/, ".js")}";`)),
-    ];
-    const exports = services.map((s) => specifierList("export ", [s.fn, `type ${s.iface}`], ";"));
-    files.push({ path: `connector/${pkg.name}/index.gen.ts`, content: fileText([imports, exports, w.toString()]) });
+    files.push({ path, content: fileText([[packageBanner(model, pkg), ...imports.render()], w.toString()]) });
   }
   return files;
 }
 
-function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, file: string, service: string, iface: string, fn: string): string {
+/** Writes one service's handler interface and wiring function into its package's connector module. */
+function serviceDeclarations(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, service: string, iface: string, fn: string): void {
   const own = names.get(type.id)!;
-  const imports = new ImportSet(file, [iface, fn]);
   const ctx = `ctx: ${imports.use(`${CONNECTOR}/context`, "ApsCallContext")}`;
   const maybe = imports.use(`${CONNECTOR}/replies`, "MaybePromise");
   const write = imports.use(`${CONNECTOR}/replies`, "WriteReply");
@@ -76,7 +120,6 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
   const custom = [...type.operations.values()].filter((op) => !isBaseOperation(op, type, model));
   const relations = [...type.relations.keys()];
   const serviceHandlers = imports.use(`${CONNECTOR}/app`, "ServiceHandlers");
-  const w = new CodeWriter();
   w.line(`/** Handlers of service \`${service}\`: resources of type ${type.name} (\`${type.id}\`). */`);
   w.block(`export interface ${iface} {`, () => {
     w.line(`/** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */`);
@@ -142,7 +185,6 @@ function serviceModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<s
     }, "};");
   });
   w.line("}");
-  return fileText([[typeBanner(model, type), ...imports.render()], w.toString()]);
 }
 
 function methodName(op: string): string {
