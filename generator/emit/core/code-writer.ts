@@ -1,6 +1,15 @@
 import { PRINT_WIDTH } from "./format-options.ts";
 import { textWidth } from "./text-width.ts";
 
+/**
+ * How many pieces (lines, indents, newlines) are joined into one string at a time. Until they
+ * are, each piece is an object the young-generation GC copies at every collection it survives,
+ * and a module's pieces survive until the module is done: joined young, they die young and one
+ * flat string survives instead (a 1000-type build, `--trace-gc`, alternating runs: scavenge
+ * pauses 340-500 ms -> 260-460 ms, medians 450 -> 370 ms).
+ */
+const CHUNK = 4096;
+
 /** Indentation by depth, built once: two spaces a level. */
 const INDENTS: string[] = [""];
 
@@ -11,6 +20,8 @@ const INDENTS: string[] = [""];
  * concatenating each line with its indentation first would make as many strings more.
  */
 export class CodeWriter {
+  /** The text of pieces already joined, CHUNK pieces at a time. */
+  private readonly chunks: string[] = [];
   private readonly out: string[] = [];
   private depth = 0;
   private indent = "";
@@ -19,6 +30,7 @@ export class CodeWriter {
   line(text = ""): this {
     if (text !== "" && this.depth > 0) this.out.push(this.indent);
     this.out.push(text, "\n");
+    if (this.out.length >= CHUNK) this.flush();
     return this;
   }
 
@@ -31,6 +43,7 @@ export class CodeWriter {
   /** Text already laid out and indented, ending with a newline (jsonLiteral's). */
   raw(text: string): this {
     this.out.push(text);
+    if (this.out.length >= CHUNK) this.flush();
     return this;
   }
 
@@ -60,7 +73,14 @@ export class CodeWriter {
 
   /** The text so far; each line ends with a newline. */
   toString(): string {
-    return this.out.join("");
+    this.flush();
+    return this.chunks.length === 1 ? this.chunks[0]! : this.chunks.join("");
+  }
+
+  private flush(): void {
+    if (this.out.length === 0) return;
+    this.chunks.push(this.out.join(""));
+    this.out.length = 0;
   }
 
   private setDepth(depth: number): void {
