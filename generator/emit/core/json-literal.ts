@@ -16,9 +16,11 @@ import { textWidth } from "./text-width.ts";
 export function jsonLiteral(head: string, value: unknown, tail: string, depth = 0): string {
   const printer = new Printer();
   printer.value(depth, head, value, tail, false);
-  printer.lines.push("");
-  return printer.lines.join("\n");
+  return printer.text();
 }
+
+/** Lines joined into one string this many at a time (see CodeWriter: joined young, they die young). */
+const CHUNK = 4096;
 
 const INDENTS: string[] = [""];
 function indent(depth: number): string {
@@ -82,7 +84,23 @@ function fits(depth: number, a: string, b: string, c: string): boolean {
 }
 
 class Printer {
-  readonly lines: string[] = [];
+  private readonly chunks: string[] = [];
+  private readonly lines: string[] = [];
+
+  /** Every line, each ending with a newline. */
+  text(): string {
+    this.lines.push("");
+    this.chunks.push(this.lines.join("\n"));
+    return this.chunks.length === 1 ? this.chunks[0]! : this.chunks.join("\n");
+  }
+
+  private add(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length >= CHUNK) {
+      this.chunks.push(this.lines.join("\n"));
+      this.lines.length = 0;
+    }
+  }
 
   /**
    * Lines for `head value tail` at `depth`. `keyed`: `head` is an object key (`name: `), whose
@@ -111,8 +129,10 @@ class Printer {
    */
   private scalar(depth: number, head: string, text: string, tail: string, breakable: boolean): void {
     const pad = indent(depth);
-    if (breakable && !fits(depth, head, text, tail) && textWidth(head) >= 7) this.lines.push(pad + head.slice(0, -1), indent(depth + 1) + text + tail);
-    else this.lines.push(pad + head + text + tail);
+    if (breakable && !fits(depth, head, text, tail) && textWidth(head) >= 7) {
+      this.add(pad + head.slice(0, -1));
+      this.add(indent(depth + 1) + text + tail);
+    } else this.add(pad + head + text + tail);
   }
 
   private array(depth: number, head: string, value: readonly unknown[], tail: string, keyed: boolean): void {
@@ -123,13 +143,13 @@ class Printer {
     const f = flat(value);
     const pad = indent(depth);
     if (f !== undefined && fits(depth, head, f, tail)) {
-      this.lines.push(pad + head + f + tail);
+      this.add(pad + head + f + tail);
       return;
     }
-    this.lines.push(`${pad}${head}[`);
+    this.add(`${pad}${head}[`);
     if (value.length > 1 && value.every((v) => typeof v === "number")) this.fillNumbers(depth + 1, value as number[]);
     else for (const v of value) this.value(depth + 1, "", absent(v) ? null : v, ",", false);
-    this.lines.push(`${pad}]${tail}`);
+    this.add(`${pad}]${tail}`);
   }
 
   private object(depth: number, head: string, object: Record<string, unknown>, tail: string, keyed: boolean): void {
@@ -137,12 +157,12 @@ class Printer {
     for (const k in object) {
       const v = object[k];
       if (absent(v)) continue;
-      if (empty) this.lines.push(`${indent(depth)}${head}{`);
+      if (empty) this.add(`${indent(depth)}${head}{`);
       empty = false;
       this.value(depth + 1, keyText(k), v, ",", true);
     }
     if (empty) this.scalar(depth, head, "{}", tail, keyed);
-    else this.lines.push(`${indent(depth)}}${tail}`);
+    else this.add(`${indent(depth)}}${tail}`);
   }
 
   /** Numbers as Prettier fills them: as many to a line, each with its comma, as fit. */
@@ -154,10 +174,10 @@ class Printer {
       if (line === "") line = pad + text;
       else if (line.length + 1 + text.length <= PRINT_WIDTH) line += ` ${text}`;
       else {
-        this.lines.push(line);
+        this.add(line);
         line = pad + text;
       }
     }
-    this.lines.push(line);
+    this.add(line);
   }
 }
