@@ -1,7 +1,8 @@
 import { posix } from "node:path";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { TypeValidator } from "../runtime/common/type-validator.ts";
-import { emitValidators } from "../generator/emit/validators/emit-validators.ts";
+import { emitValidators, VALIDATOR_REGISTRY } from "../generator/emit/validators/emit-validators.ts";
+import { perTypeValidatorModulePath } from "../generator/emit/core/module-scope.ts";
 import { buildNameTable } from "../generator/emit/core/name-table.ts";
 import type { ApsModel } from "../generator/model/model.ts";
 
@@ -27,7 +28,7 @@ export async function loadValidators(model: ApsModel): Promise<ReadonlyMap<strin
 }
 
 /**
- * The validators of a model's types as scripts, one per generated module: esbuild drops the
+ * The validators of a model's types as scripts, one per type's module: esbuild drops the
  * types of each module on its own (no TypeScript loader is needed at run time, and nothing is
  * bundled), and instantiateValidatorScripts links the modules' `require`s to each other.
  *
@@ -38,10 +39,12 @@ export async function loadValidators(model: ApsModel): Promise<ReadonlyMap<strin
  * gave a 2000-type package ~33 MB of scripts, each copying the modules it shares with others.)
  */
 export async function compileValidatorScripts(model: ApsModel): Promise<ValidatorScript[]> {
-  const files = emitValidators(model, buildNameTable(model), { runtime: (name) => new URL(`${name}${RUNTIME_EXTENSION}`, RUNTIME_COMMON).href });
+  // A module per type, not per package as `aps-gen build` writes them: a script is run in one go,
+  // and a 2000-type package's would hold the thread for a second or more.
+  const files = emitValidators(model, buildNameTable(model), { runtime: (name) => new URL(`${name}${RUNTIME_EXTENSION}`, RUNTIME_COMMON).href, layout: perTypeValidatorModulePath });
   const { transform } = await import("esbuild");
-  // A package's index only re-exports its types' modules.
-  const modules = files.filter((f) => f.path.endsWith(".gen.ts") && !f.path.endsWith("/index.gen.ts"));
+  // The registry only imports the modules.
+  const modules = files.filter((f) => f.path !== VALIDATOR_REGISTRY);
   return Promise.all(
     modules.map(async (f) => {
       const name = f.path.replace(/\.ts$/, ".js");

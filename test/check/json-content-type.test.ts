@@ -39,7 +39,7 @@ describe("a JSON contentType beside type (what aps build writes for @return(T, t
     expect(types).toMatch(/export type WidgetReportParams = \{\n  filter: Report;\n\};/);
     expect(client).toContain("json: params.filter");
     expect(client).not.toMatch(/raw: \{ contentType/);
-    const validators = [...files].find(([p]) => p.startsWith("validators/") && p.endsWith("widget.gen.ts"))![1];
+    const validators = [...files].find(([p]) => p.startsWith("validators/") && p.endsWith("/index.gen.ts") && p !== "validators/core/index.gen.ts" && p !== "validators/index.gen.ts")![1];
     expect(validators).toContain('checkWidgetReport(v, "/body", errors)');
     const post = (buildOpenApi(model) as any).paths["/aps/2/resources/{id}/report"].post;
     expect(Object.keys(post.responses["200"].content)).toEqual(["application/json"]);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { Notification } from "../../generated/types/core/index.gen.ts";
-import { checkResourceNotification } from "../../generated/validators/core/resource.gen.ts";
+import { checkResourceNotification } from "../../generated/validators/core/index.gen.ts";
 import type { EventNotification } from "../../runtime/common/event-notification.ts";
 import type { ValidationError } from "../../runtime/common/validation-error.ts";
 import { notificationBody } from "../../runtime/controller/events/event-deliverer.ts";

@@ -1,6 +1,5 @@
 import { runInNewContext } from "node:vm";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
-import { buildNameTable } from "../../generator/emit/core/name-table.ts";
 import { buildSchemaNames } from "../../generator/emit/openapi/schema-names.ts";
 import type { ApsModel, ResolvedType } from "../../generator/model/model.ts";
 
@@ -10,7 +9,7 @@ export type SnippetFile = (typeof SNIPPET_FILES)[number];
 
 /**
  * What a build of one scenario package produced for the scenario's own types, per emitter:
- * their modules (the package's types, client and connector modules whole, which declare the root too; not the other
+ * their modules (the package's types, validators, client and connector modules whole, which declare the root too; not the other
  * emitters' index modules, not the core types), their OpenAPI schemas
  * and paths, their registry entries. The application root every package needs is left out,
  * unless it is the package's only type (the scenario about the root itself), so each golden
@@ -22,13 +21,11 @@ export function scenarioSnippets(model: ApsModel, files: ReadonlyMap<string, str
   const pkg = own[0]!;
   const types = pkg.typeIds.map((id) => model.types.get(id)!);
   const featured = types.every((t) => t.isApplication) ? types : types.filter((t) => !t.isApplication);
-  const names = buildNameTable(model);
-  // <package>/<type>: the validators write a module per type; the types, the client and the connector are one module per package.
-  const moduleOf = (t: ResolvedType) => `${names.get(t.id)!.moduleStem}.gen.ts`;
+  // Every emitter writes one module per package.
   const modules = (paths: readonly string[]) => paths.map((path) => `// ===== ${path} =====\n${fileOf(files, path)}`).join("\n");
   return new Map<SnippetFile, string>([
     ["types.ts", modules([`types/${pkg.name}/index.gen.ts`])],
-    ["validators.ts", modules(featured.map((t) => `validators/${moduleOf(t)}`))],
+    ["validators.ts", modules([`validators/${pkg.name}/index.gen.ts`])],
     ["client.ts", modules([`client/${pkg.name}/index.gen.ts`])],
     ["connector.ts", modules([`connector/${pkg.name}/index.gen.ts`])],
     ["openapi.json", openApiSnippet(model, featured, fileOf(files, "openapi/openapi.gen.ts"))],

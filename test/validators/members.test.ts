@@ -5,6 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { emitValidators } from "../../generator/emit/validators/emit-validators.ts";
+import { perTypeValidatorModulePath } from "../../generator/emit/core/module-scope.ts";
+import { buildNameTable } from "../../generator/emit/core/name-table.ts";
 import { loadValidators } from "../../cli/load-validators.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { applicationActor, userActor } from "../../runtime/common/actor.ts";
@@ -16,7 +18,8 @@ const T = (name: string) => `http://members.example/types/${name}/1.0`;
 const owner = userActor(["owner"]);
 const codes = (errors: readonly ValidationError[]) => errors.map((e) => `${e.path} ${e.code}`);
 const { model, diagnostics } = compile(["test/fixtures/emit/members"], { cwd: repoRoot });
-const files = new Map(emitValidators(model).map((f) => [f.path, f.content]));
+// A module per type, as the controller compiles them: what each type's validators hold.
+const files = new Map(emitValidators(model, buildNameTable(model), { layout: perTypeValidatorModulePath }).map((f) => [f.path, f.content]));
 const module = (name: string) => files.get(`validators/members/${name}.gen.ts`)!;
 
 let child: TypeValidator;
@@ -40,6 +43,14 @@ describe("member checkers", () => {
     expect(module("diamond")).not.toMatch(/case "(label|size|tag|note|peer)"/);
     // The create and update validators share the checkers.
     expect(module("diamond").match(/!taggedMembers\(key, v, actor, (true|false), errors\) &&\s+!childMembers\(key, v, actor, \1, errors\) &&\s+!baseMembers\(/g)).toHaveLength(2);
+  });
+
+  it("writes them all into the package's module as \`aps-gen build\` does, each once", () => {
+    const pkg = emitValidators(model).find((f) => f.path === "validators/members/index.gen.ts")!.content;
+    for (const name of ["baseMembers", "taggedMembers", "childMembers"]) expect(pkg.match(new RegExp(`^export function ${name}\\(`, "gm"))).toHaveLength(1);
+    expect(pkg.match(/case "size"/g)).toHaveLength(module("base").match(/case "size"/g)!.length + module("tagged").match(/case "size"/g)!.length);
+    // Nothing is imported from another validators module: they are all here.
+    expect(pkg).not.toMatch(/from "\.\//);
   });
 
   it("checks an overriding property by the subtype's declaration, not the one it overrides", () => {

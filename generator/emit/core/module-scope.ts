@@ -4,7 +4,6 @@ import { jsonLiteral } from "./json-literal.ts";
 import { call, writeExpr } from "./layout.ts";
 import { stringLiteral } from "./string-literal.ts";
 import type { TypeNames } from "./name-table.ts";
-import { pascalCase } from "./naming.ts";
 
 /**
  * How generated validators import `runtime/common/<name>`: `aps-gen/runtime/common/<name>` for
@@ -16,30 +15,50 @@ export type RuntimeSpecifier = (name: string) => string;
 /** The default: the package's subpath export. */
 export const packageRuntime: RuntimeSpecifier = (name) => `aps-gen/runtime/common/${name}`;
 
-/** Where a type's validator module lives: `validators/<package>/<type>.gen.ts`. */
+/**
+ * Where a type's validators live in what `aps-gen build` writes: the validators module of its
+ * package, `validators/<package>/index.gen.ts`, which exports every validator, checker and
+ * parser of the package's types.
+ */
 export function validatorModulePath(names: TypeNames): string {
+  return `validators/${names.typesModule.slice("types/".length)}`;
+}
+
+/**
+ * A module per type, `validators/<package>/<type>.gen.ts`: how the controller compiles the
+ * validators of a package at run time, so that it can run them a few types at a time
+ * (cli/load-validators.ts). Same names, same code per type as the package's module.
+ */
+export function perTypeValidatorModulePath(names: TypeNames): string {
   return `validators/${names.moduleStem}.gen.ts`;
 }
 
+/** Which module the validators of a type live in: validatorModulePath or perTypeValidatorModulePath. */
+export type ValidatorLayout = (names: TypeNames) => string;
+
 /** The exported name of the checker of a structure (`checkMailboxForwarding`). */
 export function structureCheckerName(owner: TypeNames, structure: string): string {
-  const ts = owner.structures.get(structure) ?? pascalCase(structure);
-  return ts.startsWith(owner.tsName) ? `check${ts}` : `check${owner.tsName}${ts}`;
+  const name = owner.validators.structures.get(structure);
+  if (name === undefined) throw new Error(`${owner.typeId} declares no structure ${structure}`);
+  return name;
 }
 
 /**
  * The checker of the properties and relations a type declares itself (`mailboxMembers`), which
  * the create and update validators of the type and of every subtype call: one per declaring
- * type, so an inherited property's checks are written once. Named with the type's stem, not
- * `check...`, so that no structure checker can take the same name.
+ * type, so an inherited property's checks are written once.
  */
 export function memberCheckerName(owner: TypeNames): string {
-  return `${owner.tsName[0]!.toLowerCase()}${owner.tsName.slice(1)}Members`;
+  const name = owner.validators.members;
+  if (name === undefined) throw new Error(`${owner.typeId} declares no properties or relations`);
+  return name;
 }
 
 /** The parameter parser of a custom operation, named by the type that declares it (`parseMailboxChangePassword`). */
 export function parserName(owner: TypeNames, operation: string): string {
-  return `parse${owner.tsName}${operation[0]!.toUpperCase()}${operation.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}`;
+  const name = owner.validators.parsers.get(operation);
+  if (name === undefined) throw new Error(`${owner.typeId} declares no custom operation ${operation}`);
+  return name;
 }
 
 /**
@@ -58,6 +77,7 @@ export class ModuleScope {
     private readonly modulePath: string,
     private readonly names: ReadonlyMap<string, TypeNames>,
     private readonly runtimeSpecifier: RuntimeSpecifier,
+    private readonly layout: ValidatorLayout = validatorModulePath,
   ) {
     this.imports = new ImportSet(modulePath, []);
   }
@@ -95,9 +115,9 @@ export class ModuleScope {
     return this.validatorOf(owner, memberCheckerName(owner));
   }
 
-  /** `fn` of the validator module of `owner`: its own name here, else imported. */
+  /** `fn` of the validators module of `owner` (in this scope's layout): its own name here, else imported. */
   validatorOf(owner: TypeNames, fn: string): string {
-    const target = validatorModulePath(owner);
+    const target = this.layout(owner);
     if (target === this.modulePath) return fn;
     return this.imports.useValue(this.imports.relative(target), fn);
   }

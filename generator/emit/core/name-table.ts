@@ -1,6 +1,7 @@
 import { applicationRootOf } from "../../model/application-root.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import type { ApsModel, Operation, Property, ResolvedType } from "../../model/model.ts";
+import { packageValidatorNames, type ValidatorNames } from "./validator-names.ts";
 import { enumTsName, kebabCase, moduleFileNames, pascalCase, structureTsName, typeTsName } from "./naming.ts";
 
 /** The names of the types a custom operation's module declares for it; absent when it has none. */
@@ -50,6 +51,8 @@ export interface TypeNames {
    * its package's types module declares once, which the client, the connector and the validators import.
    */
   readonly operations: ReadonlyMap<string, OperationNames>;
+  /** The names its package's validators module declares for it, unique in that module. */
+  readonly validators: ValidatorNames;
 }
 
 /** The key of an enum in TypeNames.enums: a property of a structure, or of the type (its own or inherited). */
@@ -67,6 +70,19 @@ export function buildNameTable(model: ApsModel): Map<string, TypeNames> {
     const typesModule = `types/${pkg.name}/index.gen.ts`;
     const locals = decls.map((decl) => localNames(model.types.get(decl.id)!, model, files.get(decl.id)!, root));
     const renames = packageRenames(locals);
+    const structures = locals.map((local, i) => {
+      const renamed = renames[i];
+      return renamed ? remap(local.structures, (name) => renamed.get(name) ?? name) : local.structures;
+    });
+    const validators = packageValidatorNames(
+      locals.map((local, i) => ({
+        tsName: local.tsName,
+        structures: structures[i]!,
+        hasMembers: local.type.decl.properties.size > 0 || local.type.decl.relations.size > 0,
+        operations: local.operations.keys(),
+        isResource: local.type.isResource,
+      })),
+    );
     for (let i = 0; i < locals.length; i++) {
       const local = locals[i]!;
       // Most names stay as the type's own module would have them: its maps are used as they are.
@@ -81,11 +97,12 @@ export function buildNameTable(model: ApsModel): Map<string, TypeNames> {
         ...(local.create ? { create: n(local.create), update: n(local.update!) } : {}),
         typeIdConst: n(`${local.tsName}TypeId`),
         ...(local.settings ? { settings: n(local.settings) } : {}),
-        structures: renamed ? remap(local.structures, n) : local.structures,
+        structures: structures[i]!,
         enums: renamed ? remap(local.enums, n) : local.enums,
         operations: renamed
           ? new Map([...local.operations].map(([op, o]) => [op, { ...(o.params ? { params: n(o.params) } : {}), ...(o.reply ? { reply: n(o.reply) } : {}), ...(o.error ? { error: n(o.error) } : {}) }]))
           : local.operations,
+        validators: validators[i]!,
       });
     }
   }

@@ -1,92 +1,70 @@
 import type { ApsModel, Operation, Property, Relation, ResolvedType, Structure } from "../../model/model.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
-import { typeBanner } from "../core/banner.ts";
-import { CodeWriter, fileText } from "../core/code-writer.ts";
+import type { CodeWriter } from "../core/code-writer.ts";
 import { jsonLiteral } from "../core/json-literal.ts";
 import { call, object, writeElse, writeExpr, writeIf, writeList, writeProperty, type ObjectEntry } from "../core/layout.ts";
 import { propertyKey } from "../core/naming.ts";
 import { stringLiteral } from "../core/string-literal.ts";
-import { memberCheckerName, ModuleScope, parserName, structureCheckerName, validatorModulePath, type RuntimeSpecifier } from "../core/module-scope.ts";
+import { memberCheckerName, parserName, structureCheckerName, type ModuleScope } from "../core/module-scope.ts";
 import { operationNamesOf, type TypeNames } from "../core/name-table.ts";
 import { declaredMembers, memberChain, pointer, writableGate, writeMemberChecker } from "./member-checker.ts";
 import { push, valueCheck } from "./value-check.ts";
 
-/** One generated validator module: its text and the names a package index re-exports. */
-export interface ValidatorModule {
-  readonly modulePath: string;
-  readonly content: string;
-  /** Every exported function and constant, in order. */
-  readonly exports: readonly string[];
-  /** The `TypeValidator` object, when the type can have instances. */
-  readonly validator?: string;
-}
-
-/** The exported `TypeValidator` object of a type (`mailboxValidator`). */
-function validatorObjectName(names: TypeNames): string {
-  return `${names.tsName[0]!.toLowerCase()}${names.tsName.slice(1)}Validator`;
+/**
+ * The names the validators of a type declare, in order: a checker per structure it declares,
+ * the checker of the members it declares (when it declares any), the parser of each custom
+ * operation it declares and, for resource types, the create and update validators and the
+ * `TypeValidator` object. Empty when the type has nothing to validate (a mixin without
+ * structures, members or operations): its validators are then written nowhere.
+ */
+export function validatorDeclarations(own: TypeNames): string[] {
+  const v = own.validators;
+  return [...v.structures.values(), ...(v.members ? [v.members] : []), ...v.parsers.values(), ...(v.create ? [v.create, v.update!, v.validator!] : [])];
 }
 
 /**
- * Builds the validator module of one type: a checker per structure it declares, the checker of
- * the members it declares (when it declares any), the parameter parser of each custom operation
- * it declares and, for resource types, `validate<X>Create`, `validate<X>Update` and a
+ * Writes the validators of one type into its module (`scope`, which has reserved the names
+ * of validatorDeclarations): a checker per structure it declares, the checker of the members
+ * it declares (when it declares any), the parameter parser of each custom operation it
+ * declares and, for resource types, `validate<X>Create`, `validate<X>Update` and a
  * `TypeValidator` object tying them together with the parsers of every operation the type has,
- * inherited ones imported from their declaring type's module. Undefined when the type has
- * nothing to validate (a mixin without structures, members or operations).
+ * inherited ones taken from their declaring type's module. Returns the name of the
+ * `TypeValidator` object, when the type can have instances.
  */
-export function validatorModule(type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, runtime: RuntimeSpecifier, owners: ReadonlyMap<Property | Relation, string>): ValidatorModule | undefined {
+export function writeTypeValidators(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, scope: ModuleScope, owners: ReadonlyMap<Property | Relation, string>): string | undefined {
   const own = names.get(type.id)!;
   const members = declaredMembers(type.decl);
-  if (!type.isResource && type.decl.structures.size === 0 && members.length === 0 && own.operations.size === 0) return undefined;
-  const modulePath = validatorModulePath(own);
-  const scope = new ModuleScope(modulePath, names, runtime);
-  const exports: string[] = [];
-  // Declarations, one blank line after each.
-  const w = new CodeWriter();
-  const declare = (name: string) => {
-    scope.reserve(name);
-    exports.push(name);
-  };
-  for (const s of type.decl.structures.values()) declare(structureCheckerName(own, s.name));
-  if (members.length) declare(memberCheckerName(own));
-  for (const op of type.decl.operations.values()) if (own.operations.has(op.name)) declare(parserName(own, op.name));
-
   for (const s of type.decl.structures.values()) structureChecker(w, s, own, scope).line();
   if (members.length) writeMemberChecker(w, memberCheckerName(own), `${type.name} declares`, members, scope).line();
   for (const op of type.decl.operations.values()) {
     const opNames = own.operations.get(op.name);
     if (opNames) operationParser(w, op, type, parserName(own, op.name), opNames.params ? scope.typeOf(own, opNames.params) : undefined, scope).line();
   }
-  let validator: string | undefined;
-  if (type.isResource) {
-    validator = validatorObjectName(own);
-    const create = `validate${own.tsName}Create`;
-    const update = `validate${own.tsName}Update`;
-    for (const n of [create, update, validator]) declare(n);
-    const chain = memberChain(type, model, owners).map((id) => scope.memberChecker(id));
-    resourceValidator(w, type, "create", create, chain, scope).line();
-    resourceValidator(w, type, "update", update, chain, scope).line();
-    const parsers: { name: string; fn: string }[] = [];
-    for (const op of type.operations.values()) {
-      if (isBaseOperation(op, type, model)) continue;
-      const declared = operationNamesOf(names, op);
-      if (!declared) throw new Error(`no names for operation ${op.name} of ${op.declaredIn}`);
-      parsers.push({ name: op.name, fn: scope.validatorOf(declared.owner, parserName(declared.owner, op.name)) });
-    }
-    const typeValidator = scope.runtimeType("type-validator", "TypeValidator");
-    const defaults: Record<string, unknown> = {};
-    for (const p of type.properties.values()) if (p.default !== undefined) defaults[p.name] = literalValue(p.default.raw, p.default.value);
-    w.line(`/** Validators of ${type.name} (\`${type.id}\`), by what they check. */`);
-    w.block(`export const ${validator}: ${typeValidator} = {`, () => {
-      writeProperty(w, "typeId", stringLiteral(type.id));
-      w.line(`validateCreate: ${create},`);
-      w.line(`validateUpdate: ${update},`);
-      w.raw(jsonLiteral("defaults: Object.freeze(", defaults, "),", 1));
-      writeProperty(w, "operations", object(...parsers.map((p): ObjectEntry => [propertyKey(p.name), p.fn])));
-    }, "};");
+  const { create, update, validator } = own.validators;
+  if (!type.isResource || !create || !update || !validator) return undefined;
+  const chain = memberChain(type, model, owners).map((id) => scope.memberChecker(id));
+  resourceValidator(w, type, "create", create, chain, scope).line();
+  resourceValidator(w, type, "update", update, chain, scope).line();
+  const parsers: { name: string; fn: string }[] = [];
+  for (const op of type.operations.values()) {
+    if (isBaseOperation(op, type, model)) continue;
+    const declared = operationNamesOf(names, op);
+    if (!declared) throw new Error(`no names for operation ${op.name} of ${op.declaredIn}`);
+    parsers.push({ name: op.name, fn: scope.validatorOf(declared.owner, parserName(declared.owner, op.name)) });
   }
-  const content = fileText([[typeBanner(model, type), ...scope.renderImports()], scope.renderConstants(), w.toString()]);
-  return { modulePath, content, exports, ...(validator ? { validator } : {}) };
+  const typeValidator = scope.runtimeType("type-validator", "TypeValidator");
+  const defaults: Record<string, unknown> = {};
+  for (const p of type.properties.values()) if (p.default !== undefined) defaults[p.name] = literalValue(p.default.raw, p.default.value);
+  w.line(`/** Validators of ${type.name} (\`${type.id}\`), by what they check. */`);
+  w.block(`export const ${validator}: ${typeValidator} = {`, () => {
+    writeProperty(w, "typeId", stringLiteral(type.id));
+    w.line(`validateCreate: ${create},`);
+    w.line(`validateUpdate: ${update},`);
+    w.raw(jsonLiteral("defaults: Object.freeze(", defaults, "),", 1));
+    writeProperty(w, "operations", object(...parsers.map((p): ObjectEntry => [propertyKey(p.name), p.fn])));
+  }, "};");
+  w.line();
+  return validator;
 }
 
 function structureChecker(w: CodeWriter, s: Structure, own: TypeNames, scope: ModuleScope): CodeWriter {

@@ -45,14 +45,12 @@ import {
   parseMailboxChangePassword,
   parseMailboxCheckAvailability,
   parseMailboxPurgeArchive,
-} from "../../../validators/examples/cloudmail/mailbox.gen.js";
-import {
   parseTenantImportMailboxes,
   parseTenantOnDomainLinked,
   parseTenantOnMailboxChanged,
   parseTenantOnSubscriptionLimitsChanged,
   parseTenantUsage,
-} from "../../../validators/examples/cloudmail/tenant.gen.js";
+} from "../../../validators/examples/cloudmail/index.gen.js";
 
 /** Handlers of service `cloudmail`: resources of type CloudMail (`http://cloudmail.example.com/types/cloudmail/1.0`). */
 export interface CloudmailHandlers {

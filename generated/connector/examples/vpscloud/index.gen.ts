@@ -46,16 +46,14 @@ import {
   parseManagementOnSubscriptionLimitsChanged,
   parseManagementOnVpsLinked,
   parseManagementUsageReport,
-} from "../../../validators/examples/vpscloud/management.gen.js";
-import { parseSnapshotRestore } from "../../../validators/examples/vpscloud/snapshot.gen.js";
-import { parseVpsCloudSyncImages } from "../../../validators/examples/vpscloud/vps-cloud.gen.js";
-import {
+  parseSnapshotRestore,
+  parseVpsCloudSyncImages,
   parseVpsMetrics,
   parseVpsMigrate,
   parseVpsReboot,
   parseVpsResize,
   parseVpsTakeSnapshot,
-} from "../../../validators/examples/vpscloud/vps.gen.js";
+} from "../../../validators/examples/vpscloud/index.gen.js";
 
 /** Handlers of service `vpscloud`: resources of type VpsCloud (`http://vpscloud.example.net/types/vpscloud/1.1`). */
 export interface VpscloudHandlers {

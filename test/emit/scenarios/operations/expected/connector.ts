@@ -19,7 +19,7 @@ import type {
   ReportSummaryReply,
   ReportUpdate,
 } from "../../types/operations/index.gen.js";
-import { parseReportCount, parseReportRename, parseReportSummary } from "../../validators/operations/report.gen.js";
+import { parseReportCount, parseReportRename, parseReportSummary } from "../../validators/operations/index.gen.js";
 
 /** Handlers of service `app`: resources of type App (`http://scenarios.example/operations/app/1.0`). */
 export interface AppHandlers {
