@@ -79,7 +79,7 @@ export function buildNameTable(model: ApsModel): Map<string, TypeNames> {
         tsName: local.tsName,
         structures: structures[i]!,
         hasMembers: local.type.decl.properties.size > 0 || local.type.decl.relations.size > 0,
-        operations: local.operations.keys(),
+        operations: local.operations,
         isResource: local.type.isResource,
       })),
     );

@@ -27,31 +27,50 @@ export interface ValidatorNameSource {
   readonly structures: ReadonlyMap<string, string>;
   /** Whether the type declares properties or relations itself. */
   readonly hasMembers: boolean;
-  /** The custom operations the type declares, in declaration order. */
-  readonly operations: Iterable<string>;
+  /** The custom operations the type declares (TypeNames.operations), in declaration order. */
+  readonly operations: ReadonlyMap<string, unknown>;
   readonly isResource: boolean;
 }
 
-/** Which of a type's validator names a name is: a structure's checker, an operation's parser, or one of the type's. */
-type Slot = readonly [kind: "structure" | "parser", key: string] | readonly [kind: "members" | "create" | "update" | "validator"];
+const NONE: ReadonlyMap<string, string> = new Map();
 
 function lowerFirst(name: string): string {
   return `${name[0]!.toLowerCase()}${name.slice(1)}`;
 }
 
-/** The names a type's validators would take in a module of their own, in declaration order. */
-function localValidatorNames(t: ValidatorNameSource): { slot: Slot; name: string }[] {
-  const out: { slot: Slot; name: string }[] = [];
-  for (const [s, ts] of t.structures) out.push({ slot: ["structure", s], name: ts.startsWith(t.tsName) ? `check${ts}` : `check${t.tsName}${ts}` });
+/**
+ * The names a type's validators would take in a module of their own, in declaration order:
+ * its structures' checkers, its member checker, its operations' parsers, then create, update
+ * and validator (assemble reads them back in this order).
+ */
+function localValidatorNames(t: ValidatorNameSource): string[] {
+  const out: string[] = [];
+  for (const ts of t.structures.values()) out.push(ts.startsWith(t.tsName) ? `check${ts}` : `check${t.tsName}${ts}`);
   // Named with the type's stem, not `check...`, so that it reads apart from the structure checkers.
-  if (t.hasMembers) out.push({ slot: ["members"], name: `${lowerFirst(t.tsName)}Members` });
-  for (const op of t.operations) out.push({ slot: ["parser", op], name: `parse${t.tsName}${op[0]!.toUpperCase()}${op.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}` });
-  if (t.isResource) {
-    out.push({ slot: ["create"], name: `validate${t.tsName}Create` });
-    out.push({ slot: ["update"], name: `validate${t.tsName}Update` });
-    out.push({ slot: ["validator"], name: `${lowerFirst(t.tsName)}Validator` });
-  }
+  if (t.hasMembers) out.push(`${lowerFirst(t.tsName)}Members`);
+  for (const op of t.operations.keys()) out.push(`parse${t.tsName}${op[0]!.toUpperCase()}${op.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}`);
+  if (t.isResource) out.push(`validate${t.tsName}Create`, `validate${t.tsName}Update`, `${lowerFirst(t.tsName)}Validator`);
   return out;
+}
+
+function assemble(t: ValidatorNameSource, names: readonly string[]): ValidatorNames {
+  let i = 0;
+  let structures = NONE;
+  if (t.structures.size > 0) {
+    const map = new Map<string, string>();
+    for (const s of t.structures.keys()) map.set(s, names[i++]!);
+    structures = map;
+  }
+  const members = t.hasMembers ? names[i++]! : undefined;
+  let parsers = NONE;
+  if (t.operations.size > 0) {
+    const map = new Map<string, string>();
+    for (const op of t.operations.keys()) map.set(op, names[i++]!);
+    parsers = map;
+  }
+  if (!t.isResource) return members === undefined ? { structures, parsers } : { structures, members, parsers };
+  const resource = { create: names[i]!, update: names[i + 1]!, validator: names[i + 2]! };
+  return members === undefined ? { structures, parsers, ...resource } : { structures, members, parsers, ...resource };
 }
 
 /**
@@ -64,24 +83,24 @@ function localValidatorNames(t: ValidatorNameSource): { slot: Slot; name: string
 export function packageValidatorNames(types: readonly ValidatorNameSource[]): ValidatorNames[] {
   const locals = types.map(localValidatorNames);
   const count = new Map<string, number>();
-  for (const local of locals) for (const { name } of local) count.set(name, (count.get(name) ?? 0) + 1);
-  const taken = new Set<string>();
-  for (const [name, k] of count) if (k === 1) taken.add(name);
-  return locals.map((local) => {
-    const structures = new Map<string, string>();
-    const parsers = new Map<string, string>();
-    const out: { -readonly [K in keyof ValidatorNames]: ValidatorNames[K] } = { structures, parsers };
-    for (const { slot, name } of local) {
-      let unique = name;
-      if (count.get(name) !== 1) {
+  let total = 0;
+  for (const local of locals) {
+    total += local.length;
+    for (const name of local) count.set(name, (count.get(name) ?? 0) + 1);
+  }
+  if (count.size < total) {
+    const taken = new Set<string>();
+    for (const [name, k] of count) if (k === 1) taken.add(name);
+    for (const local of locals) {
+      for (let i = 0; i < local.length; i++) {
+        const name = local[i]!;
+        if (count.get(name) === 1) continue;
+        let unique = name;
         for (let k = 2; taken.has(unique); k++) unique = `${name}_${k}`;
         taken.add(unique);
+        local[i] = unique;
       }
-      const [kind, key] = slot;
-      if (kind === "structure") structures.set(key!, unique);
-      else if (kind === "parser") parsers.set(key!, unique);
-      else out[kind] = unique;
     }
-    return out;
-  });
+  }
+  return types.map((t, i) => assemble(t, locals[i]!));
 }

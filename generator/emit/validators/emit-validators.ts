@@ -29,8 +29,9 @@ export const VALIDATOR_REGISTRY = "validators/index.gen.ts";
  * layout gives it: by default one module per package, `validators/<package>/index.gen.ts`
  * (the controller compiles them at run time a module per type, perTypeValidatorModulePath);
  * and `validators/index.gen.ts`, the registry of every resource type's `TypeValidator` by
- * type id. A type's validators are the same text in either layout: the names are the name
- * table's (unique in the package), and a module imports only what another module declares.
+ * type id. A type's validators are the same code in either layout (but for the numbers of
+ * module constants and the aliases of imports): the names are the name table's, unique in the
+ * package, and a module imports only what another module declares.
  */
 export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model), options: ValidatorEmitOptions = {}): GeneratedFile[] {
   const runtime = options.runtime ?? packageRuntime;
