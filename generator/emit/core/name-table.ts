@@ -24,8 +24,8 @@ export interface TypeNames {
   /** The types module of the type's package, below the output folder: `types/core/index.gen.ts`. */
   readonly typesModule: string;
   /**
-   * The stem of the per-type modules of the emitters that write one per type, below their
-   * folder: `core/resource` (`validators/core/resource.gen.ts`, `client/core/resource.gen.ts`).
+   * The stem of the type's own validators module, which the controller compiles at run time
+   * (perTypeValidatorModulePath): `core/resource` (`validators/core/resource.gen.ts`).
    */
   readonly moduleStem: string;
   /**
