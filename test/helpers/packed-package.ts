@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,36 +15,81 @@ export const PACKED_RUN_FILE = "made-by-run";
 /**
  * This checkout as a user gets it: `npm pack` (which builds dist/ first), then the tarball
  * installed with its dependencies into an empty project in the temporary folder, with npm's
- * cache and no network (`--prefer-offline`). Done once per content of the package's files in
- * a test run, whichever test file asks first. Returns the consumer project's folder.
+ * cache and no network (`--prefer-offline`). Made once per content of the package's files in a
+ * test run: in the background from the start of a run whose files need it
+ * (test/pack-ahead-sequencer.ts), else by the first test file that asks. Returns the consumer
+ * project's folder.
  */
 export function packedInstall(): string {
-  const dir = join(tmpdir(), `${PACKED_PREFIX}${contentHash()}`);
+  const dir = packedFolder();
   const consumer = join(dir, "consumer");
   if (existsSync(join(dir, "done"))) return consumer;
-  // Test files in other workers may ask at the same time: one packs, the others wait for it.
   // One left half made by a run that was killed (older than ten minutes) is made again.
   if (existsSync(dir) && Date.now() - statSync(dir).mtimeMs > 600_000) rmSync(dir, { recursive: true, force: true });
+  if (claim(dir)) spawnSync(process.execPath, packArgs(dir), { stdio: "ignore" });
+  // Made here, or being made by the background packer or another worker: wait for it.
+  const end = Date.now() + 300_000;
+  while (!existsSync(join(dir, "done"))) {
+    if (existsSync(join(dir, FAILED))) throw new Error(readFileSync(join(dir, FAILED), "utf8"));
+    if (Date.now() > end) throw new Error(`waited 300 s for aps-gen to be packed into ${dir}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  return consumer;
+}
+
+/**
+ * Starts making the packed install in a background process, for a run whose test files will ask
+ * for it: they find it made, or wait for it, instead of one of them making it while the others
+ * wait (three files asked at once and held three of four workers for ~25 s). Does nothing when it
+ * is made or being made.
+ */
+export function startPackedInstall(): void {
+  const dir = packedFolder();
+  if (existsSync(join(dir, "done")) || !claim(dir)) return;
+  spawn(process.execPath, packArgs(dir), { stdio: "ignore" }).on("error", (error) => writeFileSync(join(dir, FAILED), String(error)));
+}
+
+/** Written instead of `done` when packing failed, with why: the test files asking say so. */
+const FAILED = "failed";
+
+function packedFolder(): string {
+  return join(tmpdir(), `${PACKED_PREFIX}${contentHash()}`);
+}
+
+/** mkdir is atomic: whoever creates the folder makes the install. */
+function claim(dir: string): boolean {
   try {
     mkdirSync(dir);
+    return true;
   } catch {
-    const end = Date.now() + 300_000;
-    while (!existsSync(join(dir, "done"))) {
-      if (Date.now() > end) throw new Error(`waited 300 s for another test file to pack aps-gen into ${dir}`);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
-    }
-    return consumer;
+    return false;
   }
-  if (process.env.APS_GEN_TEST_RUN) writeFileSync(join(dir, PACKED_RUN_FILE), process.env.APS_GEN_TEST_RUN);
-  mkdirSync(consumer, { recursive: true });
-  const pack = spawnSync(npm, ["pack", "--pack-destination", dir, "--silent"], { cwd: repoRoot, encoding: "utf8" });
-  if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}${pack.stdout}`);
-  const tarball = join(dir, pack.stdout.trim().split("\n").at(-1)!);
-  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  const install = spawnSync(npm, ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, encoding: "utf8" });
-  if (install.status !== 0) throw new Error(`npm install of the tarball failed: ${install.stderr}${install.stdout}`);
-  writeFileSync(join(dir, "done"), tarball);
-  return consumer;
+}
+
+/**
+ * `node -e` arguments that pack and install into `dir`: npm pack, then npm install of the tarball
+ * into `dir/consumer`; `done` names the tarball, or `failed` says which step failed and why.
+ */
+function packArgs(dir: string): string[] {
+  const script = `
+const { spawnSync } = require("node:child_process");
+const { mkdirSync, writeFileSync } = require("node:fs");
+const { join } = require("node:path");
+const [dir, repo, npm, run, runFile] = process.argv.slice(1);
+const consumer = join(dir, "consumer");
+if (run) writeFileSync(join(dir, runFile), run);
+mkdirSync(consumer, { recursive: true });
+writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+const step = (args, cwd, what) => {
+  const r = spawnSync(npm, args, { cwd, encoding: "utf8", shell: process.platform === "win32" });
+  if (r.status !== 0) { writeFileSync(join(dir, "${FAILED}"), what + " failed: " + (r.stderr || "") + (r.stdout || "") + (r.error || "")); process.exit(1); }
+  return r.stdout;
+};
+const tarball = join(dir, step(["pack", "--pack-destination", dir, "--silent"], repo, "npm pack").trim().split("\\n").at(-1));
+step(["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], consumer, "npm install of the tarball");
+writeFileSync(join(dir, "done"), tarball);
+`;
+  return ["-e", script, dir, repoRoot, npm, process.env.APS_GEN_TEST_RUN ?? "", PACKED_RUN_FILE];
 }
 
 /** The tarball `packedInstall` made. */
