@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
-import { PackAheadSequencer } from "./test/pack-ahead-sequencer.ts";
+import { RunSequencer } from "./test/run-sequencer.ts";
 
 /**
  * Tests that measure latency: they run after every other file, alone, so that the other suites
@@ -14,7 +14,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["aps-gen-source"], externalConditions: ["aps-gen-source"] } },
   test: {
     globalSetup: ["test/global-teardown.ts"],
-    sequence: { sequencer: PackAheadSequencer },
+    sequence: { sequencer: RunSequencer },
     testTimeout: 30_000,
     // Opening an embedded database and migrating it takes ~1 s alone and over 10 s on a loaded
     // 2-core machine (seen with the suite and other work running): hooks get the tests' bound.
