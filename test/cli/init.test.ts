@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../cli/main.ts";
 import { packedInstall } from "../helpers/packed-package.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { cachingHost } from "../helpers/typecheck.ts";
 
 const root = mkdtempSync(join(tmpdir(), "aps-init-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ async function init(...argv: string[]) {
 /** Type-checks the project as its own tsconfig would, with aps-gen resolved to this checkout. */
 function typecheckProject(): string[] {
   const files = ["src/main.ts", "src/check.gen.ts", "test/connector.test.ts"].map((f) => join(project, f));
-  const program = ts.createProgram(files, {
+  const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -32,7 +33,8 @@ function typecheckProject(): string[] {
     allowImportingTsExtensions: true,
     types: ["node"],
     typeRoots: [join(repoRoot, "node_modules/@types")],
-  });
+  };
+  const program = ts.createProgram(files, options, cachingHost(options));
   return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
 }
 
