@@ -1,7 +1,7 @@
 /**
  * Differential test of the generated validators against an independent oracle: every resource
  * type of the example packages (and of the core types that compile() adds), in both modes and
- * for both kinds of writer, gets RUNS random bodies from a fixed seed; the validators' verdict
+ * for both kinds of writer, gets RUNS random bodies from a fixed seed (helpers/property-runs.ts); the validators' verdict
  * (no errors) must equal ajv's verdict on the oracle's JSON Schema (oracle/json-schema.ts).
  * A mismatch fails with the (shrunk) body and both error lists.
  *
@@ -18,12 +18,13 @@ import { applicationActor, userActor, type Actor } from "../../runtime/common/ac
 import type { TypeValidator } from "../../runtime/common/type-validator.ts";
 import type { ValidationError } from "../../runtime/common/validation-error.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { propertyRuns } from "../helpers/property-runs.ts";
 import { bodyArbitrary } from "./oracle/arbitraries.ts";
 import { oracleAjv, typeSchema, type OracleActor, type OracleMode, type Schema } from "./oracle/json-schema.ts";
 
 const PACKAGES = ["types/examples/cloudmail", "types/examples/vpscloud"];
 const SEED = 0x5eed_2024;
-const RUNS = 1000;
+const RUNS = propertyRuns(400);
 const MODES: readonly OracleMode[] = ["create", "update"];
 const ACTORS: readonly OracleActor[] = ["owner", "application"];
 const MAILBOX = "http://cloudmail.example.com/types/mailbox/1.0";
