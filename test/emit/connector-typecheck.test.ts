@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { emitAll } from "../../generator/build.ts";
 import { compile } from "../../generator/pipeline.ts";
-import { typecheck } from "../helpers/typecheck.ts";
+import { typecheckEmitted } from "../helpers/typecheck.ts";
 
 /**
  * Every shape of custom operation a package may declare gives a connector, client and
@@ -52,13 +52,7 @@ describe("connector, client and validators for every operation shape", () => {
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const files = emitAll(model);
     expect(files.some((f) => f.path.startsWith("connector/shapes/"))).toBe(true);
-    const written = files.map((f) => {
-      const abs = join(dir, "out", f.path);
-      mkdirSync(dirname(abs), { recursive: true });
-      writeFileSync(abs, f.content);
-      return abs;
-    });
-    expect(typecheck(written)).toEqual([]);
+    expect(typecheckEmitted(files, join(dir, "out"))).toEqual([]);
   }, 60_000);
 
   it("declare each name of the package's connector module once, clear of its imports", () => {
@@ -85,12 +79,6 @@ describe("connector, client and validators for every operation shape", () => {
     expect(new Set(declared).size).toBe(declared.length);
     expect(declared).toEqual(expect.arrayContaining(["ShapesApplicationHandlers", "shapesServices", "ServiceHandlers", "ShapesApplicationHandlers_2", "MySvcHandlers", "MySvcHandlers_2", "my_svcService", "mySvcService"]));
     expect(module).toMatch(/ServiceHandlers as ServiceHandlers_2/);
-    const written = files.map((f) => {
-      const abs = join(dir, "clash", "out", f.path);
-      mkdirSync(dirname(abs), { recursive: true });
-      writeFileSync(abs, f.content);
-      return abs;
-    });
-    expect(typecheck(written)).toEqual([]);
+    expect(typecheckEmitted(files, join(dir, "clash", "out"))).toEqual([]);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import ts from "typescript";
 import { repoRoot } from "./paths.ts";
 
@@ -29,6 +30,17 @@ export function typecheck(files: readonly string[]): string[] {
     const where = d.file && d.start !== undefined ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : "";
     return where + ts.flattenDiagnosticMessageText(d.messageText, "\n");
   });
+}
+
+/** Writes generated files (paths below the output folder) into `outDir` and type-checks them all. */
+export function typecheckEmitted(files: readonly { readonly path: string; readonly content: string }[], outDir: string): string[] {
+  const written = files.map((f) => {
+    const abs = join(outDir, f.path);
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, f.content);
+    return abs;
+  });
+  return typecheck(written);
 }
 
 /**
