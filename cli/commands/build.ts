@@ -9,6 +9,7 @@ interface BuildOptions extends CommonOptions {
   check: boolean;
   "dry-run": boolean;
   watch: boolean;
+  cache: boolean;
 }
 
 const builder = (y: Argv<CommonOptions>): Argv<BuildOptions> =>
@@ -16,6 +17,7 @@ const builder = (y: Argv<CommonOptions>): Argv<BuildOptions> =>
     .option("out", { type: "string", default: "generated", describe: "Output folder." })
     .option("check", { type: "boolean", default: false, describe: "Write nothing; exit 1 and list the files that differ when the output is stale." })
     .option("dry-run", { type: "boolean", default: false, describe: "Write nothing; list what a build would write and delete." })
+    .option("cache", { type: "boolean", default: true, describe: "Skip a build when nothing changed since the last clean one into the same folder (--no-cache: always build)." })
     .option("watch", { type: "boolean", default: false, describe: "Build again whenever a declaration changes, until Ctrl-C; errors are shown and watching goes on." });
 
 export const buildCommand: Command<BuildOptions> = (context) => ({
@@ -36,13 +38,22 @@ export const buildCommand: Command<BuildOptions> = (context) => ({
 
 async function runBuild(options: BuildOptions, io: Console, cwd: string): Promise<number> {
   const start = performance.now();
-  const { compileOrReport, counts, printDiagnostics, seconds, serviceSummary, verdict } = await import("../compile-report.ts");
+  const { compileOrReport, counts, inputsOf, printDiagnostics, seconds, serviceSummary, verdict } = await import("../compile-report.ts");
   const { hasErrors } = await import("../../generator/diagnostics/diagnostic.ts");
   const { ExitCode, plural } = await import("../console.ts");
-  const result = compileOrReport(options, io, cwd);
-  if (typeof result === "number") return result;
   const print = options.format === "json" ? io.err : io.out;
   const say = (line: string) => print(verdict(line, options));
+  const outName = `${options.out.replace(/\/$/, "")}/`;
+  // Nothing changed since the last clean build into this folder: nothing to do (build-cache.ts).
+  const cached = options.cache && !options.check && !options["dry-run"] && !options.watch && options.format === "text";
+  const cache = !cached ? undefined : (await import("../build-cache.ts")).openBuildCache(inputsOf(options, cwd), options, resolve(cwd, options.out), cwd);
+  if (cache?.hit) {
+    for (const line of cache.hit.summary) say(line);
+    say(`✓ ${plural(cache.hit.types, "type")} → ${outName} · ${plural(cache.hit.outputs.length, "file")}, up to date: nothing changed since the last build · ${seconds(start)}`);
+    return ExitCode.ok;
+  }
+  const result = compileOrReport(options, io, cwd);
+  if (typeof result === "number") return result;
   const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
   if (failed) {
     printDiagnostics(result.diagnostics, options, io, cwd);
@@ -63,8 +74,8 @@ async function runBuild(options: BuildOptions, io: Console, cwd: string): Promis
   const compareOnly = options.check || options["dry-run"];
   const report = (compareOnly ? compareHost(outDir) : diskHost(outDir)).apply(files);
   printDiagnostics(result.diagnostics, options, io, cwd, { files: files.map((f) => f.path), report });
-  for (const line of serviceSummary(result)) say(line);
-  const outName = `${options.out.replace(/\/$/, "")}/`;
+  const summary = serviceSummary(result);
+  for (const line of summary) say(line);
 
   if (report.conflicts.length > 0) {
     for (const p of report.conflicts) say(`  conflict  ${outName}${p} has no aps-gen banner; it was not overwritten (move it away or delete it)`);
@@ -80,6 +91,7 @@ async function runBuild(options: BuildOptions, io: Console, cwd: string): Promis
     say(`✗ ${outName} is stale: run "aps-gen build" and commit the result · ${seconds(start)}`);
     return ExitCode.findings;
   }
+  if (!options["dry-run"] && result.diagnostics.length === 0) cache?.save(summary, result.model.types.size);
   if (options["dry-run"]) listChanges(report, outName, say);
   const written = report.added.length + report.changed.length;
   const verb = options["dry-run"] ? "would write" : "written";
