@@ -188,7 +188,9 @@ describe.each(databases)("identity and roles on %s", (kind) => {
     it("answers 429 with Retry-After past the burst, for that source only, and never for a token already verified", async () => {
       const good = await mint.mint({ accountId: await account(t.adminToken, "limited") });
       const from = "127.0.0.9";
-      expect((await t.call("GET", "/aps/2/resources", { token: good, localAddress: from })).status).toBe(200);
+      // Verified twice: a verification that an account revocation (of an earlier test here) lands
+      // during is not remembered, by design (caller.ts), and the feed may deliver one just now.
+      for (let i = 0; i < 2; i++) expect((await t.call("GET", "/aps/2/resources", { token: good, localAddress: from })).status).toBe(200);
       const statuses: number[] = [];
       let limited;
       for (let i = 0; i < 8; i++) {
