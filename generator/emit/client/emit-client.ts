@@ -17,7 +17,7 @@ import { ImportSet } from "../core/import-set.ts";
 import { call, object, writeAssignment, writeExpr, writeList, writeUnion, type Expr, type ObjectEntry } from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
-import { pascalCase, propertyKey } from "../core/naming.ts";
+import { pascalCase, propertyKey, takeName } from "../core/naming.ts";
 import { clientIndex, prefixed, type IndexedName } from "./client-index.ts";
 import { fillPath } from "../../../runtime/common/path-template.ts";
 
@@ -72,12 +72,7 @@ function localClientNames(type: ResolvedType, model: ApsModel, T: string, isRoot
   const s = stem(T);
   const out = new Map<string, ClientName>();
   const taken = new Set<string>(GLOBALS);
-  const add = (key: string, name: string, value = true) => {
-    let n = name;
-    for (let k = 2; taken.has(n); k++) n = `${name}_${k}`;
-    taken.add(n);
-    out.set(key, { name: n, value });
-  };
+  const add = (key: string, name: string, value = true) => out.set(key, { name: takeName(name, taken), value });
   add("query", `${s}Query`);
   add("provision", `provision${T}`);
   add("get", `get${T}`);
@@ -138,11 +133,7 @@ function packageClientNames(locals: readonly LocalClientNames[]): Map<string, Cl
         out.set(key, n);
         continue;
       }
-      const longer = prefixed(local.tsName, n.name);
-      let unique = longer;
-      for (let k = 2; taken.has(unique); k++) unique = `${longer}_${k}`;
-      taken.add(unique);
-      out.set(key, { name: unique, value: n.value });
+      out.set(key, { name: takeName(prefixed(local.tsName, n.name), taken), value: n.value });
     }
     return out;
   });

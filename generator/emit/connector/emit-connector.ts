@@ -9,7 +9,7 @@ import { arrow, call, writeList, writeProperty } from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { parserName, validatorModulePath } from "../core/module-scope.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
-import { pascalCase, propertyKey } from "../core/naming.ts";
+import { pascalCase, propertyKey, takeName } from "../core/naming.ts";
 import { RUNTIME_TYPES } from "../types/type-refs.ts";
 
 const CONNECTOR = "aps-gen/runtime/connector";
@@ -43,12 +43,7 @@ export function serviceTypes(model: ApsModel, pkg: ModelPackage): ResolvedType[]
  */
 export function connectorNames(model: ApsModel, pkg: ModelPackage): ConnectorNames {
   const taken = new Set<string>(GLOBALS);
-  const unique = (name: string) => {
-    let n = name;
-    for (let k = 2; taken.has(n); k++) n = `${name}_${k}`;
-    taken.add(n);
-    return n;
-  };
+  const unique = (name: string) => takeName(name, taken);
   const appName = pascalCase(pkg.name.split("/").at(-1)!);
   const appHandlers = unique(`${appName}ApplicationHandlers`);
   const servicesFn = unique(`${appName[0]!.toLowerCase()}${appName.slice(1)}Services`);

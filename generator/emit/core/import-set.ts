@@ -1,3 +1,4 @@
+import { takeName } from "./naming.ts";
 import { PRINT_WIDTH } from "./format-options.ts";
 import type { TypeNames } from "./name-table.ts";
 import { textWidth } from "./text-width.ts";
@@ -56,9 +57,7 @@ export class ImportSet {
     if (!names) this.byModule.set(moduleSpec, (names = new Map()));
     const existing = names.get(name);
     if (existing) return existing;
-    let local = name;
-    for (let n = 2; this.usedLocal.has(local); n++) local = `${name}_${n}`;
-    this.usedLocal.add(local);
+    const local = takeName(name, this.usedLocal);
     const made = { local, value: false };
     names.set(name, made);
     return made;

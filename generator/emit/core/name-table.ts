@@ -2,7 +2,7 @@ import { applicationRootOf } from "../../model/application-root.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import type { ApsModel, Operation, Property, ResolvedType } from "../../model/model.ts";
 import { packageValidatorNames, type ValidatorNames } from "./validator-names.ts";
-import { enumTsName, kebabCase, moduleFileNames, pascalCase, structureTsName, typeTsName } from "./naming.ts";
+import { enumTsName, kebabCase, moduleFileNames, pascalCase, structureTsName, takeName, typeTsName } from "./naming.ts";
 
 /** The names of the types a custom operation's module declares for it; absent when it has none. */
 export interface OperationNames {
@@ -135,9 +135,7 @@ class NameList {
   readonly all: string[] = [];
 
   unique(name: string): string {
-    let n = name;
-    for (let k = 2; this.taken.has(n); k++) n = `${name}_${k}`;
-    this.taken.add(n);
+    const n = takeName(name, this.taken);
     this.all.push(n);
     return n;
   }
@@ -207,11 +205,7 @@ function packageRenames(locals: readonly LocalNames[]): (Map<string, string> | u
   locals.forEach((local, i) => {
     for (const name of local.all) {
       if (count.get(name) === 1) continue;
-      const prefixed = `${local.tsName}${name}`;
-      let unique = prefixed;
-      for (let k = 2; taken.has(unique); k++) unique = `${prefixed}_${k}`;
-      taken.add(unique);
-      (out[i] ??= new Map()).set(name, unique);
+      (out[i] ??= new Map()).set(name, takeName(`${local.tsName}${name}`, taken));
     }
   });
   return out;

@@ -77,9 +77,14 @@ export function enumMemberKeys(values: readonly { readonly value: unknown; reado
     else if (typeof value === "boolean") key = value ? "True" : "False";
     else key = "Value";
     if (key === "" || /^[0-9]/.test(key)) key = `V${key}`;
-    let unique = key;
-    for (let n = 2; used.has(unique); n++) unique = `${key}_${n}`;
-    used.add(unique);
-    return unique;
+    return takeName(key, used);
   });
+}
+
+/** `name`, or the first of `name_2`, `name_3`... not in `taken`; the name returned is added to `taken`. */
+export function takeName(name: string, taken: Set<string>): string {
+  let unique = name;
+  for (let n = 2; taken.has(unique); n++) unique = `${name}_${n}`;
+  taken.add(unique);
+  return unique;
 }

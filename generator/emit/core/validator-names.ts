@@ -1,3 +1,5 @@
+import { takeName } from "./naming.ts";
+
 /**
  * The names a package's validators module declares for a type (see buildNameTable): its
  * structure checkers, member checker, operation parsers and, for a resource type, its create
@@ -95,10 +97,7 @@ export function packageValidatorNames(types: readonly ValidatorNameSource[]): Va
       for (let i = 0; i < local.length; i++) {
         const name = local[i]!;
         if (count.get(name) === 1) continue;
-        let unique = name;
-        for (let k = 2; taken.has(unique); k++) unique = `${name}_${k}`;
-        taken.add(unique);
-        local[i] = unique;
+        local[i] = takeName(name, taken);
       }
     }
   }

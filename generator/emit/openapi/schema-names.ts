@@ -5,7 +5,7 @@
  * other's schemas without any validator noticing (a JSON object cannot hold a key twice).
  */
 import type { ApsModel } from "../../model/model.ts";
-import { typeTsName } from "../core/naming.ts";
+import { takeName, typeTsName } from "../core/naming.ts";
 
 /** The controller's own shapes. The `Aps` prefix keeps them clear of vendor type names. */
 export const BaseSchemaNames = {
@@ -54,10 +54,7 @@ export function buildSchemaNames(model: ApsModel): SchemaNames {
     const used = new Set<string>();
     for (const s of type.decl.structures.values()) {
       const plain = s.name.replace(unsafe, "_") || "Structure";
-      let unique = plain;
-      for (let n = 2; used.has(unique); n++) unique = `${plain}_${n}`;
-      used.add(unique);
-      own.set(s.name, `${name}.${unique}`);
+      own.set(s.name, `${name}.${takeName(plain, used)}`);
     }
     structures.set(type.id, own);
   }

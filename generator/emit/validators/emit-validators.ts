@@ -1,3 +1,4 @@
+import { takeName } from "../core/naming.ts";
 import type { GeneratedFile } from "../../host.ts";
 import type { ApsModel, ResolvedType } from "../../model/model.ts";
 import { banner, packageBanner, typeBanner } from "../core/banner.ts";
@@ -66,12 +67,7 @@ export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeN
     }
   }
   const taken = new Set<string>();
-  const entries = registry.map((r) => {
-    let local = r.name;
-    for (let k = 2; taken.has(local); k++) local = `${r.name}_${k}`;
-    taken.add(local);
-    return { ...r, local };
-  });
+  const entries = registry.map((r) => ({ ...r, local: takeName(r.name, taken) }));
   const registryText = fileText([
     [banner("every input package"), `import type { TypeValidator } from "${runtime("type-validator")}";`, ...registryImports(entries)],
     [
