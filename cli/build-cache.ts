@@ -15,9 +15,10 @@
  * working folder, as other tools keep theirs; without a node_modules folder nothing is kept.
  */
 import { createHash, type Hash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listFiles as listFolder } from "../generator/host.ts";
 
 /** What a build left, to be found again as it was. */
 interface BuildRecord {
@@ -103,19 +104,5 @@ function hashCode(hash: Hash): void {
 
 /** Forward-slash paths of every file below `dir`, sorted; empty when it does not exist. */
 function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const visit = (abs: string, prefix: string) => {
-    let entries;
-    try {
-      entries = readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.isDirectory()) visit(join(abs, e.name), `${prefix}${e.name}/`);
-      else out.push(`${prefix}${e.name}`);
-    }
-  };
-  visit(dir, "");
-  return out.sort();
+  return [...listFolder(dir)].sort();
 }

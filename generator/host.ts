@@ -97,7 +97,7 @@ function diskState(outDir: string): FolderState {
 }
 
 /** Forward-slash paths, relative to `outDir`, of every file below it; empty when it does not exist. */
-function listFiles(outDir: string): Set<string> {
+export function listFiles(outDir: string): Set<string> {
   const found = new Set<string>();
   const visit = (dir: string, prefix: string) => {
     let entries;
