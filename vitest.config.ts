@@ -13,7 +13,7 @@ export default defineConfig({
   resolve: { conditions: ["aps-gen-source"] },
   ssr: { resolve: { conditions: ["aps-gen-source"], externalConditions: ["aps-gen-source"] } },
   test: {
-    globalSetup: ["test/global-teardown.ts"],
+    globalSetup: ["test/global-setup.ts"],
     sequence: { sequencer: RunSequencer },
     testTimeout: 30_000,
     // Opening an embedded database and migrating it takes ~1 s alone and over 10 s on a loaded

@@ -7,10 +7,8 @@ import { repoRoot } from "./paths.ts";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
-/** Folder names every packed install of a test run is made under; the global teardown removes them. */
-export const PACKED_PREFIX = "aps-gen-packed-";
-/** File in a packed install's folder naming the test run that made it (test/global-teardown.ts). */
-export const PACKED_RUN_FILE = "made-by-run";
+/** Folder names packed installs are made under (in the run's temporary folder: test/global-setup.ts). */
+const PACKED_PREFIX = "aps-gen-packed-";
 
 /**
  * This checkout as a user gets it: `npm pack` (which builds dist/ first), then the tarball
@@ -75,9 +73,8 @@ function packArgs(dir: string): string[] {
 const { spawnSync } = require("node:child_process");
 const { mkdirSync, writeFileSync } = require("node:fs");
 const { join } = require("node:path");
-const [dir, repo, npm, run, runFile] = process.argv.slice(1);
+const [dir, repo, npm] = process.argv.slice(1);
 const consumer = join(dir, "consumer");
-if (run) writeFileSync(join(dir, runFile), run);
 mkdirSync(consumer, { recursive: true });
 writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
 const step = (args, cwd, what) => {
@@ -89,7 +86,7 @@ const tarball = join(dir, step(["pack", "--pack-destination", dir, "--silent"], 
 step(["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], consumer, "npm install of the tarball");
 writeFileSync(join(dir, "done"), tarball);
 `;
-  return ["-e", script, dir, repoRoot, npm, process.env.APS_GEN_TEST_RUN ?? "", PACKED_RUN_FILE];
+  return ["-e", script, dir, repoRoot, npm];
 }
 
 /** The tarball `packedInstall` made. */

@@ -2,11 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** The name every template folder of a test run starts with (test/global-teardown.ts removes this run's). */
+/** The name every template folder of a test run starts with (in the run's temporary folder: test/global-setup.ts). */
 const PGLITE_TEMPLATE_PREFIX = "aps-pglite-template-";
 
 /** Where this run's template lives: one per run, shared read-only by every suite that copies it. */
-export function pgliteTemplateFolder(run: string): string {
+function pgliteTemplateFolder(run: string): string {
   return join(tmpdir(), `${PGLITE_TEMPLATE_PREFIX}${run}`);
 }
 
@@ -22,7 +22,7 @@ let made: Promise<string> | undefined;
  * renamed into place. A suite of the other worker asking meanwhile waits for it rather than make
  * a second one on the same two cores; if the maker stops without one (its worker killed), the
  * waiter makes its own, and the first rename wins. Only under vitest (the run id of
- * test/global-teardown.ts); elsewhere, undefined: every database is made from scratch.
+ * test/global-setup.ts); elsewhere, undefined: every database is made from scratch.
  */
 export function pgliteTemplate(): Promise<string | undefined> {
   const run = process.env.APS_GEN_TEST_RUN;
@@ -57,8 +57,8 @@ async function makeTemplate(folder: string): Promise<string> {
 async function makeIn(folder: string): Promise<string> {
   const staging = mkdtempSync(`${folder}-staging-`);
   try {
-    // Loaded here, not at the top: test/global-teardown.ts imports this file for the folder's
-    // name, and every vitest run would otherwise load PGlite and drizzle first (~0.3 s).
+    // Loaded here, not at the top: a run of unit tests would otherwise load PGlite and drizzle
+    // first (~0.3 s).
     const { openDatabase } = await import("../../runtime/controller/store/open-database.ts");
     const { sql } = await import("drizzle-orm");
     const database = await openDatabase({ dataDir: staging });
