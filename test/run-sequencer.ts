@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-import { startPackedInstall } from "./helpers/packed-package.ts";
+import { startPackageStages } from "./helpers/packed-package.ts";
 
 /**
  * The slowest test files, slowest first, as measured in `npm test` on the 2-core machine
@@ -29,10 +29,12 @@ const PACKED_AFTER = 8;
 
 /**
  * The order of a run's test files: the slowest first; and, when a file of the run installs the
- * packed package (helpers/packed-package.ts), packing starts in the background as the run starts
- * and those files come a little later, so that they find it made (`npm pack` builds dist/ and npm
- * installs ~7000 files: 15 s on two idle cores, more under the run) instead of holding workers
- * while they wait. The sequencer sees the run's files after the global setup has named the run.
+ * packed package (helpers/packed-package.ts), building and packing start in the background as the
+ * run starts and those files come a little later, so that they find it made (the build and npm
+ * installing ~7000 files: 15 s on two idle cores, more under the run) instead of holding workers
+ * while they wait. Files that start `serve` processes need only the build (~5 s), which starts
+ * with the run too; they keep their place. The sequencer sees the run's files after the global
+ * setup has named the run.
  */
 export class RunSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -42,8 +44,10 @@ export class RunSequencer extends BaseSequencer {
       const i = SLOWEST_FIRST.indexOf(relative(root, f.moduleId).split("\\").join("/"));
       return i === -1 ? SLOWEST_FIRST.length : i;
     };
-    const needsPack = new Set(sorted.filter((f) => readFileSync(f.moduleId, "utf8").includes("packedInstall(")));
-    if (needsPack.size > 0) startPackedInstall();
+    const sources = new Map(sorted.map((f) => [f, readFileSync(f.moduleId, "utf8")]));
+    const needsPack = new Set(sorted.filter((f) => sources.get(f)!.includes("packedInstall(")));
+    if (needsPack.size > 0) startPackageStages(["build", "install"]);
+    else if (sorted.some((f) => /\b(serveProcess|builtCli)\(/.test(sources.get(f)!))) startPackageStages(["build"]);
     // Within a project group (the timing project still runs last), slowest first, the rest as vitest had them.
     const group = (f: TestSpecification) => f.project.config.sequence.groupOrder;
     const out = sorted.filter((f) => !needsPack.has(f)).sort((a, b) => group(a) - group(b) || rank(a) - rank(b));

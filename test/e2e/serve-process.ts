@@ -1,10 +1,14 @@
 /**
  * `aps-gen serve` as a real process (so that a test can SIGKILL it), on a free port, with its
- * data folder and database; `url` resolves once it listens and has written the admin token.
+ * data folder and database; `url` resolves once it listens and has written the admin token. The
+ * process runs the CLI built into dist/, as operators run the installed package (the build is
+ * made once per test run: helpers/packed-package.ts); test/e2e/serve-cli.test.ts starts it from
+ * the sources, as `npm start` does in a checkout.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { builtCli } from "../helpers/packed-package.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { pgliteTemplate } from "../helpers/pglite-template.ts";
 
@@ -25,11 +29,12 @@ export interface ServeProcess {
  */
 export async function serveProcess(dataDir: string, databaseUrl: string | undefined, extraArgs: readonly string[] = [], options: { logLevel?: string } = {}): Promise<ServeProcess> {
   if (!databaseUrl) await seedEmbeddedDatabase(dataDir);
+  const cli = await builtCli();
   // --liftoff-only: V8 runs PGlite's WebAssembly as first compiled instead of also compiling its
   // hot functions again with TurboFan on a background thread, which a process that lives for a
   // few requests never wins back (a start on an empty folder: 8.6 s of CPU -> 6.0 s). Same
   // semantics; and `serve` given a V8 flag must still start its package compiler's worker.
-  const child = spawn(process.execPath, ["--liftoff-only", "bin/aps-gen.js", "serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", dataDir, ...extraArgs], {
+  const child = spawn(process.execPath, ["--liftoff-only", cli, "serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", dataDir, ...extraArgs], {
     cwd: repoRoot,
     env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: options.logLevel ?? "warn" },
     stdio: ["ignore", options.logLevel ? "pipe" : "ignore", "pipe"],

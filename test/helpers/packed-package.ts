@@ -1,100 +1,119 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "./paths.ts";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
-/** Folder names packed installs are made under (in the run's temporary folder: test/global-setup.ts). */
+/** Folder names the package's stages are made under (in the run's temporary folder: test/global-setup.ts). */
 const PACKED_PREFIX = "aps-gen-packed-";
 
 /**
- * This checkout as a user gets it: `npm pack` (which builds dist/ first), then the tarball
- * installed with its dependencies into an empty project in the temporary folder, with npm's
- * cache and no network (`--prefer-offline`). Made once per content of the package's files in a
- * test run: in the background from the start of a run whose files need it
- * (test/pack-ahead-sequencer.ts), else by the first test file that asks. Returns the consumer
- * project's folder.
+ * This checkout made into what users get, in two stages, each once per test run and content of
+ * the package's files, by whoever claims it first: a background process started as the run
+ * starts (test/run-sequencer.ts), else the first test file that asks.
+ * - `build`: `npm run build` writes dist/ in the checkout, as `npm pack` would before packing.
+ * - `install`: `npm pack` of the checkout (dist/ already built), then the tarball installed with
+ *   its dependencies into an empty project, from npm's cache without the network
+ *   (`--prefer-offline`).
  */
-export function packedInstall(): string {
-  const dir = packedFolder();
-  const consumer = join(dir, "consumer");
-  if (existsSync(join(dir, "done"))) return consumer;
-  // One left half made by a run that was killed (older than ten minutes) is made again.
-  if (existsSync(dir) && Date.now() - statSync(dir).mtimeMs > 600_000) rmSync(dir, { recursive: true, force: true });
-  if (claim(dir)) spawnSync(process.execPath, packArgs(dir), { stdio: "ignore" });
-  // Made here, or being made by the background packer or another worker: wait for it.
-  const end = Date.now() + 300_000;
-  while (!existsSync(join(dir, "done"))) {
-    if (existsSync(join(dir, FAILED))) throw new Error(readFileSync(join(dir, FAILED), "utf8"));
-    if (Date.now() > end) throw new Error(`waited 300 s for aps-gen to be packed into ${dir}`);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-  }
-  return consumer;
-}
+export type Stage = "build" | "install";
 
-/**
- * Starts making the packed install in a background process, for a run whose test files will ask
- * for it: they find it made, or wait for it, instead of one of them making it while the others
- * wait (three files asked at once and held three of four workers for ~25 s). Does nothing when it
- * is made or being made.
- */
-export function startPackedInstall(): void {
-  const dir = packedFolder();
-  if (existsSync(join(dir, "done")) || !claim(dir)) return;
-  spawn(process.execPath, packArgs(dir), { stdio: "ignore" }).on("error", (error) => writeFileSync(join(dir, FAILED), String(error)));
-}
-
-/** Written instead of `done` when packing failed, with why: the test files asking say so. */
+/** What each stage leaves in the folder when it is done; FAILED says which failed and why. */
+const MARKER: Record<Stage, string> = { build: "built", install: "done" };
 const FAILED = "failed";
 
-function packedFolder(): string {
-  return join(tmpdir(), `${PACKED_PREFIX}${contentHash()}`);
-}
-
-/** mkdir is atomic: whoever creates the folder makes the install. */
-function claim(dir: string): boolean {
-  try {
-    mkdirSync(dir);
-    return true;
-  } catch {
-    return false;
-  }
+/** Starts the stages in a background process, for a run whose files will ask for them: they find them made, or being made. */
+export function startPackageStages(stages: readonly Stage[]): void {
+  const dir = packedFolder();
+  if (stages.every((s) => existsSync(join(dir, `${s}.claim`)))) return;
+  spawn(process.execPath, stagesArgs(dir, stages), { stdio: "ignore" }).on("error", () => undefined);
 }
 
 /**
- * `node -e` arguments that pack and install into `dir`: npm pack, then npm install of the tarball
- * into `dir/consumer`; `done` names the tarball, or `failed` says which step failed and why.
+ * The CLI as dist/ has it (what the installed package runs), for tests that start `serve`
+ * processes: plain Node starts it in ~1.8 s of CPU, where bin/aps-gen.js in a checkout runs the
+ * sources through tsx in ~3.1 s. Resolves to the entry script to give `node` once dist/ is built.
  */
-function packArgs(dir: string): string[] {
-  const script = `
-const { spawnSync } = require("node:child_process");
-const { mkdirSync, writeFileSync } = require("node:fs");
-const { join } = require("node:path");
-const [dir, repo, npm] = process.argv.slice(1);
-const consumer = join(dir, "consumer");
-mkdirSync(consumer, { recursive: true });
-writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-const step = (args, cwd, what) => {
-  const r = spawnSync(npm, args, { cwd, encoding: "utf8", shell: process.platform === "win32" });
-  if (r.status !== 0) { writeFileSync(join(dir, "${FAILED}"), what + " failed: " + (r.stderr || "") + (r.stdout || "") + (r.error || "")); process.exit(1); }
-  return r.stdout;
-};
-const tarball = join(dir, step(["pack", "--pack-destination", dir, "--silent"], repo, "npm pack").trim().split("\\n").at(-1));
-step(["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], consumer, "npm install of the tarball");
-writeFileSync(join(dir, "done"), tarball);
-`;
-  return ["-e", script, dir, repoRoot, npm];
+export async function builtCli(): Promise<string> {
+  const dir = packedFolder();
+  startPackageStages(["build"]);
+  const since = Date.now();
+  while (!ready(dir, "build", since)) await new Promise((r) => setTimeout(r, 100));
+  return join(repoRoot, "test/helpers/built-cli.mjs");
+}
+
+/** The packed install (stage `install`): the folder of the consumer project it was installed into. */
+export function packedInstall(): string {
+  const dir = packedFolder();
+  if (!existsSync(join(dir, "install.claim"))) spawnSync(process.execPath, stagesArgs(dir, ["build", "install"]), { stdio: "ignore" });
+  // Made here, or being made by the background process or another worker: wait for it.
+  const since = Date.now();
+  while (!ready(dir, "install", since)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  return join(dir, "consumer");
 }
 
 /** The tarball `packedInstall` made. */
 export function packedTarball(consumer: string): string {
-  return readFileSync(join(consumer, "..", "done"), "utf8");
+  return readFileSync(join(consumer, "..", MARKER.install), "utf8");
 }
 
-/** A hash of every file the package ships or builds from, so a changed checkout packs again. */
+/** Whether `stage` is done; throws why when a stage failed, or when it is not done 300 s after `since`. */
+function ready(dir: string, stage: Stage, since: number): boolean {
+  if (existsSync(join(dir, MARKER[stage]))) return true;
+  if (existsSync(join(dir, FAILED))) throw new Error(readFileSync(join(dir, FAILED), "utf8"));
+  if (Date.now() - since > 300_000) throw new Error(`waited 300 s for aps-gen's ${stage} stage in ${dir}`);
+  return false;
+}
+
+let folder: string | undefined;
+
+function packedFolder(): string {
+  folder ??= join(tmpdir(), `${PACKED_PREFIX}${contentHash()}`);
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+/**
+ * `node -e` arguments that make `stages` in `dir`: each stage is made by the process that claims
+ * it (mkdir is atomic), after the stages before it are done; a stage claimed by another process
+ * is left to it. Writes the stage's marker, or FAILED with the step that failed and its output.
+ */
+function stagesArgs(dir: string, stages: readonly Stage[]): string[] {
+  const script = `
+const { spawnSync } = require("node:child_process");
+const { existsSync, mkdirSync, writeFileSync } = require("node:fs");
+const { join } = require("node:path");
+const [dir, repo, npm, ...stages] = process.argv.slice(1);
+const claim = (stage) => { try { mkdirSync(join(dir, stage + ".claim")); return true; } catch { return false; } };
+const run = (command, args, cwd, what) => {
+  const r = spawnSync(command, args, { cwd, encoding: "utf8", shell: process.platform === "win32" && command === npm });
+  if (r.status !== 0) { writeFileSync(join(dir, "${FAILED}"), what + " failed: " + (r.stderr || "") + (r.stdout || "") + (r.error || "")); process.exit(1); }
+  return r.stdout;
+};
+if (stages.includes("build") && claim("build")) {
+  run(process.execPath, [join(repo, "scripts/build-package.mjs")], repo, "npm run build");
+  writeFileSync(join(dir, "${MARKER.build}"), "");
+}
+if (stages.includes("install") && claim("install")) {
+  while (!existsSync(join(dir, "${MARKER.build}"))) {
+    if (existsSync(join(dir, "${FAILED}"))) process.exit(1);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  const consumer = join(dir, "consumer");
+  mkdirSync(consumer, { recursive: true });
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  const tarball = join(dir, run(npm, ["pack", "--ignore-scripts", "--pack-destination", dir, "--silent"], repo, "npm pack").trim().split("\\n").at(-1));
+  run(npm, ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], consumer, "npm install of the tarball");
+  writeFileSync(join(dir, "${MARKER.install}"), tarball);
+}
+`;
+  return ["-e", script, dir, repoRoot, npm, ...stages];
+}
+
+/** A hash of every file the package ships or builds from, so a changed checkout is built again. */
 function contentHash(): string {
   const hash = createHash("sha1");
   const walk = (rel: string) => {
