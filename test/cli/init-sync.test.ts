@@ -21,16 +21,22 @@ function onlyInserted(before: string, after: string): boolean {
   return i === before.length;
 }
 
+/** A copy of the cloudmail example in `packageName`, and `run` for `aps-gen init` of it into `projectName`, with its exit code and lines. */
+function cloudmailProject(packageName: string, projectName: string) {
+  const pkg = join(root, packageName);
+  cpSync(join(repoRoot, "types/examples/cloudmail"), pkg, { recursive: true });
+  const project = join(root, projectName);
+  const run = async () => {
+    const out: string[] = [];
+    const code = await main(["init", project, "--package", pkg], { out: (l) => out.push(l), err: (l) => out.push(l) }, repoRoot);
+    return { code, out };
+  };
+  return { pkg, project, run };
+}
+
 describe("init keeps handler files in step with the declarations", () => {
   it("adds a stub for a newly declared operation, keeps the vendor's code byte for byte, reports a removed one", async () => {
-    const pkg = join(root, "cloudmail");
-    cpSync(join(repoRoot, "types/examples/cloudmail"), pkg, { recursive: true });
-    const project = join(root, "connector");
-    const run = async () => {
-      const out: string[] = [];
-      const code = await main(["init", project, "--package", pkg], { out: (l) => out.push(l), err: (l) => out.push(l) }, repoRoot);
-      return { code, out };
-    };
+    const { pkg, project, run } = cloudmailProject("cloudmail", "connector");
     expect((await run()).code).toBe(0);
 
     // The vendor fills in a body, with comments and their own formatting.
@@ -70,14 +76,7 @@ describe("init keeps handler files in step with the declarations", () => {
   }, 60_000);
 
   it("points a handler file of a project made before one connector module per package at the package's module", async () => {
-    const pkg = join(root, "cloudmail-old");
-    cpSync(join(repoRoot, "types/examples/cloudmail"), pkg, { recursive: true });
-    const project = join(root, "connector-old");
-    const run = async () => {
-      const out: string[] = [];
-      const code = await main(["init", project, "--package", pkg], { out: (l) => out.push(l), err: (l) => out.push(l) }, repoRoot);
-      return { code, out };
-    };
+    const { project, run } = cloudmailProject("cloudmail-old", "connector-old");
     expect((await run()).code).toBe(0);
     const handlerPath = join(project, "src/handlers/mailboxes.ts");
     const current = readFileSync(handlerPath, "utf8");
