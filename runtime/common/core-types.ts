@@ -10,6 +10,7 @@ export const CoreTypeIds = {
   suspendable: "http://aps-standard.org/types/core/suspendable/1.0",
   account: "http://aps-standard.org/types/core/account/1.0",
   user: "http://aps-standard.org/types/core/user/1.0",
+  subscription: "http://aps-standard.org/types/core/subscription/1.0",
 } as const;
 
 /** The `aps.status` values the controller sets. */

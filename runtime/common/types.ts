@@ -44,8 +44,15 @@ export interface ApsCreateMeta {
 /** A resource as the controller answers it: the `aps` section, then the properties and links the reader may see. */
 export type ApsResource = { readonly aps: ApsMeta } & { readonly [member: string]: unknown };
 
-/** What the `aps` section of a provisioning call to an endpoint holds: the new resource's id and type. */
-export interface ApsProvisionMeta {
+/**
+ * The `aps` section of the resource in a call to an endpoint (provisioning, configure and their
+ * asynchronous repeats): the resource as the controller holds it at that moment. `id` and `type`
+ * are always there; the rest as in {@link ApsMeta}: `status` (`aps:provisioning` while it is
+ * provisioned), `revision`, `modified`, `subscription` when the resource belongs to one, `schema`
+ * and `package`. Connectors such as FallBall and the Connect extension refuse a tenant without
+ * `aps.subscription` and `aps.status`.
+ */
+export interface ApsProvisionMeta extends ApsMeta {
   readonly id: string;
   readonly type: string;
 }

@@ -10,11 +10,13 @@ import { randomUUID } from "node:crypto";
 import { applicationActor, RoleBit } from "../common/actor.ts";
 import { ControllerError, invalidBody } from "./support/errors.ts";
 import { CoreEvent } from "./events/core-events.ts";
+import { linkEvents } from "./events/link-events.ts";
 import { changeEvents, raise } from "./events/raise.ts";
 import type { PackageCatalog } from "./packages/catalog.ts";
 import { implementsType, type RegistryRelation, type RegistryType } from "./registry.ts";
 import { isLinkTargetGone } from "./store/link-target-error.ts";
 import { splitAsReadBody } from "./relations/as-read-body.ts";
+import { removalEvents } from "./resources/removal-events.ts";
 import { linkAnswer, resourceView, type LinkAnswer } from "./resources/resource-view.ts";
 import { typeHref } from "./type-document.ts";
 import type { InstanceRow } from "./instances/instance-lookup.ts";
@@ -114,7 +116,7 @@ export class ApplicationService {
 
   async unregister(caller: ApplicationCaller, service: string, id: string): Promise<void> {
     const { row } = await this.own(caller, service, id);
-    await this.store.delete(id, undefined, [raise(this.catalog.registry, CoreEvent.removed, row)]);
+    await this.store.delete(id, undefined, await removalEvents(this.store, this.catalog.registry, row));
   }
 
   /**
@@ -129,9 +131,10 @@ export class ApplicationService {
     if (!target) throw new ControllerError(404, `${targetId} is not a resource.`);
     const registry = this.catalog.registry;
     if (!implementsType(registry, target.typeId, rel.typeId)) throw new ControllerError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
+    const before = rel.collection ? new Map<string, StoredResource>() : await this.store.rowsById((await this.store.linksFrom(id)).filter((l) => l.relation === relation).map((l) => l.targetId));
     const events = (change: LinkChange) => [
-      ...change.replaced.map((old) => raise(registry, CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
-      ...(change.added ? [raise(registry, CoreEvent.linked, row, { relation, targetId, linkedIds: [targetId] })] : []),
+      ...change.replaced.flatMap((old) => linkEvents(registry, CoreEvent.unlinked, row, relation, before.get(old) ?? old)),
+      ...(change.added ? linkEvents(registry, CoreEvent.linked, row, relation, target) : []),
     ];
     const change = await this.store.link(id, relation, targetId, !rel.collection, events).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
     if (!change) throw new ControllerError(409, `${targetId} or ${id} was removed or is being unprovisioned; no link was made.`);
@@ -143,7 +146,8 @@ export class ApplicationService {
     const { row, type } = await this.own(caller, service, id);
     const rel = this.relationOf(type, relation);
     if (rel.required && !rel.collection) throw new ControllerError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource instead.`);
-    const removed = await this.store.unlink(id, relation, targetId, [raise(this.catalog.registry, CoreEvent.unlinked, row, { relation, targetId, linkedIds: [targetId] })]);
+    const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
+    const removed = await this.store.unlink(id, relation, targetId, linkEvents(this.catalog.registry, CoreEvent.unlinked, row, relation, target ?? targetId));
     if (!removed) throw new ControllerError(404, `${id} has no "${relation}" link to ${targetId}.`);
   }
 

@@ -184,7 +184,7 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     expect((await admin("GET", `/aps/2/resources/${tenant}/aps/subscriptions/`)).json).toHaveLength(before);
   });
 
-  it("delivers each of the five core events with its fields, serials strictly increasing", async () => {
+  it("delivers each of the five core events with its fields, serials strictly increasing; a link raises them on both ends", async () => {
     clear();
     const changedSub = await subscribe({ event: `${E}/changed`, source: { type: `${T}/mailbox/1.0` }, handler: "onMailboxChanged" });
     const removedSub = await subscribe({ event: `${E}/removed`, source: { type: `${T}/mailbox/1.0` }, handler: "onMailboxChanged" });
@@ -192,16 +192,30 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     const unlinkedSub = await subscribe({ event: `${E}/unlinked`, source: { type: `${T}/tenant/1.0` }, handler: "onDomainLinked" });
     const availableSub = (staged!.body as { id: string }).id;
 
+    // Provisioned with "tenant" in its body: the tenant hears of it as a member of "mailboxes".
     const mailbox = await newMailbox("ann");
     expect((await owner("PUT", `/aps/2/resources/${mailbox}`, { quota: 2048 })).status).toBe(200);
+    // The same link made from the tenant's end: it exists already, nothing new is raised.
     expect((await owner("POST", `/aps/2/resources/${tenant}/mailboxes`, { aps: { id: mailbox } })).status).toBe(200);
-    expect((await owner("DELETE", `/aps/2/resources/${tenant}/mailboxes/${mailbox}`)).status).toBe(204);
+    // The mailbox requires its tenant: an unlink from the tenant's end is refused, never a 204 that changes nothing.
+    const refused = await owner("DELETE", `/aps/2/resources/${tenant}/mailboxes/${mailbox}`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.message).toMatch(/required relation "tenant"/);
+    // Removing the mailbox removes its link: the tenant hears "unlinked".
     expect((await owner("DELETE", `/aps/2/resources/${mailbox}`)).status).toBe(204);
 
     await until("five notifications", () => received.length >= 5);
     await new Promise((r) => setTimeout(r, 300));
-    expect(received.map((r) => r.body.event)).toEqual([`${E}/available`, `${E}/changed`, `${E}/linked`, `${E}/unlinked`, `${E}/removed`]);
-    expect(received.map((r) => r.body.subscription)).toEqual([availableSub, changedSub, linkedSub, unlinkedSub, removedSub]);
+    const byEvent = (event: string) => received.filter((r) => r.body.event === `${E}/${event}`);
+    expect(received.map((r) => r.body.event).sort()).toEqual([`${E}/available`, `${E}/changed`, `${E}/linked`, `${E}/removed`, `${E}/unlinked`]);
+    // The provisioning's two events come first (one statement), then the change, then the removal's two.
+    expect(received.slice(0, 2).map((r) => r.body.event).sort()).toEqual([`${E}/available`, `${E}/linked`]);
+    expect(received[2]!.body.event).toBe(`${E}/changed`);
+    expect(byEvent("available")[0]!.body.subscription).toBe(availableSub);
+    expect(byEvent("changed")[0]!.body.subscription).toBe(changedSub);
+    expect(byEvent("linked")[0]!.body.subscription).toBe(linkedSub);
+    expect(byEvent("unlinked")[0]!.body.subscription).toBe(unlinkedSub);
+    expect(byEvent("removed")[0]!.body.subscription).toBe(removedSub);
     for (const r of received) {
       expect(r.subscriber).toBe(tenant);
       expect(r.body.type).toBe(r.body.event);
@@ -210,12 +224,12 @@ describe.each(databases)("event subscriptions and notifications on %s", (kind) =
     }
     const serials = received.map((r) => Number(r.body.serial));
     for (let i = 1; i < serials.length; i++) expect(serials[i]).toBeGreaterThan(serials[i - 1]!);
-    expect(received[0]!.body.source).toEqual({ id: mailbox, type: `${T}/mailbox/1.0` });
-    expect(received[2]!.body).toMatchObject({ source: { id: tenant, type: `${T}/tenant/1.0` }, relation: "mailboxes", target: { id: mailbox } });
-    expect(received[3]!.body).toMatchObject({ relation: "mailboxes", target: { id: mailbox } });
-    expect(received[4]!.body.source).toEqual({ id: mailbox, type: `${T}/mailbox/1.0` });
-    expect(received[0]!.handler).toBe("onMailboxChanged");
-    expect(received[2]!.handler).toBe("onDomainLinked");
+    expect(byEvent("available")[0]!.body.source).toEqual({ id: mailbox, type: `${T}/mailbox/1.0` });
+    expect(byEvent("linked")[0]!.body).toMatchObject({ source: { id: tenant, type: `${T}/tenant/1.0` }, relation: "mailboxes", target: { id: mailbox } });
+    expect(byEvent("unlinked")[0]!.body).toMatchObject({ source: { id: tenant, type: `${T}/tenant/1.0` }, relation: "mailboxes", target: { id: mailbox } });
+    expect(byEvent("removed")[0]!.body.source).toEqual({ id: mailbox, type: `${T}/mailbox/1.0` });
+    expect(byEvent("available")[0]!.handler).toBe("onMailboxChanged");
+    expect(byEvent("linked")[0]!.handler).toBe("onDomainLinked");
     expect((await admin("GET", "/aps/2/events/pending")).json).toEqual([]);
 
     for (const id of [changedSub, removedSub, linkedSub, unlinkedSub]) expect((await admin("DELETE", `/aps/2/resources/${tenant}/aps/subscriptions/${id}`)).status).toBe(204);

@@ -210,7 +210,12 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     const r = await owner("PUT", `/aps/2/resources/${mailbox}`, { displayName: "Ann" });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ displayName: "Ann", used: 42 });
-    expect(calls.find((c) => c.what === "configure")!.body).toEqual({ displayName: "Ann" });
+    // The resource as it will be, not the change alone: `aps` (status, revision, the subscription
+    // the tenant belongs to), every property, encrypted ones too, and its links.
+    const sent = calls.find((c) => c.what === "configure")!.body as Record<string, unknown> & { aps: Record<string, unknown> };
+    expect(sent).toMatchObject({ displayName: "Ann", localPart: "ann", password: "0123456789", tenant: { aps: { id: tenant } } });
+    expect(sent.aps).toMatchObject({ id: mailbox, type: `${T}/mailbox/1.0`, status: "aps:ready", revision: 1 });
+    expect(typeof sent.aps.subscription).toBe("string");
     expect(seen.find((s) => s.method === "PUT" && s.path === `/mailboxes/${mailbox}`)).toBeDefined();
   });
 
@@ -368,15 +373,29 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
   });
 
   it("tells the application of link changes (501 keeps the link), and keeps strong links", async () => {
-    const linked = await owner("POST", `/aps/2/resources/${tenant}/mailboxes`, { aps: { id: mailbox } });
+    // A second tenant of the customer: the mailbox (which requires its own tenant) is linked into its collection.
+    const account = JSON.parse(Buffer.from(customer.split(".")[1]!, "base64url").toString()).acc;
+    const sub = await owner("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION }, name: "s2" });
+    const other = (await owner("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub.json.aps.id } } })).json.aps.id as string;
+    linkCalls.length = 0;
+    const linked = await owner("POST", `/aps/2/resources/${other}/mailboxes`, { aps: { id: mailbox } });
     expect(linked.status, linked.text).toBe(200);
-    expect(linkCalls).toEqual([`+${tenant}/mailboxes/${mailbox}`]);
-    expect(seen.at(-1)).toMatchObject({ method: "POST", path: `/tenants/${tenant}/mailboxes` });
+    expect(linkCalls).toEqual([`+${other}/mailboxes/${mailbox}`]);
+    expect(seen.at(-1)).toMatchObject({ method: "POST", path: `/tenants/${other}/mailboxes` });
+    // The tenant the mailbox requires has it as a member already: linking again tells nobody anything,
+    // and unlinking it from that end is refused (it cannot be without its tenant).
+    expect((await owner("POST", `/aps/2/resources/${tenant}/mailboxes`, { aps: { id: mailbox } })).status).toBe(200);
+    expect(linkCalls).toHaveLength(1);
+    const kept = await owner("DELETE", `/aps/2/resources/${tenant}/mailboxes/${mailbox}`);
+    expect(kept.status).toBe(409);
+    expect(kept.json.message).toMatch(/required relation "tenant"/);
     // No callback for domains: the endpoint answers 501 and the controller keeps the link.
-    expect((await owner("POST", `/aps/2/resources/${tenant}/domains`, { aps: { id: domain } })).status).toBe(200);
-    expect((await owner("GET", `/aps/2/resources/${tenant}/domains`)).json.map((d: { name: string }) => d.name)).toEqual(["example.com"]);
-    expect((await owner("DELETE", `/aps/2/resources/${tenant}/mailboxes/${mailbox}`)).status).toBe(204);
-    expect(linkCalls).toEqual([`+${tenant}/mailboxes/${mailbox}`, `-${tenant}/mailboxes/${mailbox}`]);
+    expect((await owner("POST", `/aps/2/resources/${other}/domains`, { aps: { id: domain } })).status).toBe(200);
+    expect((await owner("GET", `/aps/2/resources/${other}/domains`)).json.map((d: { name: string }) => d.name)).toEqual(["example.com"]);
+    expect((await owner("DELETE", `/aps/2/resources/${other}/mailboxes/${mailbox}`)).status).toBe(204);
+    expect(linkCalls).toEqual([`+${other}/mailboxes/${mailbox}`, `-${other}/mailboxes/${mailbox}`]);
+    expect((await owner("DELETE", `/aps/2/resources/${other}/domains/${domain}`)).status).toBe(204);
+    expect((await owner("DELETE", `/aps/2/resources/${other}`)).status).toBe(204);
     const root = (await admin("GET", "/aps/2/instances")).json[0].rootResource;
     const strong = await owner("DELETE", `/aps/2/resources/${tenant}/app/${root}`);
     expect(strong.status).toBe(409);

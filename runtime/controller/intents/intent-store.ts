@@ -16,6 +16,13 @@ export interface ProvisioningIntent {
   readonly typeId: string;
   readonly instanceId: string;
   readonly transactionId: string;
+  /**
+   * What the application may read while it creates the resource, besides what it reaches
+   * already: the resources the new one will be linked to, its subscription and its owner
+   * account (role-sql.ts reachedByInstance). Only while the intent lasts: once the resource is
+   * stored, its links say the same.
+   */
+  readonly reaches?: readonly string[];
 }
 
 /** An intent the reconciler took, with how often it was tried. */
@@ -24,8 +31,10 @@ export interface DueIntent extends ProvisioningIntent {
 }
 
 // Intents travel as arrays: one statement text (planned once) for any number of them.
-const RECORD = `insert into provisioning_intents (resource_id, type_id, instance_id, transaction_id, operation, lease_until)
-  select x.id, x.type, x.instance, x.tx, 'provision', now() + $5 * interval '1 millisecond' from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[]) as x(id, type, instance, tx)`;
+// Each intent's `reaches` travels as one comma-separated text (arrays of arrays must be rectangular).
+const RECORD = `insert into provisioning_intents (resource_id, type_id, instance_id, transaction_id, operation, lease_until, reaches)
+  select x.id, x.type, x.instance, x.tx, 'provision', now() + $5 * interval '1 millisecond', coalesce(string_to_array(nullif(x.reaches, ''), ',')::uuid[], '{}')
+  from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $6::text[]) as x(id, type, instance, tx, reaches)`;
 // Leftovers of any process; the new lease keeps a second reconciler off it while this one works.
 const CLAIM_DUE = `update provisioning_intents p set lease_until = now() + $2 * interval '1 millisecond', attempts = p.attempts + 1
   from (select resource_id from provisioning_intents where lease_until < now() order by lease_until limit $1 for update skip locked) due
@@ -60,7 +69,7 @@ export class IntentStore {
     this.batch = [];
     const column = (f: (i: ProvisioningIntent) => string) => pgArray(batch.map((b) => f(b.intent)));
     try {
-      await executePrepared(this.db, { text: RECORD, values: [column((i) => i.resourceId), column((i) => i.typeId), column((i) => i.instanceId), column((i) => i.transactionId), this.leaseMs] });
+      await executePrepared(this.db, { text: RECORD, values: [column((i) => i.resourceId), column((i) => i.typeId), column((i) => i.instanceId), column((i) => i.transactionId), this.leaseMs, column((i) => (i.reaches ?? []).join(","))] });
       for (const b of batch) b.done();
     } catch (error) {
       for (const b of batch) b.done(error ?? new Error("recording provisioning intents failed"));

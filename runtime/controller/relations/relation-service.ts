@@ -8,7 +8,7 @@ import type { ApsResource } from "../../common/types.ts";
 import type { Caller } from "../auth/caller.ts";
 import { ControllerError } from "../support/errors.ts";
 import { CoreEvent } from "../events/core-events.ts";
-import { raise } from "../events/raise.ts";
+import { linkEvents, otherEndRelation } from "../events/link-events.ts";
 import { contentRangeHeader } from "../../common/content-range.ts";
 import type { LinkInfo } from "../../common/link-info.ts";
 import { linkRef, linkRefId } from "../../common/link-ref.ts";
@@ -20,7 +20,7 @@ import { linkAnswer, linkKind, resourceHref, type LinkAnswer } from "../resource
 import type { WriteResult } from "../resources/write-result.ts";
 import { splitAsReadBody } from "./as-read-body.ts";
 import { backwardCollection, relationMembers } from "./backward-relations.ts";
-import type { LinkChange } from "../store/resource-store.ts";
+import type { LinkChange, StoredResource } from "../store/resource-store.ts";
 import { isLinkTargetGone } from "../store/link-target-error.ts";
 import { visibleRows } from "../store/role-sql.ts";
 import { isUuid } from "../support/uuid.ts";
@@ -83,18 +83,24 @@ export class RelationService {
   }
 
   /** 400 unless `targetId` is a resource the caller sees, of the relation's type. */
-  private async requireTarget(caller: Caller, relation: string, typeId: string, targetId: string): Promise<void> {
+  private async requireTarget(caller: Caller, relation: string, typeId: string, targetId: string): Promise<StoredResource> {
     const target = (await this.ctx.access.linkTarget(caller, targetId))?.row;
     if (!target) throw new ControllerError(400, `${targetId} does not exist or is not visible to you.`);
     if (!implementsType(this.registry(), target.typeId, typeId)) throw new ControllerError(400, `"${relation}" links to ${typeId}; ${targetId} is a ${target.typeId}.`);
+    return target;
   }
 
   private async link(caller: Caller, id: string, relation: string, body: unknown): Promise<LinkAnswer> {
-    const { row, type } = await this.ctx.access.visible(caller, id, "configure");
+    const { row, type, links } = await this.ctx.access.visible(caller, id, "configure");
     const rel = type.relations[relation]!;
     const targetId = linkRefId(body);
     if (targetId === undefined) throw new ControllerError(400, `Link with {"aps": {"id": "<resource id>"}} in the body.`);
-    await this.requireTarget(caller, relation, rel.typeId, targetId);
+    const target = await this.requireTarget(caller, relation, rel.typeId, targetId);
+    // Already a member: it links here through the relation whose other end this collection is.
+    // One link, whichever end made it: nothing new is stored, told or raised.
+    if (rel.collection && backwardCollection(this.registry(), type, target.typeId) === relation && (await this.ctx.store.linksFrom(targetId)).some((l) => l.targetId === id)) return linkAnswer(rel, targetId);
+    // What a singular relation links to now: a relink tells its other end too.
+    const before = rel.collection ? new Map<string, StoredResource>() : await this.ctx.store.rowsById(links.filter((l) => l.relation === relation).map((l) => l.targetId));
     let toldApplication: (() => Promise<void>) | undefined;
     if (type.servedBy === "application") {
       const app = applicationsFor(this.ctx.applications, type);
@@ -105,8 +111,8 @@ export class RelationService {
     // A singular relation relinks: the link it had goes, and says so (what it had is read under
     // the store's lock, so concurrent relinks each report what they replaced).
     const events = (change: LinkChange) => [
-      ...change.replaced.map((old) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
-      ...(change.added ? [raise(this.registry(), CoreEvent.linked, row, { relation, targetId, linkedIds: [targetId] })] : []),
+      ...change.replaced.flatMap((old) => linkEvents(this.registry(), CoreEvent.unlinked, row, relation, before.get(old) ?? old)),
+      ...(change.added ? linkEvents(this.registry(), CoreEvent.linked, row, relation, target) : []),
     ];
     let change: LinkChange | undefined;
     try {
@@ -137,9 +143,13 @@ export class RelationService {
     const input = back && body[back] === undefined ? { ...body, [back]: linkRef(id) } : body;
     const { resource } = await this.resources.provision(caller, input);
     const newId = resource.aps.id;
+    // The new resource's link back here raised `linked` on both ends already (one link, one set
+    // of events); only what a singular relation replaces is told here.
+    const linkedBack = back !== undefined && linkRefId(input[back]) === id && otherEndRelation(this.registry(), row.typeId, newTypeId) === relation;
+    const newRow = linkedBack ? undefined : await this.ctx.store.get(newId);
     const linked = await this.ctx.store.link(id, relation, newId, !rel.collection, (change) => [
-      ...change.replaced.map((old) => raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: old, linkedIds: [old] })),
-      ...(change.added ? [raise(this.registry(), CoreEvent.linked, row, { relation, targetId: newId, linkedIds: [newId] })] : []),
+      ...change.replaced.flatMap((old) => linkEvents(this.registry(), CoreEvent.unlinked, row, relation, old)),
+      ...(change.added && !linkedBack ? linkEvents(this.registry(), CoreEvent.linked, row, relation, newRow ?? newId) : []),
     ]).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
     // The new resource exists and links back; only this side's link could not be made.
     if (!linked) throw new ControllerError(409, `${newId} was provisioned, but ${id} was removed or is being unprovisioned meanwhile, so it was not linked to it.`);
@@ -158,8 +168,10 @@ export class RelationService {
     const memberRelations = member ? this.registry().get(member.typeId)?.relations : undefined;
     const removable = toHere.filter((l) => !(memberRelations?.[l.relation]?.required && !memberRelations[l.relation]!.collection));
     if (!forward && !toHere.length) throw new ControllerError(404, `${id} has no "${relation}" link to ${other}.`);
-    if (!forward && !removable.length) throw new ControllerError(409, `${other} links here through its required relation "${toHere[0]!.relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
-    for (const l of removable) await this.unlinkFrom(caller, other, l.relation, id);
+    // It stays a member while it holds that link: an unlink that left it there would change nothing.
+    const kept = toHere.find((l) => !removable.includes(l));
+    if (kept) throw new ControllerError(409, `${other} links here through its required relation "${kept.relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
+    for (const l of removable) await this.unlinkFrom(caller, other, l.relation, row);
     if (!forward) return;
     if (rel.required && !rel.collection) throw new ControllerError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
     if (type.servedBy === "application") {
@@ -167,11 +179,14 @@ export class RelationService {
       const { target: endpoint } = await app.targetFor(type);
       await app.forwarder.linkChanged(endpoint, type, id, relation, other, false, forwardOrigin(caller));
     }
-    await this.ctx.store.unlink(id, relation, other, [raise(this.registry(), CoreEvent.unlinked, row, { relation, targetId: other, linkedIds: [other] })]);
+    // When the member's own link here went just above, both ends heard of it then.
+    const otherRow = removable.length ? undefined : await this.ctx.store.get(other);
+    await this.ctx.store.unlink(id, relation, other, removable.length ? [] : linkEvents(this.registry(), CoreEvent.unlinked, row, relation, otherRow ?? other));
   }
 
   /** The link `sourceId` holds under `relation` to `targetId` goes, as told to the application serving the source (the other end of an unlink). */
-  private async unlinkFrom(caller: Caller, sourceId: string, relation: string, targetId: string): Promise<void> {
+  private async unlinkFrom(caller: Caller, sourceId: string, relation: string, target: StoredResource): Promise<void> {
+    const targetId = target.id;
     const source = await this.ctx.store.get(sourceId);
     const sourceType = source && this.registry().get(source.typeId);
     if (!source || !sourceType) return;
@@ -180,7 +195,7 @@ export class RelationService {
       const { target: endpoint } = await app.targetFor(sourceType);
       await app.forwarder.linkChanged(endpoint, sourceType, sourceId, relation, targetId, false, forwardOrigin(caller));
     }
-    await this.ctx.store.unlink(sourceId, relation, targetId, [raise(this.registry(), CoreEvent.unlinked, source, { relation, targetId, linkedIds: [targetId] })]);
+    await this.ctx.store.unlink(sourceId, relation, targetId, linkEvents(this.registry(), CoreEvent.unlinked, source, relation, target));
   }
 
   /**

@@ -14,6 +14,7 @@ import type { Db } from "../store/open-database.ts";
 import { applyChanges } from "../store/resource-rows.ts";
 import type { StoredResource } from "../store/resource-store.ts";
 import { ControllerError, invalidBody } from "../support/errors.ts";
+import { applicationBody } from "./application-body.ts";
 import { applicationsFor, forwardOrigin, requireNoPendingTask } from "./applications.ts";
 import type { ResourceContext } from "./resource-context.ts";
 import { callerView } from "./resource-view.ts";
@@ -55,9 +56,11 @@ async function configureAtApplication(ctx: ResourceContext, caller: Caller, id: 
     requireRevision(row);
     if (row.status === ResourceStatus.unprovisioning) throw new ControllerError(409, "The resource is being unprovisioned; it cannot be configured.");
     await requireNoPendingTask(ctx.applications, id);
-    const changes = applyChanges(ctx.rows.values(row), input);
+    // The application is sent the resource as it will be (application-body.ts), not the changes alone.
+    const next = ctx.rows.values(row);
+    applyChanges(next, input);
     const { target } = await app.targetFor(type);
-    const outcome = await app.forwarder.configure(target, type, id, changes, forwardOrigin(caller));
+    const outcome = await app.forwarder.configure(target, type, id, applicationBody(row, type, next, await ctx.store.linksFrom(id)), forwardOrigin(caller));
     const returned = acceptedFromApplication(ctx.catalog, type, outcome.properties);
     const accepted = outcome.kind === "accepted" ? outcome : undefined;
     const updated = await ctx.store.transaction(async (tx) => {
@@ -83,7 +86,7 @@ async function storeConfigured(ctx: ResourceContext, tx: Db, row: StoredResource
   const before = ctx.rows.values(row);
   const current = { ...before };
   applyChanges(current, input);
-  Object.assign(current, returned);
+  applyChanges(current, returned);
   // An accepted configure is "changed" when its task ends.
   const events = status ? [] : changeEvents(ctx.catalog.registry, row, before, current);
   const updated = await ctx.store.update(row.id, row.revision, { ...ctx.rows.columns(type.properties, row.id, current), modified: new Date().toISOString(), ...(status ? { status } : {}) }, tx, events);

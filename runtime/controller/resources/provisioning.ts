@@ -8,11 +8,12 @@
 import { randomUUID } from "node:crypto";
 import { RoleBit } from "../../common/actor.ts";
 import { CoreTypeIds, ResourceStatus } from "../../common/core-types.ts";
-import { linkRef, linkRefId } from "../../common/link-ref.ts";
+import { linkRefId } from "../../common/link-ref.ts";
 import { requireOperation } from "../access/resource-access.ts";
 import type { Caller } from "../auth/caller.ts";
 import { SERVING_APPLICATION, SERVING_ROLES } from "../auth/roles.ts";
 import { CoreEvent } from "../events/core-events.ts";
+import { linkEvents } from "../events/link-events.ts";
 import { raise } from "../events/raise.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import { ApplicationReplyError, type ForwardOrigin, type ForwardOutcome } from "../forward/forwarder.ts";
@@ -20,11 +21,14 @@ import type { ServingInstance } from "../instances/instance-lookup.ts";
 import { implementsType, type RegistryType } from "../registry.ts";
 import { isLinkTargetGone } from "../store/link-target-error.ts";
 import type { Db } from "../store/open-database.ts";
+import { applyChanges } from "../store/resource-rows.ts";
 import type { StoredLink, StoredResource } from "../store/resource-store.ts";
 import { ControllerError, invalidBody } from "../support/errors.ts";
+import { applicationBody, type BodyMeta } from "./application-body.ts";
 import { applicationsFor, forwardOrigin } from "./applications.ts";
 import { withApsLinks } from "./aps-links.ts";
 import type { ResourceContext } from "./resource-context.ts";
+import { subscriptionOf, type TargetedLink } from "./resource-subscription.ts";
 import { callerView } from "./resource-view.ts";
 import { acceptedFromApplication, validatorOf } from "./type-catalog.ts";
 import type { WriteResult } from "./write-result.ts";
@@ -60,8 +64,15 @@ export async function provision(ctx: ResourceContext, caller: Caller, body: unkn
     }
   }
   const newLinks = await linksOf(ctx, type, input, caller, implicit);
-  if (served) ({ outcome, values, transactionId } = await provisionAtApplication(ctx, caller, type, id, served.target, values, newLinks));
+  const subscription = await subscriptionOf(ctx, caller, type, input, newLinks);
   const isAccount = implementsType(registry, typeId, ACCOUNT_TYPE);
+  const now = new Date().toISOString();
+  if (served) {
+    const meta = { id, typeId, status: ResourceStatus.provisioning, revision: 1, modified: now, subscription: subscription ?? null, packageId: served.packageId };
+    // What the application may read while it creates the resource: what it will be linked to (role-sql.ts reachedByInstance).
+    const reaches = [...newLinks.map((l) => l.targetId), ...(subscription ? [subscription] : []), ...(isAccount ? [] : [owner.id])];
+    ({ outcome, values, transactionId } = await provisionAtApplication(ctx, caller, type, meta, served.target, values, newLinks, reaches));
+  }
   const row = ctx.rows.newRow(
     {
       id,
@@ -71,9 +82,11 @@ export async function provision(ctx: ResourceContext, caller: Caller, body: unkn
       ownerPath: isAccount ? `${owner.path}${id}/` : owner.path,
       packageId: served?.packageId ?? null,
       instanceId: served?.target.instanceId ?? null,
+      subscription: subscription ?? null,
     },
     type.properties,
     values,
+    now,
   );
   const accepted = outcome?.kind === "accepted" ? outcome : undefined;
   const alsoDo = accepted
@@ -82,7 +95,7 @@ export async function provision(ctx: ResourceContext, caller: Caller, body: unkn
       }
     : undefined;
   // An accepted resource becomes available when its task ends; its links exist from now on.
-  const events = [...(accepted ? [] : [raise(registry, CoreEvent.available, row, { linkedIds: newLinks.map((l) => l.targetId) })]), ...newLinks.map((l) => raise(registry, CoreEvent.linked, row, { relation: l.relation, targetId: l.targetId, linkedIds: [l.targetId] }))];
+  const events = [...(accepted ? [] : [raise(registry, CoreEvent.available, row, { linkedIds: newLinks.map((l) => l.targetId) })]), ...newLinks.flatMap((l) => linkEvents(registry, CoreEvent.linked, row, l.relation, l.target ?? l.targetId))];
   let inserted: StoredResource;
   try {
     inserted = await ctx.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), ...(served ? { staged: true, intent: true } : {}), events });
@@ -113,16 +126,19 @@ async function typeToProvision(ctx: ResourceContext, body: unknown): Promise<{ t
  * The application creates it first; only what it accepted is stored (no half-created resource).
  * The values to store are what was sent with what the application returned.
  */
-async function provisionAtApplication(ctx: ResourceContext, caller: Caller, type: RegistryType, id: string, target: EndpointTarget, values: Record<string, unknown>, newLinks: readonly StoredLink[]): Promise<{ outcome: ForwardOutcome; values: Record<string, unknown>; transactionId: string }> {
+async function provisionAtApplication(ctx: ResourceContext, caller: Caller, type: RegistryType, meta: BodyMeta, target: EndpointTarget, values: Record<string, unknown>, newLinks: readonly StoredLink[], reaches: readonly string[]): Promise<{ outcome: ForwardOutcome; values: Record<string, unknown>; transactionId: string }> {
   const app = applicationsFor(ctx.applications, type);
-  const linkValues = Object.fromEntries(newLinks.map((l) => [l.relation, linkRef(l.targetId)]));
+  const id = meta.id;
   const transactionId = app.tickets.issue({ resourceId: id, typeId: type.id, instanceId: target.instanceId });
   // Committed before the call: if this process dies before it stores the resource, the
-  // reconciler removes what the application created (intents/intent-reconciler.ts).
-  await app.intents.record({ resourceId: id, typeId: type.id, instanceId: target.instanceId, transactionId });
+  // reconciler removes what the application created (intents/intent-reconciler.ts). Its link
+  // targets are what the application may read while it works (role-sql.ts reachedByInstance).
+  await app.intents.record({ resourceId: id, typeId: type.id, instanceId: target.instanceId, transactionId, reaches });
   try {
-    const outcome = await app.forwarder.provision(target, type, { aps: { type: type.id, id }, ...values, ...linkValues }, { ...forwardOrigin(caller), transactionId });
-    return { outcome, values: { ...values, ...acceptedFromApplication(ctx.catalog, type, outcome.properties) }, transactionId };
+    const outcome = await app.forwarder.provision(target, type, applicationBody(meta, type, values, newLinks), { ...forwardOrigin(caller), transactionId });
+    const merged = { ...values };
+    applyChanges(merged, acceptedFromApplication(ctx.catalog, type, outcome.properties));
+    return { outcome, values: merged, transactionId };
   } catch (error) {
     // The application's own error reply: it created nothing. Anything else (no answer, an
     // answer the protocol does not have, properties that are not valid) may have left a
@@ -152,9 +168,9 @@ async function abandonProvisioning(ctx: ResourceContext, type: RegistryType, id:
   await app.intents.drop(id).catch(() => undefined);
 }
 
-/** Links named in a provision body: targets must exist, be visible and have the relation's type. */
-async function linksOf(ctx: ResourceContext, type: RegistryType, input: Record<string, unknown>, caller: Caller, implicit: ReadonlyMap<string, string>): Promise<StoredLink[]> {
-  const out: StoredLink[] = [];
+/** Links named in a provision body, with the rows they point at: targets must exist, be visible and have the relation's type. */
+async function linksOf(ctx: ResourceContext, type: RegistryType, input: Record<string, unknown>, caller: Caller, implicit: ReadonlyMap<string, string>): Promise<TargetedLink[]> {
+  const out: TargetedLink[] = [];
   for (const [name, rel] of Object.entries(type.relations)) {
     const root = implicit.get(name);
     if (root) {
@@ -172,7 +188,7 @@ async function linksOf(ctx: ResourceContext, type: RegistryType, input: Record<s
       if (!implementsType(ctx.catalog.registry, target.typeId, rel.typeId)) throw new ControllerError(400, `"${name}" must link to a ${rel.typeId}, but ${targetId} is a ${target.typeId}.`);
       // Refused now rather than after the application created it (the database refuses it in any case).
       if (target.status === ResourceStatus.unprovisioning) throw new ControllerError(409, `"${name}" links to ${targetId}, which is being unprovisioned.`);
-      out.push({ relation: name, targetId, singular: !rel.collection });
+      out.push({ relation: name, targetId, singular: !rel.collection, target });
     }
   }
   return out;

@@ -101,7 +101,7 @@ export function linkAnswer(rel: RegistryRelation, targetId: string): LinkAnswer 
 }
 
 /** `2015-10-28T12:35:34Z` from what the drivers return (`2015-10-28 12:35:34.123+00`). */
-function isoTime(text: string): string {
+export function isoTime(text: string): string {
   const d = new Date(text.includes("T") ? text : text.replace(" ", "T").replace(/\+00$/, "Z"));
   return Number.isNaN(d.getTime()) ? text : d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }

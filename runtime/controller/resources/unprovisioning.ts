@@ -5,14 +5,13 @@
  */
 import { ResourceStatus } from "../../common/core-types.ts";
 import type { Caller } from "../auth/caller.ts";
-import { CoreEvent } from "../events/core-events.ts";
-import { raise } from "../events/raise.ts";
 import type { RegistryType } from "../registry.ts";
 import { accountHoldings, lockAccount } from "../store/account-holdings.ts";
 import type { Db } from "../store/open-database.ts";
 import type { StoredResource } from "../store/resource-store.ts";
 import { ControllerError } from "../support/errors.ts";
 import { applicationsFor, forwardOrigin, requireNoPendingTask } from "./applications.ts";
+import { removalEvents } from "./removal-events.ts";
 import type { ResourceContext } from "./resource-context.ts";
 
 /** What an unprovision answers: nothing, or that the application took it for later (202). */
@@ -65,11 +64,11 @@ async function unprovisionMarked(ctx: ResourceContext, caller: Caller, id: strin
     await ctx.store.transaction(async (tx) => {
       if (!(await lockAccount(tx, id))) throw new ControllerError(404, `Resource ${id} does not exist.`);
       await requireNothingHeld(tx, row, type);
-      await ctx.store.delete(id, tx, [raise(registry, CoreEvent.removed, row)]);
+      await ctx.store.delete(id, tx, await removalEvents(ctx.store, registry, row));
     });
     return {};
   }
-  if (!(await ctx.store.delete(id, undefined, [raise(registry, CoreEvent.removed, row)]))) throw new ControllerError(404, `Resource ${id} does not exist.`);
+  if (!(await ctx.store.delete(id, undefined, await removalEvents(ctx.store, registry, row)))) throw new ControllerError(404, `Resource ${id} does not exist.`);
   return {};
 }
 

@@ -28,10 +28,12 @@ export interface NewRowFields {
   readonly ownerPath: string;
   readonly packageId?: string | null;
   readonly instanceId?: string | null;
+  /** The subscription the resource belongs to (`aps.subscription`), when it belongs to one. */
+  readonly subscription?: string | null;
 }
 
 /** A new row as built here: every column set. */
-export type NewRow = NewResource & ValueColumns & Required<NewRowFields>;
+export type NewRow = NewResource & ValueColumns & Required<Omit<NewRowFields, "subscription">> & { subscription: string | null };
 
 /** Builds and opens the value columns of resource rows; without a sealer, only rows without encrypted values. */
 export class ResourceRows {
@@ -49,7 +51,7 @@ export class ResourceRows {
 
   /** A new row (revision 1, created and modified now) holding `values`. */
   newRow(fields: NewRowFields, properties: StoredProperties, values: Readonly<Record<string, unknown>>, now = new Date().toISOString()): NewRow {
-    return { ...fields, packageId: fields.packageId ?? null, instanceId: fields.instanceId ?? null, revision: 1, created: now, modified: now, ...this.columns(properties, fields.id, values) };
+    return { ...fields, packageId: fields.packageId ?? null, instanceId: fields.instanceId ?? null, subscription: fields.subscription ?? null, revision: 1, created: now, modified: now, ...this.columns(properties, fields.id, values) };
   }
 
   /** The encrypted values of a row, opened (none when it has none). */
@@ -66,8 +68,12 @@ export class ResourceRows {
 }
 
 /**
- * Applies a configure body to `current` in place (SPEC 2.2: `null` clears a property; `aps` is
- * not a property) and returns the changes as given.
+ * Applies a configure body, or what an application returns, to `current` in place and returns the
+ * changes as given. A property given `null` is cleared (SPEC 2.2); `aps` is not a property. A
+ * structure given as an object is merged into the stored one member by member, as JSON Merge
+ * Patch (RFC 7396) does: members not given are kept, a member given `null` goes, arrays and
+ * primitives are replaced whole. So a connector that reports `{"DISKSPACE": {"usage": 5}}` keeps
+ * the customer's `limit` beside it (docs/aps/platform-bodies.md).
  */
 export function applyChanges(current: Record<string, unknown>, input: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
@@ -75,7 +81,22 @@ export function applyChanges(current: Record<string, unknown>, input: Readonly<R
     if (k === "aps" || v === undefined) continue;
     changes[k] = v;
     if (v === null) delete current[k];
-    else current[k] = v;
+    else current[k] = mergePatch(current[k], v);
   }
   return changes;
+}
+
+/** RFC 7396 MergePatch(target, patch). */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return patch;
+  const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (v !== undefined) out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

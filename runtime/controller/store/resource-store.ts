@@ -94,6 +94,13 @@ export class ResourceStore {
     return this.linksFromId.execute({ id });
   }
 
+  /** The rows of `ids` that exist, by id (one query). */
+  async rowsById(ids: readonly string[]): Promise<Map<string, StoredResource>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.select().from(resources).where(sql`${resources.id} = any(${pgArray([...new Set(ids)])}::uuid[])`);
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
   /** Links pointing at a resource, with the source's type (to tell strong links from weak). */
   async linksTo(id: string): Promise<{ sourceId: string; relation: string; sourceType: string }[]> {
     return this.linksToId.execute({ id });
@@ -148,15 +155,20 @@ export class ResourceStore {
     if (extra.intent) text += `, ${DROP_INTENT_CTE}`;
     // Subscriptions the application made while it created the resource (any process took them).
     if (extra.staged) text += `, ${moveStagedCtes(1)}`;
-    if (events.length) {
-      // The notifications reuse the row's parameters ($1 id, $2 type, $5 created, $7 owner
-      // account, $8 owner path) and the link targets: fewer bytes per provisioning.
+    // One notification CTE per source: the new resource's own events, and those of the other
+    // ends of its links (events/link-events.ts).
+    const groups = new Map<string, RaisedEvent[]>();
+    for (const e of events) groups.set(e.sourceId, [...(groups.get(e.sourceId) ?? []), e]);
+    let n = 0;
+    for (const group of groups.values()) {
+      // The notifications of the row's own events reuse the row's parameters ($1 id, $2 type,
+      // $5 created, $7 owner account, $8 owner path) and the link targets: fewer bytes per provisioning.
       const targets = new Set(newLinks.map((l) => l.targetId));
-      const ownSource = events.every((e) => e.sourceId === row.id && e.sourceTypes[0] === row.typeId && e.ownerPath === row.ownerPath && e.ownerAccount === (row.ownerAccount ?? null));
-      const linkedCovered = linkTargets !== undefined && events.every((e) => (e.linkedIds ?? []).every((id) => targets.has(id)));
-      const shared = ownSource ? { time: 5, sourceId: 1, sourceType: 2, ownerPath: 8, ownerAccount: 7, ...(linkedCovered ? { linked: linkTargets } : {}) } : {};
-      const notify = notificationStatement(events, values.length + 1, row.created, shared);
-      text += `, n as (${notify.text})`;
+      const ownSource = group.every((e) => e.sourceId === row.id && e.sourceTypes[0] === row.typeId && e.ownerPath === row.ownerPath && e.ownerAccount === (row.ownerAccount ?? null));
+      const linkedCovered = linkTargets !== undefined && group.every((e) => (e.linkedIds ?? []).every((id) => targets.has(id)));
+      const shared = ownSource ? { time: 5, sourceId: 1, sourceType: 2, ownerPath: 8, ownerAccount: 7, ...(linkedCovered ? { linked: linkTargets } : {}) } : { time: 5 };
+      const notify = notificationStatement(group, values.length + 1, row.created, shared);
+      text += `, n${n++} as (${notify.text})`;
       values.push(...notify.values);
     }
     const result = await executePrepared(this.db, { text: `${text} select seq from r`, values });

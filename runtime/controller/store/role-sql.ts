@@ -12,12 +12,18 @@ import { resources } from "./schema.ts";
 
 /**
  * True on rows an application instance reaches as a referrer (auth/roles.ts): linked to one of
- * its resources in either direction, or the account one of them belongs to.
+ * its resources in either direction, the account or the subscription one of them belongs to,
+ * and, while it provisions a resource (a provisioning intent, intents/intent-store.ts), what
+ * that resource will be linked to, its subscription and its owner account: the platform lets an
+ * application read the account and the user it provisions for during the call (FallBall reads
+ * them there, connector/v1/resources/tenant.py:180, user.py:43).
  */
 export function reachedByInstance(instanceId: unknown): SQL {
   return sql`(exists (select 1 from links l join resources s on s.id = l.source_id where l.target_id = ${resources.id} and s.instance_id = ${instanceId})
     or exists (select 1 from links l join resources t on t.id = l.target_id where l.source_id = ${resources.id} and t.instance_id = ${instanceId})
-    or exists (select 1 from resources m where m.instance_id = ${instanceId} and m.owner_account = ${resources.id}))`;
+    or exists (select 1 from resources m where m.instance_id = ${instanceId} and m.owner_account = ${resources.id})
+    or exists (select 1 from resources m where m.instance_id = ${instanceId} and m.subscription = ${resources.id})
+    or exists (select 1 from provisioning_intents p where p.instance_id = ${instanceId} and ${resources.id} = any(p.reaches)))`;
 }
 
 /**

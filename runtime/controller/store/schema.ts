@@ -40,7 +40,7 @@ export const resources = pgTable(
   },
   (t) => [index("resources_type_idx").on(t.typeId), index("resources_owner_idx").on(t.ownerAccount), index("resources_owner_path_idx").using("btree", sql`${t.ownerPath} text_pattern_ops`), index("resources_seq_idx").on(t.seq), index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`),
     // What an application instance reaches (auth/roles.ts): its own resources, and the accounts they belong to (migration 0008).
-    index("resources_instance_owner_idx").on(t.instanceId, t.ownerAccount)],
+    index("resources_instance_owner_idx").on(t.instanceId, t.ownerAccount), index("resources_subscription_idx").on(t.subscription, t.instanceId).where(sql`${t.subscription} is not null`)],
 );
 
 /** Links of relations: `source.relation -> target`. */
@@ -312,6 +312,8 @@ export const provisioningIntents = pgTable(
     leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "string" }).notNull(),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
+    /** What the application may read while the call lasts (intents/intent-store.ts `reaches`). */
+    reaches: uuid("reaches").array().notNull().default(sql`'{}'::uuid[]`),
   },
-  (t) => [index("provisioning_intents_due_idx").on(t.leaseUntil)],
+  (t) => [index("provisioning_intents_due_idx").on(t.leaseUntil), index("provisioning_intents_instance_idx").on(t.instanceId)],
 );

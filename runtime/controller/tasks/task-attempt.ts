@@ -8,7 +8,11 @@ import { CoreEvent } from "../events/core-events.ts";
 import { changeEvents, raise } from "../events/raise.ts";
 import { ApplicationReplyError, type ForwardOutcome } from "../forward/forwarder.ts";
 import type { ResourceContext } from "../resources/resource-context.ts";
+import { stringifyJson } from "../../common/json-text.ts";
+import { applicationBody } from "../resources/application-body.ts";
+import { removalEvents } from "../resources/removal-events.ts";
 import { acceptedFromApplication } from "../resources/type-catalog.ts";
+import { applyChanges } from "../store/resource-rows.ts";
 import type { TaskRow } from "./task-store.ts";
 
 export type TaskAttemptResult = "done" | "rescheduled" | "failed";
@@ -26,15 +30,20 @@ export async function attemptTask(ctx: ResourceContext, task: TaskRow): Promise<
   let outcome: ForwardOutcome;
   try {
     const ok = task.operation === "provision" ? [200, 201, 204] : [200, 204];
-    outcome = await app.forwarder.repeat(target, { method: task.method, path: task.path, ...(task.body ? { body: task.body } : {}), transactionId: task.transactionId, ...(task.identityId ? { identityId: task.identityId } : {}) }, ok);
+    // A provisioning or configure is repeated with the resource as it is now, not as it was first
+    // sent: what the application or anyone else wrote meanwhile (FallBall's activation sets
+    // `status: reprovisioned` through the application's own PUT and waits for it in the
+    // repeat, connector/v1/resources/tenant.py:258-265, :357-378).
+    const body = task.body && (task.operation === "provision" || task.operation === "configure") ? stringifyJson(applicationBody(row, type, ctx.rows.values(row), await ctx.store.linksFrom(row.id))) : task.body;
+    outcome = await app.forwarder.repeat(target, { method: task.method, path: task.path, ...(body ? { body } : {}), transactionId: task.transactionId, ...(task.identityId ? { identityId: task.identityId } : {}) }, ok);
   } catch (error) {
     const reason = error instanceof ApplicationReplyError ? `the application answered ${error.reply.status}: ${error.reply.body.toString("utf8").slice(0, 500)}` : (error as Error).message;
     await app.tasks.fail(task.id, reason);
     return "failed";
   }
-  let merged = ctx.rows.values(row);
+  const merged = ctx.rows.values(row);
   try {
-    merged = { ...merged, ...acceptedFromApplication(ctx.catalog, type, outcome.properties) };
+    applyChanges(merged, acceptedFromApplication(ctx.catalog, type, outcome.properties));
   } catch (error) {
     await app.tasks.fail(task.id, (error as Error).message);
     return "failed";
@@ -45,8 +54,9 @@ export async function attemptTask(ctx: ResourceContext, task: TaskRow): Promise<
     await app.tasks.reschedule(task.id, outcome.info, outcome.retrySeconds);
     return "rescheduled";
   }
+  const removal = task.operation === "unprovision" ? await removalEvents(ctx.store, registry, row) : [];
   await ctx.store.transaction(async (tx) => {
-    if (task.operation === "unprovision") await ctx.store.delete(row.id, tx, [raise(registry, CoreEvent.removed, row)]);
+    if (task.operation === "unprovision") await ctx.store.delete(row.id, tx, removal);
     else {
       const events = task.operation === "provision" ? [raise(registry, CoreEvent.available, row)] : changeEvents(registry, row, ctx.rows.values(row), merged);
       await ctx.store.update(row.id, row.revision, { ...columns, modified: new Date().toISOString(), status: ResourceStatus.ready }, tx, events);
