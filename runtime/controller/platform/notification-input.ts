@@ -9,9 +9,9 @@ import { pointerSegment, typeError, type ValidationError } from "../../common/va
 import { unknownKey } from "../../common/validation-rules.ts";
 
 /** The statuses accepted: `ready` is FallBall's; the platform's pages we could read list none (types/core/README.md). */
-export const NOTIFICATION_STATUSES = ["inProgress", "ready", "error"] as const;
+const NOTIFICATION_STATUSES = ["inProgress", "ready", "error"] as const;
 
-export interface LocalizedMessage {
+interface LocalizedMessage {
   readonly message: string;
   readonly keys?: Readonly<Record<string, unknown>>;
 }
