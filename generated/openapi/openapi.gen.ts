@@ -6,7 +6,7 @@ export const openApiDocument: Record<string, unknown> = {
     title: "APS 2.0 controller (aps-gen)",
     version: "2.0",
     description:
-      "The controller API for 19 resource types: http://aps-standard.org/types/core/account/1.0, http://aps-standard.org/types/core/admin-user/1.0, http://aps-standard.org/types/core/application/1.0, http://aps-standard.org/types/core/brand/1.0, http://parallels.com/aps/types/pa/subscription/1.0, http://aps-standard.org/types/core/resource/1.0, http://aps-standard.org/types/core/service-user/1.0, http://aps-standard.org/types/core/subscription/service/1.0, http://aps-standard.org/types/core/subscription/1.0, http://aps-standard.org/types/core/user/service/1.0, http://aps-standard.org/types/core/user/1.0, http://cloudmail.example.com/types/cloudmail/1.0, http://cloudmail.example.com/types/tenant/1.0, http://cloudmail.example.com/types/domain/1.0, http://cloudmail.example.com/types/mailbox/1.0, http://vpscloud.example.net/types/vpscloud/1.1, http://vpscloud.example.net/types/management/1.1, http://vpscloud.example.net/types/vps/1.1, http://vpscloud.example.net/types/snapshot/1.1.",
+      "The controller API for 24 resource types: http://aps-standard.org/types/core/account/1.0, http://aps-standard.org/types/core/admin-user/1.0, http://aps-standard.org/types/core/application/1.0, http://aps-standard.org/types/core/brand/1.0, http://www.parallels.com/pa/pa-core-services/notification-manager/1.0, http://parallels.com/aps/types/pa/account/1.2, http://parallels.com/aps/types/pa/admin-user/1.2, http://parallels.com/aps/types/pa/service-user/1.2, http://parallels.com/aps/types/pa/user/1.2, http://parallels.com/aps/types/pa/subscription/1.0, http://aps-standard.org/types/core/resource/1.0, http://aps-standard.org/types/core/service-user/1.0, http://aps-standard.org/types/core/subscription/service/1.0, http://aps-standard.org/types/core/subscription/1.0, http://aps-standard.org/types/core/user/service/1.0, http://aps-standard.org/types/core/user/1.0, http://cloudmail.example.com/types/cloudmail/1.0, http://cloudmail.example.com/types/tenant/1.0, http://cloudmail.example.com/types/domain/1.0, http://cloudmail.example.com/types/mailbox/1.0, http://vpscloud.example.net/types/vpscloud/1.1, http://vpscloud.example.net/types/management/1.1, http://vpscloud.example.net/types/vps/1.1, http://vpscloud.example.net/types/snapshot/1.1.",
   },
   security: [
     {
@@ -65,6 +65,21 @@ export const openApiDocument: Record<string, unknown> = {
                       },
                       {
                         $ref: "#/components/schemas/Brand",
+                      },
+                      {
+                        $ref: "#/components/schemas/OnScreenNotificationManager",
+                      },
+                      {
+                        $ref: "#/components/schemas/PAAccount",
+                      },
+                      {
+                        $ref: "#/components/schemas/PAAdminUser",
+                      },
+                      {
+                        $ref: "#/components/schemas/PAServiceUser",
+                      },
+                      {
+                        $ref: "#/components/schemas/PAUser",
                       },
                       {
                         $ref: "#/components/schemas/PASubscription",
@@ -172,6 +187,21 @@ export const openApiDocument: Record<string, unknown> = {
                     $ref: "#/components/schemas/BrandUpdate",
                   },
                   {
+                    $ref: "#/components/schemas/OnScreenNotificationManagerUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAAccountUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAAdminUserUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAServiceUserUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAUserUpdate",
+                  },
+                  {
                     $ref: "#/components/schemas/PASubscriptionUpdate",
                   },
                   {
@@ -241,6 +271,21 @@ export const openApiDocument: Record<string, unknown> = {
                       $ref: "#/components/schemas/Brand",
                     },
                     {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
+                    },
+                    {
                       $ref: "#/components/schemas/PASubscription",
                     },
                     {
@@ -307,6 +352,21 @@ export const openApiDocument: Record<string, unknown> = {
                     },
                     {
                       $ref: "#/components/schemas/Brand",
+                    },
+                    {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
                     },
                     {
                       $ref: "#/components/schemas/PASubscription",
@@ -412,6 +472,21 @@ export const openApiDocument: Record<string, unknown> = {
                     $ref: "#/components/schemas/BrandCreate",
                   },
                   {
+                    $ref: "#/components/schemas/OnScreenNotificationManagerCreate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAAccountCreate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAAdminUserCreate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAServiceUserCreate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAUserCreate",
+                  },
+                  {
                     $ref: "#/components/schemas/PASubscriptionCreate",
                   },
                   {
@@ -481,6 +556,21 @@ export const openApiDocument: Record<string, unknown> = {
                       $ref: "#/components/schemas/Brand",
                     },
                     {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
+                    },
+                    {
                       $ref: "#/components/schemas/PASubscription",
                     },
                     {
@@ -547,6 +637,21 @@ export const openApiDocument: Record<string, unknown> = {
                     },
                     {
                       $ref: "#/components/schemas/Brand",
+                    },
+                    {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
                     },
                     {
                       $ref: "#/components/schemas/PASubscription",
@@ -666,6 +771,21 @@ export const openApiDocument: Record<string, unknown> = {
                       $ref: "#/components/schemas/Brand",
                     },
                     {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
+                    },
+                    {
                       $ref: "#/components/schemas/PASubscription",
                     },
                     {
@@ -768,6 +888,21 @@ export const openApiDocument: Record<string, unknown> = {
                     $ref: "#/components/schemas/BrandUpdate",
                   },
                   {
+                    $ref: "#/components/schemas/OnScreenNotificationManagerUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAAccountUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAAdminUserUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAServiceUserUpdate",
+                  },
+                  {
+                    $ref: "#/components/schemas/PAUserUpdate",
+                  },
+                  {
                     $ref: "#/components/schemas/PASubscriptionUpdate",
                   },
                   {
@@ -837,6 +972,21 @@ export const openApiDocument: Record<string, unknown> = {
                       $ref: "#/components/schemas/Brand",
                     },
                     {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
+                    },
+                    {
                       $ref: "#/components/schemas/PASubscription",
                     },
                     {
@@ -903,6 +1053,21 @@ export const openApiDocument: Record<string, unknown> = {
                     },
                     {
                       $ref: "#/components/schemas/Brand",
+                    },
+                    {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
                     },
                     {
                       $ref: "#/components/schemas/PASubscription",
@@ -1064,6 +1229,21 @@ export const openApiDocument: Record<string, unknown> = {
                       $ref: "#/components/schemas/Brand",
                     },
                     {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
+                    },
+                    {
                       $ref: "#/components/schemas/PASubscription",
                     },
                     {
@@ -1182,6 +1362,21 @@ export const openApiDocument: Record<string, unknown> = {
                       $ref: "#/components/schemas/Brand",
                     },
                     {
+                      $ref: "#/components/schemas/OnScreenNotificationManager",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAccount",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAAdminUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAServiceUser",
+                    },
+                    {
+                      $ref: "#/components/schemas/PAUser",
+                    },
+                    {
                       $ref: "#/components/schemas/PASubscription",
                     },
                     {
@@ -1279,7 +1474,7 @@ export const openApiDocument: Record<string, unknown> = {
       ],
       get: {
         operationId: "listRelation_users",
-        summary: 'The resources "users" links to (Account).',
+        summary: 'The resources "users" links to (Account, PAAccount).',
         responses: {
           "200": {
             description: "A page of the list.",
@@ -1337,7 +1532,7 @@ export const openApiDocument: Record<string, unknown> = {
       },
       post: {
         operationId: "link_users",
-        summary: 'Links "users" (Account) to {"aps": {"id"}}, or provisions a new resource through it.',
+        summary: 'Links "users" (Account, PAAccount) to {"aps": {"id"}}, or provisions a new resource through it.',
         requestBody: {
           required: true,
           content: {
@@ -1479,7 +1674,7 @@ export const openApiDocument: Record<string, unknown> = {
       ],
       get: {
         operationId: "listRelation_brand",
-        summary: 'The resources "brand" links to (Account).',
+        summary: 'The resources "brand" links to (Account, PAAccount).',
         responses: {
           "200": {
             description: "A page of the list.",
@@ -1537,7 +1732,7 @@ export const openApiDocument: Record<string, unknown> = {
       },
       post: {
         operationId: "link_brand",
-        summary: 'Links "brand" (Account) to {"aps": {"id"}}, or provisions a new resource through it.',
+        summary: 'Links "brand" (Account, PAAccount) to {"aps": {"id"}}, or provisions a new resource through it.',
         requestBody: {
           required: true,
           content: {
@@ -1679,7 +1874,8 @@ export const openApiDocument: Record<string, unknown> = {
       ],
       get: {
         operationId: "listRelation_services",
-        summary: 'The resources "services" links to (AdminUser, PASubscription, ServiceUser, Subscription, User).',
+        summary:
+          'The resources "services" links to (AdminUser, PAAdminUser, PAServiceUser, PAUser, PASubscription, ServiceUser, Subscription, User).',
         responses: {
           "200": {
             description: "A page of the list.",
@@ -1741,7 +1937,7 @@ export const openApiDocument: Record<string, unknown> = {
       post: {
         operationId: "link_services",
         summary:
-          'Links "services" (AdminUser, PASubscription, ServiceUser, Subscription, User) to {"aps": {"id"}}, or provisions a new resource through it.',
+          'Links "services" (AdminUser, PAAdminUser, PAServiceUser, PAUser, PASubscription, ServiceUser, Subscription, User) to {"aps": {"id"}}, or provisions a new resource through it.',
         requestBody: {
           required: true,
           content: {
@@ -1810,6 +2006,207 @@ export const openApiDocument: Record<string, unknown> = {
     "/aps/2/resources/{id}/services/{targetId}": {
       delete: {
         operationId: "unlink_services",
+        parameters: [
+          {
+            name: "id",
+            in: "path",
+            required: true,
+            description: "Resource id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+          {
+            name: "targetId",
+            in: "path",
+            required: true,
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+        ],
+        responses: {
+          "204": {
+            description: "Unlinked.",
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/resources/{id}/organization": {
+      parameters: [
+        {
+          name: "id",
+          in: "path",
+          required: true,
+          description: "Resource id.",
+          schema: {
+            type: "string",
+            format: "uuid",
+          },
+        },
+      ],
+      get: {
+        operationId: "listRelation_organization",
+        summary: 'The resources "organization" links to (PAAdminUser, PAServiceUser, PAUser).',
+        responses: {
+          "200": {
+            description: "A page of the list.",
+            headers: {
+              "Content-Range": {
+                $ref: "#/components/headers/Content-Range",
+              },
+            },
+            content: {
+              "application/json": {
+                schema: {
+                  type: "array",
+                  items: {
+                    oneOf: [
+                      {
+                        $ref: "#/components/schemas/Account",
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+      post: {
+        operationId: "link_organization",
+        summary:
+          'Links "organization" (PAAdminUser, PAServiceUser, PAUser) to {"aps": {"id"}}, or provisions a new resource through it.',
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                oneOf: [
+                  {
+                    $ref: "#/components/schemas/ApsLinkRef",
+                  },
+                  {
+                    type: "object",
+                    required: ["aps"],
+                  },
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "The link.",
+            content: {
+              "application/json": {
+                schema: {
+                  $ref: "#/components/schemas/ApsLink",
+                },
+              },
+            },
+          },
+          "201": {
+            description: "A resource provisioned through the relation.",
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/resources/{id}/organization/{targetId}": {
+      delete: {
+        operationId: "unlink_organization",
         parameters: [
           {
             name: "id",
@@ -4872,6 +5269,159 @@ export const openApiDocument: Record<string, unknown> = {
           },
           "504": {
             $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/resources/{id}/notifications": {
+      post: {
+        operationId: "OnScreenNotificationManager_sendNotification",
+        summary: "OnScreenNotificationManager.sendNotification",
+        parameters: [
+          {
+            name: "id",
+            in: "path",
+            required: true,
+            description: "Resource id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                $ref: "#/components/schemas/OnScreenNotificationManager.OnScreenNotification",
+              },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "The application's reply.",
+            content: {
+              "application/json": {
+                schema: {
+                  $ref: "#/components/schemas/OnScreenNotificationManager.OnScreenNotification",
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+          default: {
+            description:
+              "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                },
+              },
+            },
+          },
+        },
+      },
+      get: {
+        operationId: "OnScreenNotificationManager_getNotifications",
+        summary: "OnScreenNotificationManager.getNotifications",
+        parameters: [
+          {
+            name: "id",
+            in: "path",
+            required: true,
+            description: "Resource id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The application's reply.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "array",
+                  items: {
+                    $ref: "#/components/schemas/OnScreenNotificationManager.OnScreenNotification",
+                  },
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+          default: {
+            description:
+              "The application's error reply (its declared errorResponse), passed back with the application's status.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                },
+              },
+            },
           },
         },
       },
@@ -10162,6 +10712,82 @@ export const openApiDocument: Record<string, unknown> = {
         },
         additionalProperties: false,
       },
+      "OnScreenNotificationManager.OnScreenNotification": {
+        type: "object",
+        description: "A notification as an application sends it; the manager adds id and time when it records one.",
+        properties: {
+          status: {
+            type: "string",
+            description: "State of the activity the notification reports.",
+            enum: ["inProgress", "ready", "error"],
+          },
+          message: {
+            $ref: "#/components/schemas/OnScreenNotificationManager.LocalizedMessage",
+            description: "The short text shown to the user.",
+          },
+          details: {
+            $ref: "#/components/schemas/OnScreenNotificationManager.LocalizedMessage",
+            description: "Longer text shown when the user opens the notification.",
+          },
+          accountId: {
+            type: "string",
+            description: "APS id of the account whose staff see the notification.",
+          },
+          userId: {
+            type: "string",
+            description: "APS id of the user the notification is for; the staff of the user's account see it too.",
+          },
+          link: {
+            type: "string",
+            description: "Where in the control panel the notification leads.",
+          },
+          initiatorId: {
+            type: "string",
+            description:
+              "APS id of the user whose action the notification reports (the aps-identity-id the application was called with).",
+          },
+          id: {
+            type: "string",
+            description: "Given by the manager when it records the notification.",
+            readOnly: true,
+          },
+          time: {
+            type: "string",
+            description: "When the manager recorded the notification.",
+            format: "date-time",
+            readOnly: true,
+          },
+        },
+        required: ["status", "message"],
+        additionalProperties: false,
+      },
+      "OnScreenNotificationManager.LocalizedMessage": {
+        type: "object",
+        description: "A text with __key__ placeholders and the values to put in them.",
+        properties: {
+          message: {
+            type: "string",
+            description: "The text; __name__ marks where keys.name goes.",
+          },
+          keys: {
+            type: "object",
+            description: "Values of the placeholders, by name.",
+          },
+        },
+        required: ["message"],
+        additionalProperties: false,
+      },
+      "PAAccount.AccountContact": {
+        type: "object",
+        description: "A contact person of the account, as far as connectors are known to read it.",
+        properties: {
+          email: {
+            type: "string",
+            description: "E-mail address of the contact person.",
+          },
+        },
+        additionalProperties: false,
+      },
       "PASubscription.ActivationStructure": {
         type: "object",
         description: "What a subscription activates.",
@@ -11487,6 +12113,1554 @@ export const openApiDocument: Record<string, unknown> = {
           domain: {
             type: "string",
             description: "Brand domain",
+          },
+        },
+        additionalProperties: false,
+      },
+      OnScreenNotificationManager: {
+        type: "object",
+        description:
+          "The platform's notification manager: applications send notifications to accounts and users through it.",
+        properties: {
+          aps: {
+            $ref: "#/components/schemas/ApsMeta",
+          },
+        },
+        additionalProperties: false,
+      },
+      OnScreenNotificationManagerCreate: {
+        type: "object",
+        description: "Provision input of OnScreenNotificationManager.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              type: {
+                const: "http://www.parallels.com/pa/pa-core-services/notification-manager/1.0",
+              },
+            },
+            required: ["type"],
+          },
+        },
+        additionalProperties: false,
+        required: ["aps"],
+      },
+      OnScreenNotificationManagerUpdate: {
+        type: "object",
+        description: "Configure input of OnScreenNotificationManager: only what changes.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              revision: {
+                type: "integer",
+              },
+            },
+          },
+        },
+        additionalProperties: false,
+      },
+      PAAccount: {
+        type: "object",
+        description: "An account of the operations platform: the core Account with the platform's number and kind.",
+        properties: {
+          aps: {
+            $ref: "#/components/schemas/ApsMeta",
+          },
+          users: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          brand: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          companyName: {
+            type: "string",
+            description: "Company name",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          id: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's number of the account (not its APS id).",
+          },
+          type: {
+            type: "string",
+            description: "Kind of account: the provider (ADMIN), a reseller, a customer (CLIENT) or the system.",
+            enum: ["ADMIN", "RESELLER", "CLIENT", "SYSTEM"],
+            default: "CLIENT",
+          },
+          techContact: {
+            $ref: "#/components/schemas/PAAccount.AccountContact",
+            description: "The account's technical contact person.",
+          },
+        },
+        additionalProperties: false,
+      },
+      PAAccountCreate: {
+        type: "object",
+        description: "Provision input of PAAccount.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              type: {
+                const: "http://parallels.com/aps/types/pa/account/1.2",
+              },
+            },
+            required: ["type"],
+          },
+          users: {
+            type: "array",
+            items: {
+              $ref: "#/components/schemas/ApsLinkRef",
+            },
+          },
+          brand: {
+            $ref: "#/components/schemas/ApsLinkRef",
+          },
+          companyName: {
+            type: "string",
+            description: "Company name",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          id: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's number of the account (not its APS id).",
+          },
+          type: {
+            type: "string",
+            description: "Kind of account: the provider (ADMIN), a reseller, a customer (CLIENT) or the system.",
+            enum: ["ADMIN", "RESELLER", "CLIENT", "SYSTEM"],
+            default: "CLIENT",
+          },
+          techContact: {
+            $ref: "#/components/schemas/PAAccount.AccountContact",
+            description: "The account's technical contact person.",
+          },
+        },
+        required: ["aps", "companyName", "addressPostal", "id", "type"],
+        additionalProperties: false,
+      },
+      PAAccountUpdate: {
+        type: "object",
+        description: "Configure input of PAAccount: only what changes.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              revision: {
+                type: "integer",
+              },
+            },
+          },
+          companyName: {
+            type: "string",
+            description: "Company name",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          type: {
+            type: "string",
+            description: "Kind of account: the provider (ADMIN), a reseller, a customer (CLIENT) or the system.",
+            enum: ["ADMIN", "RESELLER", "CLIENT", "SYSTEM"],
+            default: "CLIENT",
+          },
+          techContact: {
+            $ref: "#/components/schemas/PAAccount.AccountContact",
+            description: "The account's technical contact person.",
+          },
+        },
+        additionalProperties: false,
+      },
+      PAAdminUser: {
+        type: "object",
+        description: "An administrative user (staff member) of an account of the operations platform.",
+        properties: {
+          aps: {
+            $ref: "#/components/schemas/ApsMeta",
+          },
+          services: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          organization: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          avatarUrl: {
+            type: "string",
+            description: "Picture of the contact; set by the platform.",
+            readOnly: true,
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          memberId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's member number.",
+          },
+          userId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's user number.",
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          locked: {
+            type: "boolean",
+            description: "True when the platform has locked the user (too many failed sign-ins, among others).",
+            default: false,
+            readOnly: true,
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+          invitationDate: {
+            type: "string",
+            description: "When the user was invited.",
+            format: "date-time",
+            readOnly: true,
+          },
+        },
+        additionalProperties: false,
+      },
+      PAAdminUserCreate: {
+        type: "object",
+        description: "Provision input of PAAdminUser.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              type: {
+                const: "http://parallels.com/aps/types/pa/admin-user/1.2",
+              },
+            },
+            required: ["type"],
+          },
+          services: {
+            type: "array",
+            items: {
+              $ref: "#/components/schemas/ApsLinkRef",
+            },
+          },
+          organization: {
+            $ref: "#/components/schemas/ApsLinkRef",
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          password: {
+            type: "string",
+            description: "Password",
+            writeOnly: true,
+          },
+          memberId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's member number.",
+          },
+          userId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's user number.",
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+        },
+        required: ["aps", "login", "servicesMode"],
+        additionalProperties: false,
+      },
+      PAAdminUserUpdate: {
+        type: "object",
+        description: "Configure input of PAAdminUser: only what changes.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              revision: {
+                type: "integer",
+              },
+            },
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          password: {
+            type: "string",
+            description: "Password",
+            writeOnly: true,
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+        },
+        additionalProperties: false,
+      },
+      PAServiceUser: {
+        type: "object",
+        description: "A service user of the operations platform.",
+        properties: {
+          aps: {
+            $ref: "#/components/schemas/ApsMeta",
+          },
+          services: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          organization: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          avatarUrl: {
+            type: "string",
+            description: "Picture of the contact; set by the platform.",
+            readOnly: true,
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          memberId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's member number.",
+          },
+          userId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's user number.",
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          locked: {
+            type: "boolean",
+            description: "True when the platform has locked the user (too many failed sign-ins, among others).",
+            default: false,
+            readOnly: true,
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+          invitationDate: {
+            type: "string",
+            description: "When the user was invited.",
+            format: "date-time",
+            readOnly: true,
+          },
+        },
+        additionalProperties: false,
+      },
+      PAServiceUserCreate: {
+        type: "object",
+        description: "Provision input of PAServiceUser.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              type: {
+                const: "http://parallels.com/aps/types/pa/service-user/1.2",
+              },
+            },
+            required: ["type"],
+          },
+          services: {
+            type: "array",
+            items: {
+              $ref: "#/components/schemas/ApsLinkRef",
+            },
+          },
+          organization: {
+            $ref: "#/components/schemas/ApsLinkRef",
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          password: {
+            type: "string",
+            description: "Password",
+            writeOnly: true,
+          },
+          memberId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's member number.",
+          },
+          userId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's user number.",
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+        },
+        required: ["aps", "login", "servicesMode"],
+        additionalProperties: false,
+      },
+      PAServiceUserUpdate: {
+        type: "object",
+        description: "Configure input of PAServiceUser: only what changes.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              revision: {
+                type: "integer",
+              },
+            },
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          password: {
+            type: "string",
+            description: "Password",
+            writeOnly: true,
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+        },
+        additionalProperties: false,
+      },
+      PAUser: {
+        type: "object",
+        description:
+          "A user of the operations platform: the core User with the platform's numbers, flags and the account it belongs to.",
+        properties: {
+          aps: {
+            $ref: "#/components/schemas/ApsMeta",
+          },
+          services: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          organization: {
+            $ref: "#/components/schemas/ApsLink",
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          avatarUrl: {
+            type: "string",
+            description: "Picture of the contact; set by the platform.",
+            readOnly: true,
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          memberId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's member number.",
+          },
+          userId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's user number.",
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          locked: {
+            type: "boolean",
+            description: "True when the platform has locked the user (too many failed sign-ins, among others).",
+            default: false,
+            readOnly: true,
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+          invitationDate: {
+            type: "string",
+            description: "When the user was invited.",
+            format: "date-time",
+            readOnly: true,
+          },
+        },
+        additionalProperties: false,
+      },
+      PAUserCreate: {
+        type: "object",
+        description: "Provision input of PAUser.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              type: {
+                const: "http://parallels.com/aps/types/pa/user/1.2",
+              },
+            },
+            required: ["type"],
+          },
+          services: {
+            type: "array",
+            items: {
+              $ref: "#/components/schemas/ApsLinkRef",
+            },
+          },
+          organization: {
+            $ref: "#/components/schemas/ApsLinkRef",
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          password: {
+            type: "string",
+            description: "Password",
+            writeOnly: true,
+          },
+          memberId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's member number.",
+          },
+          userId: {
+            type: "integer",
+            format: "int64",
+            description: "The platform's user number.",
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
+          },
+        },
+        required: ["aps", "login", "servicesMode"],
+        additionalProperties: false,
+      },
+      PAUserUpdate: {
+        type: "object",
+        description: "Configure input of PAUser: only what changes.",
+        properties: {
+          aps: {
+            type: "object",
+            properties: {
+              revision: {
+                type: "integer",
+              },
+            },
+          },
+          email: {
+            type: "string",
+            description: "E-mail",
+            format: "email",
+          },
+          notificationEmail: {
+            type: "string",
+            description: "Address that receives notifications, if different from email.",
+            format: "email",
+          },
+          givenName: {
+            type: "string",
+            description: "Given name",
+          },
+          additionalName: {
+            type: "string",
+            description: "Middle name or names.",
+          },
+          familyName: {
+            type: "string",
+            description: "Family name",
+          },
+          fullName: {
+            type: "string",
+            description: "Full name",
+          },
+          displayName: {
+            type: "string",
+            description: "Display name",
+            default: "",
+          },
+          organizationName: {
+            type: "string",
+            description: "Organization",
+          },
+          organizationUnit: {
+            type: "array",
+            items: {
+              type: "string",
+            },
+            description: "Department path inside the organization.",
+          },
+          title: {
+            type: "string",
+            description: "Job title",
+          },
+          addressPostal: {
+            $ref: "#/components/schemas/Contact.Address",
+            description: "Postal address",
+          },
+          telVoice: {
+            type: "string",
+            description: "Phone",
+          },
+          telHome: {
+            type: "string",
+            description: "Home phone",
+          },
+          telWork: {
+            type: "string",
+            description: "Work phone",
+          },
+          telCell: {
+            type: "string",
+            description: "Mobile phone",
+          },
+          telFax: {
+            type: "string",
+            description: "Fax",
+          },
+          telPager: {
+            type: "string",
+            description: "Pager",
+          },
+          tz: {
+            type: "string",
+            description: "Time zone",
+          },
+          note: {
+            type: "string",
+            description: "Note",
+          },
+          url: {
+            type: "string",
+            description: "Web page",
+          },
+          locale: {
+            type: "string",
+            description: "Language and region, e.g. en_US.",
+            default: "en_US",
+          },
+          login: {
+            type: "string",
+            description: "Name used to sign in.",
+          },
+          password: {
+            type: "string",
+            description: "Password",
+            writeOnly: true,
+          },
+          subscriptionId: {
+            type: "integer",
+            format: "int64",
+            description: "The subscription the user belongs to, if any.",
+          },
+          isAccountAdmin: {
+            type: "boolean",
+            description: "True when the user administers its account.",
+          },
+          disabled: {
+            type: "boolean",
+            description: "True when the user may not sign in.",
+          },
+          servicesMode: {
+            type: "string",
+            description:
+              "Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.",
+            enum: ["NONE", "PRIVATE", "PUBLIC"],
+            default: "NONE",
+          },
+          serviceReferrerId: {
+            type: "string",
+            description: "Reference of the service that created the user.",
           },
         },
         additionalProperties: false,

@@ -25,6 +25,9 @@ import { staticOperationRoutes } from "./routes/static-operations.ts";
 import { instanceRoutes } from "./routes/instances.ts";
 import { applicationInstanceRoutes } from "./routes/applications.ts";
 import { platformServiceRoutes } from "./routes/platform-services.ts";
+import { platformNotificationRoutes } from "./routes/platform-notifications.ts";
+import { NotificationManagerLocator } from "./platform/notification-manager.ts";
+import { NotificationLog } from "./platform/notification-log.ts";
 import { versionProbeRoutes } from "./routes/version-probe.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { eventOutboxRoutes } from "./routes/event-outbox.ts";
@@ -135,13 +138,16 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   const applicationCallers = applications ? routeApplicationCredentials(app, parts, applications, context, callers) : undefined;
   // Every other /aps/2 call: an application instance by its credentials, else a token (auth/application-caller.ts).
   app.use("/aps/2/*", callerMiddleware(callers, applicationCallers));
+  // The platform's notification manager, which the controller serves itself (routes/platform-notifications.ts).
+  const notificationManager = new NotificationManagerLocator(parts.db);
+  app.route("/aps/2/resources", platformNotificationRoutes({ manager: notificationManager, log: new NotificationLog(parts.db), store }));
   app.route("/aps/2/resources", resourceRoutes({ resources, relations: new RelationService(context, resources), operations, suspension }));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler, parts.logger));
   app.route("/aps/2/navigation", navigationRoutes(parts.db, { ...DEFAULT_NAVIGATION_LIMITS, ...identity.navigation }));
   app.route("/aps/2/customers", customerRoutes(suspension));
   app.route("/aps/2/static", staticOperationRoutes(operations));
-  app.route("/aps/2/services", platformServiceRoutes());
+  app.route("/aps/2/services", platformServiceRoutes(notificationManager));
   if (applications) {
     app.route("/aps/2/instances", instanceRoutes(applications.instances));
     app.route("/aps/2/applications", applicationInstanceRoutes(applications.instances, parts.catalog));

@@ -17,6 +17,7 @@ import { ensureProvider } from "../../runtime/controller/bootstrap.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { PropertySealer } from "../../runtime/controller/support/encryption.ts";
 import { PackageCatalog } from "../../runtime/controller/packages/catalog.ts";
+import { ensureNotificationManager } from "../../runtime/controller/platform/notification-manager.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { pgliteTemplate } from "../helpers/pglite-template.ts";
@@ -47,6 +48,7 @@ export async function startInProcessController(kind: "pglite" | "postgres", inpu
   const provider = await ensureProvider(database.db, tokens, dataDir);
   const catalog = new PackageCatalog(database.db, buildRegistry(model), await loadValidators(model), startPackages(model, repoRoot), compileArchive);
   await catalog.refresh();
+  await ensureNotificationManager(database.db, catalog.registry, provider.accountId);
   const { app, stop } = createControllerApp({ catalog, compiler: compileArchive, db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger: pino({ level: "silent" }) });
   const adminToken = await tokens.mint({ accountId: provider.accountId, userId: provider.adminUserId });
   return {

@@ -19,10 +19,33 @@ import {
   type BrandCreate,
   BrandTypeId,
   type BrandUpdate,
+  type OnScreenNotificationManager,
+  type OnScreenNotificationManagerCreate,
+  type OnScreenNotificationManagerGetNotificationsReply,
+  type OnScreenNotificationManagerSendNotificationParams,
+  type OnScreenNotificationManagerSendNotificationReply,
+  OnScreenNotificationManagerTypeId,
+  type OnScreenNotificationManagerUpdate,
+  type PAAccount,
+  type PAAccountCreate,
+  PAAccountTypeId,
+  type PAAccountUpdate,
+  type PAAdminUser,
+  type PAAdminUserCreate,
+  PAAdminUserTypeId,
+  type PAAdminUserUpdate,
+  type PAServiceUser,
+  type PAServiceUserCreate,
+  PAServiceUserTypeId,
+  type PAServiceUserUpdate,
   type PASubscription,
   type PASubscriptionCreate,
   PASubscriptionTypeId,
   type PASubscriptionUpdate,
+  type PAUser,
+  type PAUserCreate,
+  PAUserTypeId,
+  type PAUserUpdate,
   type Resource,
   type ResourceCreate,
   ResourceTypeId,
@@ -269,6 +292,398 @@ export function configureBrand(client: ApsClient, id: string, changes: BrandUpda
 /** Unprovisions a Brand. */
 export async function unprovisionBrand(client: ApsClient, id: string): Promise<void> {
   await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** Filters for lists of OnScreenNotificationManager: `onScreenNotificationManagerQuery.eq("name", value)` takes only OnScreenNotificationManager's own properties, with their types. */
+export const onScreenNotificationManagerQuery = /* @__PURE__ */ rql<OnScreenNotificationManager>();
+
+/** Provisions a OnScreenNotificationManager (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
+export function provisionOnScreenNotificationManager(
+  client: ApsClient,
+  resource: OnScreenNotificationManagerCreate,
+): Promise<OnScreenNotificationManager> {
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: OnScreenNotificationManagerTypeId } },
+  });
+}
+
+/** Reads one OnScreenNotificationManager. */
+export function getOnScreenNotificationManager(client: ApsClient, id: string): Promise<OnScreenNotificationManager> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** One page of OnScreenNotificationManager resources (and their subtypes) matching `query`, with its Content-Range. */
+export function listOnScreenNotificationManagers(
+  client: ApsClient,
+  query?: ListQuery<OnScreenNotificationManager>,
+): Promise<Page<OnScreenNotificationManager>> {
+  return listPage(client, "/aps/2/resources", queryText(query, OnScreenNotificationManagerTypeId));
+}
+
+/** Every OnScreenNotificationManager matching `query`, page by page (`for await (const page of ...)`). */
+export function listOnScreenNotificationManagerPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<OnScreenNotificationManager>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<OnScreenNotificationManager[], void, undefined> {
+  return listPages(client, "/aps/2/resources", queryText(query, OnScreenNotificationManagerTypeId), pageSize);
+}
+
+/** Configures a OnScreenNotificationManager: only the properties given change (`aps.revision` makes it conditional). */
+export function configureOnScreenNotificationManager(
+  client: ApsClient,
+  id: string,
+  changes: OnScreenNotificationManagerUpdate,
+): Promise<OnScreenNotificationManager> {
+  return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
+}
+
+/** Unprovisions a OnScreenNotificationManager. */
+export async function unprovisionOnScreenNotificationManager(client: ApsClient, id: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** sendNotification of OnScreenNotificationManager (POST /notifications). */
+export function onScreenNotificationManagerSendNotification(
+  client: ApsClient,
+  id: string,
+  params: OnScreenNotificationManagerSendNotificationParams,
+): Promise<OnScreenNotificationManagerSendNotificationReply> {
+  return sendJson(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/notifications`,
+    json: params.notification,
+  });
+}
+
+/** getNotifications of OnScreenNotificationManager (GET /notifications). */
+export function onScreenNotificationManagerGetNotifications(
+  client: ApsClient,
+  id: string,
+): Promise<OnScreenNotificationManagerGetNotificationsReply> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/notifications` });
+}
+
+/** Filters for lists of PAAccount: `pAAccountQuery.eq("name", value)` takes only PAAccount's own properties, with their types. */
+export const pAAccountQuery = /* @__PURE__ */ rql<PAAccount>();
+
+/** Provisions a PAAccount (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
+export function provisionPAAccount(client: ApsClient, resource: PAAccountCreate): Promise<PAAccount> {
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: PAAccountTypeId } },
+  });
+}
+
+/** Reads one PAAccount. */
+export function getPAAccount(client: ApsClient, id: string): Promise<PAAccount> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** One page of PAAccount resources (and their subtypes) matching `query`, with its Content-Range. */
+export function listPAAccounts(client: ApsClient, query?: ListQuery<PAAccount>): Promise<Page<PAAccount>> {
+  return listPage(client, "/aps/2/resources", queryText(query, PAAccountTypeId));
+}
+
+/** Every PAAccount matching `query`, page by page (`for await (const page of ...)`). */
+export function listPAAccountPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<PAAccount>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<PAAccount[], void, undefined> {
+  return listPages(client, "/aps/2/resources", queryText(query, PAAccountTypeId), pageSize);
+}
+
+/** Configures a PAAccount: only the properties given change (`aps.revision` makes it conditional). */
+export function configurePAAccount(client: ApsClient, id: string, changes: PAAccountUpdate): Promise<PAAccount> {
+  return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
+}
+
+/** Unprovisions a PAAccount. */
+export async function unprovisionPAAccount(client: ApsClient, id: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** Links users of a PAAccount to `targetId` (adds it to the collection). */
+export async function linkPAAccountUsers(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/users`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from users of a PAAccount. */
+export async function unlinkPAAccountUsers(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/users/${segment(targetId)}` });
+}
+
+/** The resources users of a PAAccount links to (those the caller may see). */
+export function listPAAccountUsers(client: ApsClient, id: string): Promise<User[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/users` });
+}
+
+/** Links brand of a PAAccount to `targetId` (replaces the link it had). */
+export async function linkPAAccountBrand(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/brand`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from brand of a PAAccount. */
+export async function unlinkPAAccountBrand(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/brand/${segment(targetId)}` });
+}
+
+/** The resources brand of a PAAccount links to (those the caller may see). */
+export function listPAAccountBrand(client: ApsClient, id: string): Promise<Brand[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/brand` });
+}
+
+/** Filters for lists of PAAdminUser: `pAAdminUserQuery.eq("name", value)` takes only PAAdminUser's own properties, with their types. */
+export const pAAdminUserQuery = /* @__PURE__ */ rql<PAAdminUser>();
+
+/** Provisions a PAAdminUser (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
+export function provisionPAAdminUser(client: ApsClient, resource: PAAdminUserCreate): Promise<PAAdminUser> {
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: PAAdminUserTypeId } },
+  });
+}
+
+/** Reads one PAAdminUser. */
+export function getPAAdminUser(client: ApsClient, id: string): Promise<PAAdminUser> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** One page of PAAdminUser resources (and their subtypes) matching `query`, with its Content-Range. */
+export function listPAAdminUsers(client: ApsClient, query?: ListQuery<PAAdminUser>): Promise<Page<PAAdminUser>> {
+  return listPage(client, "/aps/2/resources", queryText(query, PAAdminUserTypeId));
+}
+
+/** Every PAAdminUser matching `query`, page by page (`for await (const page of ...)`). */
+export function listPAAdminUserPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<PAAdminUser>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<PAAdminUser[], void, undefined> {
+  return listPages(client, "/aps/2/resources", queryText(query, PAAdminUserTypeId), pageSize);
+}
+
+/** Configures a PAAdminUser: only the properties given change (`aps.revision` makes it conditional). */
+export function configurePAAdminUser(client: ApsClient, id: string, changes: PAAdminUserUpdate): Promise<PAAdminUser> {
+  return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
+}
+
+/** Unprovisions a PAAdminUser. */
+export async function unprovisionPAAdminUser(client: ApsClient, id: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** Links services of a PAAdminUser to `targetId` (adds it to the collection). */
+export async function linkPAAdminUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from services of a PAAdminUser. */
+export async function unlinkPAAdminUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/services/${segment(targetId)}` });
+}
+
+/** The resources services of a PAAdminUser links to (those the caller may see). */
+export function listPAAdminUserServices(client: ApsClient, id: string): Promise<UserService[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/services` });
+}
+
+/** Links organization of a PAAdminUser to `targetId` (replaces the link it had). */
+export async function linkPAAdminUserOrganization(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/organization`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from organization of a PAAdminUser. */
+export async function unlinkPAAdminUserOrganization(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/organization/${segment(targetId)}` });
+}
+
+/** The resources organization of a PAAdminUser links to (those the caller may see). */
+export function listPAAdminUserOrganization(client: ApsClient, id: string): Promise<Account[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/organization` });
+}
+
+/** Filters for lists of PAServiceUser: `pAServiceUserQuery.eq("name", value)` takes only PAServiceUser's own properties, with their types. */
+export const pAServiceUserQuery = /* @__PURE__ */ rql<PAServiceUser>();
+
+/** Provisions a PAServiceUser (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
+export function provisionPAServiceUser(client: ApsClient, resource: PAServiceUserCreate): Promise<PAServiceUser> {
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: PAServiceUserTypeId } },
+  });
+}
+
+/** Reads one PAServiceUser. */
+export function getPAServiceUser(client: ApsClient, id: string): Promise<PAServiceUser> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** One page of PAServiceUser resources (and their subtypes) matching `query`, with its Content-Range. */
+export function listPAServiceUsers(client: ApsClient, query?: ListQuery<PAServiceUser>): Promise<Page<PAServiceUser>> {
+  return listPage(client, "/aps/2/resources", queryText(query, PAServiceUserTypeId));
+}
+
+/** Every PAServiceUser matching `query`, page by page (`for await (const page of ...)`). */
+export function listPAServiceUserPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<PAServiceUser>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<PAServiceUser[], void, undefined> {
+  return listPages(client, "/aps/2/resources", queryText(query, PAServiceUserTypeId), pageSize);
+}
+
+/** Configures a PAServiceUser: only the properties given change (`aps.revision` makes it conditional). */
+export function configurePAServiceUser(
+  client: ApsClient,
+  id: string,
+  changes: PAServiceUserUpdate,
+): Promise<PAServiceUser> {
+  return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
+}
+
+/** Unprovisions a PAServiceUser. */
+export async function unprovisionPAServiceUser(client: ApsClient, id: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** Links services of a PAServiceUser to `targetId` (adds it to the collection). */
+export async function linkPAServiceUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from services of a PAServiceUser. */
+export async function unlinkPAServiceUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/services/${segment(targetId)}` });
+}
+
+/** The resources services of a PAServiceUser links to (those the caller may see). */
+export function listPAServiceUserServices(client: ApsClient, id: string): Promise<UserService[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/services` });
+}
+
+/** Links organization of a PAServiceUser to `targetId` (replaces the link it had). */
+export async function linkPAServiceUserOrganization(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/organization`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from organization of a PAServiceUser. */
+export async function unlinkPAServiceUserOrganization(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/organization/${segment(targetId)}` });
+}
+
+/** The resources organization of a PAServiceUser links to (those the caller may see). */
+export function listPAServiceUserOrganization(client: ApsClient, id: string): Promise<Account[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/organization` });
+}
+
+/** Filters for lists of PAUser: `pAUserQuery.eq("name", value)` takes only PAUser's own properties, with their types. */
+export const pAUserQuery = /* @__PURE__ */ rql<PAUser>();
+
+/** Provisions a PAUser (POST /aps/2/resources); the reply is the stored resource (`aps.status` `aps:provisioning` when the application finishes later). */
+export function provisionPAUser(client: ApsClient, resource: PAUserCreate): Promise<PAUser> {
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/resources",
+    json: { ...resource, aps: { ...resource.aps, type: PAUserTypeId } },
+  });
+}
+
+/** Reads one PAUser. */
+export function getPAUser(client: ApsClient, id: string): Promise<PAUser> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** One page of PAUser resources (and their subtypes) matching `query`, with its Content-Range. */
+export function listPAUsers(client: ApsClient, query?: ListQuery<PAUser>): Promise<Page<PAUser>> {
+  return listPage(client, "/aps/2/resources", queryText(query, PAUserTypeId));
+}
+
+/** Every PAUser matching `query`, page by page (`for await (const page of ...)`). */
+export function listPAUserPages(
+  client: ApsClient,
+  query?: Omit<ListQuery<PAUser>, "limit">,
+  pageSize = 100,
+): AsyncGenerator<PAUser[], void, undefined> {
+  return listPages(client, "/aps/2/resources", queryText(query, PAUserTypeId), pageSize);
+}
+
+/** Configures a PAUser: only the properties given change (`aps.revision` makes it conditional). */
+export function configurePAUser(client: ApsClient, id: string, changes: PAUserUpdate): Promise<PAUser> {
+  return sendJson(client, { method: "PUT", path: `/aps/2/resources/${segment(id)}`, json: changes });
+}
+
+/** Unprovisions a PAUser. */
+export async function unprovisionPAUser(client: ApsClient, id: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}` });
+}
+
+/** Links services of a PAUser to `targetId` (adds it to the collection). */
+export async function linkPAUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/services`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from services of a PAUser. */
+export async function unlinkPAUserServices(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/services/${segment(targetId)}` });
+}
+
+/** The resources services of a PAUser links to (those the caller may see). */
+export function listPAUserServices(client: ApsClient, id: string): Promise<UserService[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/services` });
+}
+
+/** Links organization of a PAUser to `targetId` (replaces the link it had). */
+export async function linkPAUserOrganization(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, {
+    method: "POST",
+    path: `/aps/2/resources/${segment(id)}/organization`,
+    json: { aps: { id: targetId } },
+  });
+}
+
+/** Unlinks `targetId` from organization of a PAUser. */
+export async function unlinkPAUserOrganization(client: ApsClient, id: string, targetId: string): Promise<void> {
+  await send(client, { method: "DELETE", path: `/aps/2/resources/${segment(id)}/organization/${segment(targetId)}` });
+}
+
+/** The resources organization of a PAUser links to (those the caller may see). */
+export function listPAUserOrganization(client: ApsClient, id: string): Promise<Account[]> {
+  return sendJson(client, { method: "GET", path: `/aps/2/resources/${segment(id)}/organization` });
 }
 
 /** Filters for lists of PASubscription: `pASubscriptionQuery.eq("name", value)` takes only PASubscription's own properties, with their types. */

@@ -498,6 +498,1310 @@ export interface Contact {
   locale?: string;
 }
 
+/** Type id of {@link OnScreenNotificationManager}. */
+export const OnScreenNotificationManagerTypeId =
+  "http://www.parallels.com/pa/pa-core-services/notification-manager/1.0";
+
+/** Values of `status`. */
+export const OnScreenNotificationStatus = {
+  InProgress: "inProgress",
+  Ready: "ready",
+  Error: "error",
+} as const;
+/** One of the values of {@link OnScreenNotificationStatus}. */
+export type OnScreenNotificationStatus = (typeof OnScreenNotificationStatus)[keyof typeof OnScreenNotificationStatus];
+
+/** A notification as an application sends it; the manager adds id and time when it records one. */
+export interface OnScreenNotification {
+  /** State of the activity the notification reports. */
+  status: OnScreenNotificationStatus;
+  /** The short text shown to the user. */
+  message: LocalizedMessage;
+  /** Longer text shown when the user opens the notification. */
+  details?: LocalizedMessage;
+  /** APS id of the account whose staff see the notification. */
+  accountId?: string;
+  /** APS id of the user the notification is for; the staff of the user's account see it too. */
+  userId?: string;
+  /** Where in the control panel the notification leads. */
+  link?: string;
+  /** APS id of the user whose action the notification reports (the aps-identity-id the application was called with). */
+  initiatorId?: string;
+  /**
+   * Given by the manager when it records the notification.
+   *
+   * Read-only: only the application sets it.
+   */
+  id?: string;
+  /**
+   * When the manager recorded the notification.
+   *
+   * Format: date-time. Read-only: only the application sets it.
+   */
+  time?: string;
+}
+
+/** A text with __key__ placeholders and the values to put in them. */
+export interface LocalizedMessage {
+  /** The text; __name__ marks where keys.name goes. */
+  message: string;
+  /** Values of the placeholders, by name. */
+  keys?: Record<string, unknown>;
+}
+
+/**
+ * The platform's notification manager: applications send notifications to accounts and users through it.
+ *
+ * Type id: `http://www.parallels.com/pa/pa-core-services/notification-manager/1.0`.
+ */
+export interface OnScreenNotificationManager {
+  /** The meta-section: id, type, status, revision. */
+  readonly aps: ApsMeta;
+}
+
+/** What a client sends to provision an `OnScreenNotificationManager` (no read-only properties). */
+export interface OnScreenNotificationManagerCreate {
+  /** Type (and, for applications, id and status) of the new resource. */
+  aps?: ApsCreateMeta;
+}
+
+/** What a client sends to configure an `OnScreenNotificationManager`: every property optional, no read-only or final ones. */
+export type OnScreenNotificationManagerUpdate = Record<string, never>;
+
+/** Parameters of OnScreenNotificationManager.sendNotification (POST /notifications). */
+export type OnScreenNotificationManagerSendNotificationParams = {
+  notification: OnScreenNotification;
+};
+
+/** What OnScreenNotificationManager.sendNotification (POST /notifications) answers. */
+export type OnScreenNotificationManagerSendNotificationReply = OnScreenNotification;
+
+/** The error body OnScreenNotificationManager.sendNotification (POST /notifications) declares. */
+export type OnScreenNotificationManagerSendNotificationError = Record<string, unknown>;
+
+/** What OnScreenNotificationManager.getNotifications (GET /notifications) answers. */
+export type OnScreenNotificationManagerGetNotificationsReply = OnScreenNotification[];
+
+/** The error body OnScreenNotificationManager.getNotifications (GET /notifications) declares. */
+export type OnScreenNotificationManagerGetNotificationsError = Record<string, unknown>;
+
+/** Type id of {@link PAAccount}. */
+export const PAAccountTypeId = "http://parallels.com/aps/types/pa/account/1.2";
+
+/** Values of `type`. */
+export const PAAccountType = {
+  ADMIN: "ADMIN",
+  RESELLER: "RESELLER",
+  CLIENT: "CLIENT",
+  SYSTEM: "SYSTEM",
+} as const;
+/** One of the values of {@link PAAccountType}. */
+export type PAAccountType = (typeof PAAccountType)[keyof typeof PAAccountType];
+
+/** A contact person of the account, as far as connectors are known to read it. */
+export interface AccountContact {
+  /** E-mail address of the contact person. */
+  email?: string;
+}
+
+/**
+ * An account of the operations platform: the core Account with the platform's number and kind.
+ *
+ * Type id: `http://parallels.com/aps/types/pa/account/1.2`.
+ */
+export interface PAAccount {
+  /** The meta-section: id, type, status, revision. */
+  readonly aps: ApsMeta;
+  /** Company name */
+  companyName: string;
+  /** Postal address */
+  addressPostal: Address;
+  /**
+   * The platform's number of the account (not its APS id).
+   *
+   * Final: can be set only when the resource is created.
+   */
+  id: Int64;
+  /**
+   * Kind of account: the provider (ADMIN), a reseller, a customer (CLIENT) or the system.
+   *
+   * @defaultValue `"CLIENT"`
+   */
+  type: PAAccountType;
+  /** The account's technical contact person. */
+  techContact?: AccountContact;
+  /** Relation: collection link to `User` (http://aps-standard.org/types/core/user/1.0). */
+  users?: ApsCollectionLink;
+  /** Relation: weak link to `Brand` (http://aps-standard.org/types/core/brand/1.0). */
+  brand?: ApsLink;
+}
+
+/** What a client sends to provision a `PAAccount` (no read-only properties). */
+export interface PAAccountCreate {
+  /** Type (and, for applications, id and status) of the new resource. */
+  aps?: ApsCreateMeta;
+  /** Company name */
+  companyName: string;
+  /** Postal address */
+  addressPostal: Address;
+  /**
+   * The platform's number of the account (not its APS id).
+   *
+   * Final: can be set only when the resource is created.
+   */
+  id: Int64;
+  /**
+   * Kind of account: the provider (ADMIN), a reseller, a customer (CLIENT) or the system.
+   *
+   * @defaultValue `"CLIENT"`
+   */
+  type: PAAccountType;
+  /** The account's technical contact person. */
+  techContact?: AccountContact | null;
+  /** Relation: collection link to `User` (http://aps-standard.org/types/core/user/1.0). */
+  users?: ApsLinkRef[];
+  /** Relation: weak link to `Brand` (http://aps-standard.org/types/core/brand/1.0). */
+  brand?: ApsLinkRef;
+}
+
+/** What a client sends to configure a `PAAccount`: every property optional, no read-only or final ones. */
+export interface PAAccountUpdate {
+  /** Company name */
+  companyName?: string;
+  /** Postal address */
+  addressPostal?: Address;
+  /**
+   * Kind of account: the provider (ADMIN), a reseller, a customer (CLIENT) or the system.
+   *
+   * @defaultValue `"CLIENT"`
+   */
+  type?: PAAccountType;
+  /** The account's technical contact person. */
+  techContact?: AccountContact | null;
+}
+
+/** Type id of {@link PAAdminUser}. */
+export const PAAdminUserTypeId = "http://parallels.com/aps/types/pa/admin-user/1.2";
+
+/** Values of `servicesMode`. */
+export const PAAdminUserServicesMode = {
+  NONE: "NONE",
+  PRIVATE: "PRIVATE",
+  PUBLIC: "PUBLIC",
+} as const;
+/** One of the values of {@link PAAdminUserServicesMode}. */
+export type PAAdminUserServicesMode = (typeof PAAdminUserServicesMode)[keyof typeof PAAdminUserServicesMode];
+
+/**
+ * An administrative user (staff member) of an account of the operations platform.
+ *
+ * Type id: `http://parallels.com/aps/types/pa/admin-user/1.2`.
+ */
+export interface PAAdminUser {
+  /** The meta-section: id, type, status, revision. */
+  readonly aps: ApsMeta;
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string;
+  /** Given name */
+  givenName?: string;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string;
+  /** Family name */
+  familyName?: string;
+  /** Full name */
+  fullName?: string;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string;
+  /** Organization */
+  organizationName?: string;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[];
+  /** Job title */
+  title?: string;
+  /** Postal address */
+  addressPostal?: Address;
+  /** Phone */
+  telVoice?: string;
+  /** Home phone */
+  telHome?: string;
+  /** Work phone */
+  telWork?: string;
+  /** Mobile phone */
+  telCell?: string;
+  /** Fax */
+  telFax?: string;
+  /** Pager */
+  telPager?: string;
+  /** Time zone */
+  tz?: string;
+  /** Note */
+  note?: string;
+  /** Web page */
+  url?: string;
+  /**
+   * Avatar.
+   *
+   * Picture of the contact; set by the platform.
+   *
+   * Read-only: only the application sets it.
+   */
+  avatarUrl?: string;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string;
+  /**
+   * The platform's member number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  memberId?: Int64;
+  /**
+   * The platform's user number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  userId?: Int64;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean;
+  /** True when the user may not sign in. */
+  disabled?: boolean;
+  /**
+   * True when the platform has locked the user (too many failed sign-ins, among others).
+   *
+   * Read-only: only the application sets it.
+   *
+   * @defaultValue `false`
+   */
+  locked?: boolean;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode: PAAdminUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string;
+  /**
+   * When the user was invited.
+   *
+   * Format: date-time. Read-only: only the application sets it.
+   */
+  invitationDate?: string;
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  services?: ApsCollectionLink;
+  /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
+  organization?: ApsLink;
+}
+
+/** What a client sends to provision a `PAAdminUser` (no read-only properties). */
+export interface PAAdminUserCreate {
+  /** Type (and, for applications, id and status) of the new resource. */
+  aps?: ApsCreateMeta;
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string | null;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string | null;
+  /** Given name */
+  givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string | null;
+  /** Family name */
+  familyName?: string | null;
+  /** Full name */
+  fullName?: string | null;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string | null;
+  /** Organization */
+  organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[] | null;
+  /** Job title */
+  title?: string | null;
+  /** Postal address */
+  addressPostal?: Address | null;
+  /** Phone */
+  telVoice?: string | null;
+  /** Home phone */
+  telHome?: string | null;
+  /** Work phone */
+  telWork?: string | null;
+  /** Mobile phone */
+  telCell?: string | null;
+  /** Fax */
+  telFax?: string | null;
+  /** Pager */
+  telPager?: string | null;
+  /** Time zone */
+  tz?: string | null;
+  /** Note */
+  note?: string | null;
+  /** Web page */
+  url?: string | null;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string | null;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string | null;
+  /**
+   * The platform's member number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  memberId?: Int64 | null;
+  /**
+   * The platform's user number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  userId?: Int64 | null;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64 | null;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean | null;
+  /** True when the user may not sign in. */
+  disabled?: boolean | null;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode: PAAdminUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string | null;
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  services?: ApsLinkRef[];
+  /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
+  organization: ApsLinkRef;
+}
+
+/** What a client sends to configure a `PAAdminUser`: every property optional, no read-only or final ones. */
+export interface PAAdminUserUpdate {
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string | null;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string | null;
+  /** Given name */
+  givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string | null;
+  /** Family name */
+  familyName?: string | null;
+  /** Full name */
+  fullName?: string | null;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string | null;
+  /** Organization */
+  organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[] | null;
+  /** Job title */
+  title?: string | null;
+  /** Postal address */
+  addressPostal?: Address | null;
+  /** Phone */
+  telVoice?: string | null;
+  /** Home phone */
+  telHome?: string | null;
+  /** Work phone */
+  telWork?: string | null;
+  /** Mobile phone */
+  telCell?: string | null;
+  /** Fax */
+  telFax?: string | null;
+  /** Pager */
+  telPager?: string | null;
+  /** Time zone */
+  tz?: string | null;
+  /** Note */
+  note?: string | null;
+  /** Web page */
+  url?: string | null;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string | null;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login?: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string | null;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64 | null;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean | null;
+  /** True when the user may not sign in. */
+  disabled?: boolean | null;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode?: PAAdminUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string | null;
+}
+
+/** Type id of {@link PAServiceUser}. */
+export const PAServiceUserTypeId = "http://parallels.com/aps/types/pa/service-user/1.2";
+
+/** Values of `servicesMode`. */
+export const PAServiceUserServicesMode = {
+  NONE: "NONE",
+  PRIVATE: "PRIVATE",
+  PUBLIC: "PUBLIC",
+} as const;
+/** One of the values of {@link PAServiceUserServicesMode}. */
+export type PAServiceUserServicesMode = (typeof PAServiceUserServicesMode)[keyof typeof PAServiceUserServicesMode];
+
+/**
+ * A service user of the operations platform.
+ *
+ * Type id: `http://parallels.com/aps/types/pa/service-user/1.2`.
+ */
+export interface PAServiceUser {
+  /** The meta-section: id, type, status, revision. */
+  readonly aps: ApsMeta;
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string;
+  /** Given name */
+  givenName?: string;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string;
+  /** Family name */
+  familyName?: string;
+  /** Full name */
+  fullName?: string;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string;
+  /** Organization */
+  organizationName?: string;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[];
+  /** Job title */
+  title?: string;
+  /** Postal address */
+  addressPostal?: Address;
+  /** Phone */
+  telVoice?: string;
+  /** Home phone */
+  telHome?: string;
+  /** Work phone */
+  telWork?: string;
+  /** Mobile phone */
+  telCell?: string;
+  /** Fax */
+  telFax?: string;
+  /** Pager */
+  telPager?: string;
+  /** Time zone */
+  tz?: string;
+  /** Note */
+  note?: string;
+  /** Web page */
+  url?: string;
+  /**
+   * Avatar.
+   *
+   * Picture of the contact; set by the platform.
+   *
+   * Read-only: only the application sets it.
+   */
+  avatarUrl?: string;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string;
+  /**
+   * The platform's member number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  memberId?: Int64;
+  /**
+   * The platform's user number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  userId?: Int64;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean;
+  /** True when the user may not sign in. */
+  disabled?: boolean;
+  /**
+   * True when the platform has locked the user (too many failed sign-ins, among others).
+   *
+   * Read-only: only the application sets it.
+   *
+   * @defaultValue `false`
+   */
+  locked?: boolean;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode: PAServiceUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string;
+  /**
+   * When the user was invited.
+   *
+   * Format: date-time. Read-only: only the application sets it.
+   */
+  invitationDate?: string;
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  services?: ApsCollectionLink;
+  /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
+  organization?: ApsLink;
+}
+
+/** What a client sends to provision a `PAServiceUser` (no read-only properties). */
+export interface PAServiceUserCreate {
+  /** Type (and, for applications, id and status) of the new resource. */
+  aps?: ApsCreateMeta;
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string | null;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string | null;
+  /** Given name */
+  givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string | null;
+  /** Family name */
+  familyName?: string | null;
+  /** Full name */
+  fullName?: string | null;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string | null;
+  /** Organization */
+  organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[] | null;
+  /** Job title */
+  title?: string | null;
+  /** Postal address */
+  addressPostal?: Address | null;
+  /** Phone */
+  telVoice?: string | null;
+  /** Home phone */
+  telHome?: string | null;
+  /** Work phone */
+  telWork?: string | null;
+  /** Mobile phone */
+  telCell?: string | null;
+  /** Fax */
+  telFax?: string | null;
+  /** Pager */
+  telPager?: string | null;
+  /** Time zone */
+  tz?: string | null;
+  /** Note */
+  note?: string | null;
+  /** Web page */
+  url?: string | null;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string | null;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string | null;
+  /**
+   * The platform's member number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  memberId?: Int64 | null;
+  /**
+   * The platform's user number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  userId?: Int64 | null;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64 | null;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean | null;
+  /** True when the user may not sign in. */
+  disabled?: boolean | null;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode: PAServiceUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string | null;
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  services?: ApsLinkRef[];
+  /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
+  organization: ApsLinkRef;
+}
+
+/** What a client sends to configure a `PAServiceUser`: every property optional, no read-only or final ones. */
+export interface PAServiceUserUpdate {
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string | null;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string | null;
+  /** Given name */
+  givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string | null;
+  /** Family name */
+  familyName?: string | null;
+  /** Full name */
+  fullName?: string | null;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string | null;
+  /** Organization */
+  organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[] | null;
+  /** Job title */
+  title?: string | null;
+  /** Postal address */
+  addressPostal?: Address | null;
+  /** Phone */
+  telVoice?: string | null;
+  /** Home phone */
+  telHome?: string | null;
+  /** Work phone */
+  telWork?: string | null;
+  /** Mobile phone */
+  telCell?: string | null;
+  /** Fax */
+  telFax?: string | null;
+  /** Pager */
+  telPager?: string | null;
+  /** Time zone */
+  tz?: string | null;
+  /** Note */
+  note?: string | null;
+  /** Web page */
+  url?: string | null;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string | null;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login?: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string | null;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64 | null;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean | null;
+  /** True when the user may not sign in. */
+  disabled?: boolean | null;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode?: PAServiceUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string | null;
+}
+
+/** Type id of {@link PAUser}. */
+export const PAUserTypeId = "http://parallels.com/aps/types/pa/user/1.2";
+
+/** Values of `servicesMode`. */
+export const PAUserServicesMode = {
+  NONE: "NONE",
+  PRIVATE: "PRIVATE",
+  PUBLIC: "PUBLIC",
+} as const;
+/** One of the values of {@link PAUserServicesMode}. */
+export type PAUserServicesMode = (typeof PAUserServicesMode)[keyof typeof PAUserServicesMode];
+
+/**
+ * A user of the operations platform: the core User with the platform's numbers, flags and the account it belongs to.
+ *
+ * Type id: `http://parallels.com/aps/types/pa/user/1.2`.
+ */
+export interface PAUser {
+  /** The meta-section: id, type, status, revision. */
+  readonly aps: ApsMeta;
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string;
+  /** Given name */
+  givenName?: string;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string;
+  /** Family name */
+  familyName?: string;
+  /** Full name */
+  fullName?: string;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string;
+  /** Organization */
+  organizationName?: string;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[];
+  /** Job title */
+  title?: string;
+  /** Postal address */
+  addressPostal?: Address;
+  /** Phone */
+  telVoice?: string;
+  /** Home phone */
+  telHome?: string;
+  /** Work phone */
+  telWork?: string;
+  /** Mobile phone */
+  telCell?: string;
+  /** Fax */
+  telFax?: string;
+  /** Pager */
+  telPager?: string;
+  /** Time zone */
+  tz?: string;
+  /** Note */
+  note?: string;
+  /** Web page */
+  url?: string;
+  /**
+   * Avatar.
+   *
+   * Picture of the contact; set by the platform.
+   *
+   * Read-only: only the application sets it.
+   */
+  avatarUrl?: string;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string;
+  /**
+   * The platform's member number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  memberId?: Int64;
+  /**
+   * The platform's user number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  userId?: Int64;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean;
+  /** True when the user may not sign in. */
+  disabled?: boolean;
+  /**
+   * True when the platform has locked the user (too many failed sign-ins, among others).
+   *
+   * Read-only: only the application sets it.
+   *
+   * @defaultValue `false`
+   */
+  locked?: boolean;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode: PAUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string;
+  /**
+   * When the user was invited.
+   *
+   * Format: date-time. Read-only: only the application sets it.
+   */
+  invitationDate?: string;
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  services?: ApsCollectionLink;
+  /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
+  organization?: ApsLink;
+}
+
+/** What a client sends to provision a `PAUser` (no read-only properties). */
+export interface PAUserCreate {
+  /** Type (and, for applications, id and status) of the new resource. */
+  aps?: ApsCreateMeta;
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string | null;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string | null;
+  /** Given name */
+  givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string | null;
+  /** Family name */
+  familyName?: string | null;
+  /** Full name */
+  fullName?: string | null;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string | null;
+  /** Organization */
+  organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[] | null;
+  /** Job title */
+  title?: string | null;
+  /** Postal address */
+  addressPostal?: Address | null;
+  /** Phone */
+  telVoice?: string | null;
+  /** Home phone */
+  telHome?: string | null;
+  /** Work phone */
+  telWork?: string | null;
+  /** Mobile phone */
+  telCell?: string | null;
+  /** Fax */
+  telFax?: string | null;
+  /** Pager */
+  telPager?: string | null;
+  /** Time zone */
+  tz?: string | null;
+  /** Note */
+  note?: string | null;
+  /** Web page */
+  url?: string | null;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string | null;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string | null;
+  /**
+   * The platform's member number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  memberId?: Int64 | null;
+  /**
+   * The platform's user number.
+   *
+   * Final: can be set only when the resource is created.
+   */
+  userId?: Int64 | null;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64 | null;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean | null;
+  /** True when the user may not sign in. */
+  disabled?: boolean | null;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode: PAUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string | null;
+  /** Relation: collection link to `UserService` (http://aps-standard.org/types/core/user/service/1.0). */
+  services?: ApsLinkRef[];
+  /** Relation: strong link to `Account` (http://aps-standard.org/types/core/account/1.0). */
+  organization: ApsLinkRef;
+}
+
+/** What a client sends to configure a `PAUser`: every property optional, no read-only or final ones. */
+export interface PAUserUpdate {
+  /**
+   * E-mail
+   *
+   * Format: email.
+   */
+  email?: string | null;
+  /**
+   * Notification e-mail.
+   *
+   * Address that receives notifications, if different from email.
+   *
+   * Format: email.
+   */
+  notificationEmail?: string | null;
+  /** Given name */
+  givenName?: string | null;
+  /**
+   * Additional name.
+   *
+   * Middle name or names.
+   */
+  additionalName?: string | null;
+  /** Family name */
+  familyName?: string | null;
+  /** Full name */
+  fullName?: string | null;
+  /**
+   * Display name
+   *
+   * @defaultValue `""`
+   */
+  displayName?: string | null;
+  /** Organization */
+  organizationName?: string | null;
+  /**
+   * Organization units.
+   *
+   * Department path inside the organization.
+   */
+  organizationUnit?: string[] | null;
+  /** Job title */
+  title?: string | null;
+  /** Postal address */
+  addressPostal?: Address | null;
+  /** Phone */
+  telVoice?: string | null;
+  /** Home phone */
+  telHome?: string | null;
+  /** Work phone */
+  telWork?: string | null;
+  /** Mobile phone */
+  telCell?: string | null;
+  /** Fax */
+  telFax?: string | null;
+  /** Pager */
+  telPager?: string | null;
+  /** Time zone */
+  tz?: string | null;
+  /** Note */
+  note?: string | null;
+  /** Web page */
+  url?: string | null;
+  /**
+   * Locale.
+   *
+   * Language and region, e.g. en_US.
+   *
+   * @defaultValue `"en_US"`
+   */
+  locale?: string | null;
+  /**
+   * Login.
+   *
+   * Name used to sign in.
+   */
+  login?: string;
+  /**
+   * Password
+   *
+   * Encrypted: stored encrypted and returned only to applications.
+   */
+  password?: string | null;
+  /** The subscription the user belongs to, if any. */
+  subscriptionId?: Int64 | null;
+  /** True when the user administers its account. */
+  isAccountAdmin?: boolean | null;
+  /** True when the user may not sign in. */
+  disabled?: boolean | null;
+  /**
+   * Which services are assigned: none, those of the user's private subscription, or those of public subscriptions.
+   *
+   * @defaultValue `"NONE"`
+   */
+  servicesMode?: PAUserServicesMode;
+  /** Reference of the service that created the user. */
+  serviceReferrerId?: string | null;
+}
+
 /** Type id of {@link PASubscription}. */
 export const PASubscriptionTypeId = "http://parallels.com/aps/types/pa/subscription/1.0";
 

@@ -15,6 +15,7 @@ import {
   int64Error,
   isInt64,
   missing,
+  notInEnum,
   nullRequired,
   overStringLimit,
   patternMismatch,
@@ -23,8 +24,12 @@ import {
   structureArrayTooLong,
   unknownKey,
 } from "aps-gen/runtime/common/validation-rules";
+import type { OnScreenNotificationManagerSendNotificationParams } from "../../types/core/index.gen.js";
 
-const PATTERN_0 = new RegExp("unit|b|kb|mb|gb|.*", "u");
+const ENUM_0 = new Set<unknown>(["inProgress", "ready", "error"]);
+const ENUM_1 = new Set<unknown>(["ADMIN", "RESELLER", "CLIENT", "SYSTEM"]);
+const ENUM_2 = new Set<unknown>(["NONE", "PRIVATE", "PUBLIC"]);
+const PATTERN_3 = new RegExp("unit|b|kb|mb|gb|.*", "u");
 
 /** Checks the value of a body key if it is one of the properties and relations Account declares; false when it is none of them. */
 export function accountMembers(
@@ -670,6 +675,654 @@ export function contactMembers(
   }
   return true;
 }
+
+/** Checks a value of structure `OnScreenNotification` of OnScreenNotificationManager; pushes what is wrong onto `errors`. */
+export function checkOnScreenNotificationManagerOnScreenNotification(
+  value: unknown,
+  path: string,
+  errors: ValidationError[],
+): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    errors.push(typeError(path, "an object (structure OnScreenNotification)", value));
+    return;
+  }
+  const o = value as Record<string, unknown>;
+  for (const key in o) {
+    const v = o[key];
+    if (v === undefined) continue;
+    switch (key) {
+      case "status": {
+        if (typeof v !== "string") errors.push(typeError(path + "/status", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/status", v));
+          if (!ENUM_0.has(v)) errors.push(notInEnum(path + "/status", v, '"inProgress", "ready", "error"'));
+        }
+        break;
+      }
+      case "message": {
+        checkOnScreenNotificationManagerLocalizedMessage(v, path + "/message", errors);
+        break;
+      }
+      case "details": {
+        checkOnScreenNotificationManagerLocalizedMessage(v, path + "/details", errors);
+        break;
+      }
+      case "accountId": {
+        if (typeof v !== "string") errors.push(typeError(path + "/accountId", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/accountId", v));
+        }
+        break;
+      }
+      case "userId": {
+        if (typeof v !== "string") errors.push(typeError(path + "/userId", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/userId", v));
+        }
+        break;
+      }
+      case "link": {
+        if (typeof v !== "string") errors.push(typeError(path + "/link", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/link", v));
+        }
+        break;
+      }
+      case "initiatorId": {
+        if (typeof v !== "string") errors.push(typeError(path + "/initiatorId", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/initiatorId", v));
+        }
+        break;
+      }
+      case "id": {
+        if (typeof v !== "string") errors.push(typeError(path + "/id", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/id", v));
+        }
+        break;
+      }
+      case "time": {
+        if (typeof v !== "string") errors.push(typeError(path + "/time", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/time", v));
+        }
+        break;
+      }
+      default:
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure OnScreenNotification; known: status, message, details, accountId, userId, link, initiatorId, id, time",
+          ),
+        );
+    }
+  }
+  if (o["status"] === undefined) errors.push(missing(path + "/status"));
+  if (o["message"] === undefined) errors.push(missing(path + "/message"));
+}
+
+/** Checks a value of structure `LocalizedMessage` of OnScreenNotificationManager; pushes what is wrong onto `errors`. */
+export function checkOnScreenNotificationManagerLocalizedMessage(
+  value: unknown,
+  path: string,
+  errors: ValidationError[],
+): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    errors.push(typeError(path, "an object (structure LocalizedMessage)", value));
+    return;
+  }
+  const o = value as Record<string, unknown>;
+  for (const key in o) {
+    const v = o[key];
+    if (v === undefined) continue;
+    switch (key) {
+      case "message": {
+        if (typeof v !== "string") errors.push(typeError(path + "/message", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/message", v));
+        }
+        break;
+      }
+      case "keys": {
+        if (typeof v !== "object" || v === null || Array.isArray(v))
+          errors.push(typeError(path + "/keys", "an object", v));
+        break;
+      }
+      default:
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure LocalizedMessage; known: message, keys",
+          ),
+        );
+    }
+  }
+  if (o["message"] === undefined) errors.push(missing(path + "/message"));
+}
+
+/** Parameters of OnScreenNotificationManager.sendNotification (POST /notifications). */
+export function parseOnScreenNotificationManagerSendNotification(
+  input: OperationInput,
+): OperationParams<OnScreenNotificationManagerSendNotificationParams> {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  {
+    const v = input.body;
+    if (v !== undefined && v !== null) {
+      checkOnScreenNotificationManagerOnScreenNotification(v, "/body", errors);
+      params["notification"] = v;
+    } else errors.push(missing("/body"));
+  }
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, params: params as OnScreenNotificationManagerSendNotificationParams };
+}
+
+/** Parameters of OnScreenNotificationManager.getNotifications (GET /notifications). */
+export function parseOnScreenNotificationManagerGetNotifications(input: OperationInput): OperationParams {
+  const errors: ValidationError[] = [];
+  const params: Record<string, unknown> = {};
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, params };
+}
+
+/** Checks a provision (create) body of OnScreenNotificationManager written by `actor`; returns every error, none when valid. */
+export function validateOnScreenNotificationManagerCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a OnScreenNotificationManager resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    errors.push(
+      unknownKey("/" + pointerSegment(key), key, "is not a property of OnScreenNotificationManager; it declares none"),
+    );
+  }
+  return errors;
+}
+
+/** Checks a configure (update) body of OnScreenNotificationManager written by `actor`; returns every error, none when valid. */
+export function validateOnScreenNotificationManagerUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a OnScreenNotificationManager resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    errors.push(
+      unknownKey("/" + pointerSegment(key), key, "is not a property of OnScreenNotificationManager; it declares none"),
+    );
+  }
+  return errors;
+}
+
+/** Validators of OnScreenNotificationManager (`http://www.parallels.com/pa/pa-core-services/notification-manager/1.0`), by what they check. */
+export const onScreenNotificationManagerValidator: TypeValidator = {
+  typeId: "http://www.parallels.com/pa/pa-core-services/notification-manager/1.0",
+  validateCreate: validateOnScreenNotificationManagerCreate,
+  validateUpdate: validateOnScreenNotificationManagerUpdate,
+  defaults: Object.freeze({}),
+  operations: {
+    sendNotification: parseOnScreenNotificationManagerSendNotification,
+    getNotifications: parseOnScreenNotificationManagerGetNotifications,
+  },
+};
+
+/** Checks a value of structure `AccountContact` of PAAccount; pushes what is wrong onto `errors`. */
+export function checkPAAccountAccountContact(value: unknown, path: string, errors: ValidationError[]): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    errors.push(typeError(path, "an object (structure AccountContact)", value));
+    return;
+  }
+  const o = value as Record<string, unknown>;
+  for (const key in o) {
+    const v = o[key];
+    if (v === undefined) continue;
+    switch (key) {
+      case "email": {
+        if (typeof v !== "string") errors.push(typeError(path + "/email", "a string", v));
+        else {
+          if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/email", v));
+        }
+        break;
+      }
+      default:
+        errors.push(
+          unknownKey(
+            path + "/" + pointerSegment(key),
+            key,
+            "is not a member of structure AccountContact; known: email",
+          ),
+        );
+    }
+  }
+}
+
+/** Checks the value of a body key if it is one of the properties and relations PAAccount declares; false when it is none of them. */
+export function pAAccountMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
+  switch (key) {
+    case "id": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/id", "admin, owner"));
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push(finalOnUpdate("/id"));
+        break;
+      }
+      if (v === null) {
+        errors.push(nullRequired("/id"));
+        break;
+      }
+      if (!isInt64(v)) errors.push(int64Error("/id", v));
+      break;
+    }
+    case "type": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/type", "admin, owner"));
+        break;
+      }
+      if (v === null) {
+        errors.push(nullRequired("/type"));
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/type", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/type", v));
+        if (!ENUM_1.has(v)) errors.push(notInEnum("/type", v, '"ADMIN", "RESELLER", "CLIENT", "SYSTEM"'));
+      }
+      break;
+    }
+    case "techContact": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/techContact", "admin, owner"));
+        break;
+      }
+      if (v === null) break;
+      checkPAAccountAccountContact(v, "/techContact", errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** Checks a provision (create) body of PAAccount written by `actor`; returns every error, none when valid. */
+export function validatePAAccountCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAAccount resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!pAAccountMembers(key, v, actor, false, errors) && !accountMembers(key, v, actor, false, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of PAAccount; known: companyName, addressPostal, id, type, techContact, users, brand",
+        ),
+      );
+  }
+  if (b["companyName"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/companyName"));
+  if (b["addressPostal"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/addressPostal"));
+  if (b["id"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/id"));
+  if (b["type"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/type"));
+  return errors;
+}
+
+/** Checks a configure (update) body of PAAccount written by `actor`; returns every error, none when valid. */
+export function validatePAAccountUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAAccount resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (!pAAccountMembers(key, v, actor, true, errors) && !accountMembers(key, v, actor, true, errors))
+      errors.push(
+        unknownKey(
+          "/" + pointerSegment(key),
+          key,
+          "is not a property of PAAccount; known: companyName, addressPostal, id, type, techContact, users, brand",
+        ),
+      );
+  }
+  return errors;
+}
+
+/** Validators of PAAccount (`http://parallels.com/aps/types/pa/account/1.2`), by what they check. */
+export const pAAccountValidator: TypeValidator = {
+  typeId: "http://parallels.com/aps/types/pa/account/1.2",
+  validateCreate: validatePAAccountCreate,
+  validateUpdate: validatePAAccountUpdate,
+  defaults: Object.freeze({
+    type: "CLIENT",
+  }),
+  operations: {},
+};
+
+/** Checks a provision (create) body of PAAdminUser written by `actor`; returns every error, none when valid. */
+export function validatePAAdminUserCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAAdminUser resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (
+      !pAUserMembers(key, v, actor, false, errors) &&
+      !userMembers(key, v, actor, false, errors) &&
+      !contactMembers(key, v, actor, false, errors)
+    )
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PAAdminUser"));
+  }
+  if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
+  if (b["servicesMode"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/servicesMode"));
+  return errors;
+}
+
+/** Checks a configure (update) body of PAAdminUser written by `actor`; returns every error, none when valid. */
+export function validatePAAdminUserUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAAdminUser resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (
+      !pAUserMembers(key, v, actor, true, errors) &&
+      !userMembers(key, v, actor, true, errors) &&
+      !contactMembers(key, v, actor, true, errors)
+    )
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PAAdminUser"));
+  }
+  return errors;
+}
+
+/** Validators of PAAdminUser (`http://parallels.com/aps/types/pa/admin-user/1.2`), by what they check. */
+export const pAAdminUserValidator: TypeValidator = {
+  typeId: "http://parallels.com/aps/types/pa/admin-user/1.2",
+  validateCreate: validatePAAdminUserCreate,
+  validateUpdate: validatePAAdminUserUpdate,
+  defaults: Object.freeze({
+    displayName: "",
+    locale: "en_US",
+    locked: false,
+    servicesMode: "NONE",
+  }),
+  operations: {},
+};
+
+/** Checks a provision (create) body of PAServiceUser written by `actor`; returns every error, none when valid. */
+export function validatePAServiceUserCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAServiceUser resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (
+      !pAUserMembers(key, v, actor, false, errors) &&
+      !userMembers(key, v, actor, false, errors) &&
+      !contactMembers(key, v, actor, false, errors)
+    )
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PAServiceUser"));
+  }
+  if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
+  if (b["servicesMode"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/servicesMode"));
+  return errors;
+}
+
+/** Checks a configure (update) body of PAServiceUser written by `actor`; returns every error, none when valid. */
+export function validatePAServiceUserUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAServiceUser resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (
+      !pAUserMembers(key, v, actor, true, errors) &&
+      !userMembers(key, v, actor, true, errors) &&
+      !contactMembers(key, v, actor, true, errors)
+    )
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PAServiceUser"));
+  }
+  return errors;
+}
+
+/** Validators of PAServiceUser (`http://parallels.com/aps/types/pa/service-user/1.2`), by what they check. */
+export const pAServiceUserValidator: TypeValidator = {
+  typeId: "http://parallels.com/aps/types/pa/service-user/1.2",
+  validateCreate: validatePAServiceUserCreate,
+  validateUpdate: validatePAServiceUserUpdate,
+  defaults: Object.freeze({
+    displayName: "",
+    locale: "en_US",
+    locked: false,
+    servicesMode: "NONE",
+  }),
+  operations: {},
+};
+
+/** Checks the value of a body key if it is one of the properties and relations PAUser declares; false when it is none of them. */
+export function pAUserMembers(
+  key: string,
+  v: unknown,
+  actor: Actor,
+  update: boolean,
+  errors: ValidationError[],
+): boolean {
+  switch (key) {
+    case "memberId": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/memberId", "admin, owner"));
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push(finalOnUpdate("/memberId"));
+        break;
+      }
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/memberId", v));
+      break;
+    }
+    case "userId": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/userId", "admin, owner"));
+        break;
+      }
+      if (update && !actor.application) {
+        errors.push(finalOnUpdate("/userId"));
+        break;
+      }
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/userId", v));
+      break;
+    }
+    case "subscriptionId": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/subscriptionId", "admin, owner"));
+        break;
+      }
+      if (v === null) break;
+      if (!isInt64(v)) errors.push(int64Error("/subscriptionId", v));
+      break;
+    }
+    case "isAccountAdmin": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/isAccountAdmin", "admin, owner"));
+        break;
+      }
+      if (v === null) break;
+      if (typeof v !== "boolean") errors.push(typeError("/isAccountAdmin", "true or false", v));
+      break;
+    }
+    case "disabled": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/disabled", "admin, owner"));
+        break;
+      }
+      if (v === null) break;
+      if (typeof v !== "boolean") errors.push(typeError("/disabled", "true or false", v));
+      break;
+    }
+    case "locked": {
+      if (!actor.application) {
+        errors.push(readOnly("/locked"));
+        break;
+      }
+      if (v === null) break;
+      if (typeof v !== "boolean") errors.push(typeError("/locked", "true or false", v));
+      break;
+    }
+    case "servicesMode": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/servicesMode", "admin, owner"));
+        break;
+      }
+      if (v === null) {
+        errors.push(nullRequired("/servicesMode"));
+        break;
+      }
+      if (typeof v !== "string") errors.push(typeError("/servicesMode", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/servicesMode", v));
+        if (!ENUM_2.has(v)) errors.push(notInEnum("/servicesMode", v, '"NONE", "PRIVATE", "PUBLIC"'));
+      }
+      break;
+    }
+    case "serviceReferrerId": {
+      if (!actor.application && (actor.roles & 3) === 0) {
+        errors.push(accessDenied("/serviceReferrerId", "admin, owner"));
+        break;
+      }
+      if (v === null) break;
+      if (typeof v !== "string") errors.push(typeError("/serviceReferrerId", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/serviceReferrerId", v));
+      }
+      break;
+    }
+    case "invitationDate": {
+      if (!actor.application) {
+        errors.push(readOnly("/invitationDate"));
+        break;
+      }
+      if (v === null) break;
+      if (typeof v !== "string") errors.push(typeError("/invitationDate", "a string", v));
+      else {
+        if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit("/invitationDate", v));
+      }
+      break;
+    }
+    case "organization": {
+      if (update) errors.push(relationOnUpdate("/organization", "organization"));
+      else if (v !== null) checkLinkRef(v, "/organization", errors);
+      break;
+    }
+    default:
+      return false;
+  }
+  return true;
+}
+
+/** Checks a provision (create) body of PAUser written by `actor`; returns every error, none when valid. */
+export function validatePAUserCreate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAUser resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (
+      !pAUserMembers(key, v, actor, false, errors) &&
+      !userMembers(key, v, actor, false, errors) &&
+      !contactMembers(key, v, actor, false, errors)
+    )
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PAUser"));
+  }
+  if (b["login"] === undefined && (actor.application || (actor.roles & 3) !== 0)) errors.push(missing("/login"));
+  if (b["servicesMode"] === undefined && (actor.application || (actor.roles & 3) !== 0))
+    errors.push(missing("/servicesMode"));
+  return errors;
+}
+
+/** Checks a configure (update) body of PAUser written by `actor`; returns every error, none when valid. */
+export function validatePAUserUpdate(body: unknown, actor: Actor): ValidationError[] {
+  const errors: ValidationError[] = [];
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    errors.push(typeError("", "a JSON object (a PAUser resource)", body));
+    return errors;
+  }
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    const v = b[key];
+    if (v === undefined || key === "aps") continue;
+    if (
+      !pAUserMembers(key, v, actor, true, errors) &&
+      !userMembers(key, v, actor, true, errors) &&
+      !contactMembers(key, v, actor, true, errors)
+    )
+      errors.push(unknownKey("/" + pointerSegment(key), key, "is not a property of PAUser"));
+  }
+  return errors;
+}
+
+/** Validators of PAUser (`http://parallels.com/aps/types/pa/user/1.2`), by what they check. */
+export const pAUserValidator: TypeValidator = {
+  typeId: "http://parallels.com/aps/types/pa/user/1.2",
+  validateCreate: validatePAUserCreate,
+  validateUpdate: validatePAUserUpdate,
+  defaults: Object.freeze({
+    displayName: "",
+    locale: "en_US",
+    locked: false,
+    servicesMode: "NONE",
+  }),
+  operations: {},
+};
 
 /** Checks a value of structure `ActivationStructure` of PASubscription; pushes what is wrong onto `errors`. */
 export function checkPASubscriptionActivationStructure(value: unknown, path: string, errors: ValidationError[]): void {
@@ -1351,7 +2004,7 @@ export function checkSubscriptionResource(value: unknown, path: string, errors: 
         if (typeof v !== "string") errors.push(typeError(path + "/unit", "a string", v));
         else {
           if (v.length > 4000 && codePointLength(v) > 4000) errors.push(overStringLimit(path + "/unit", v));
-          if (!PATTERN_0.test(v)) errors.push(patternMismatch(path + "/unit", "unit|b|kb|mb|gb|.*", v));
+          if (!PATTERN_3.test(v)) errors.push(patternMismatch(path + "/unit", "unit|b|kb|mb|gb|.*", v));
         }
         break;
       }

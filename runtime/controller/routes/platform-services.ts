@@ -6,17 +6,26 @@
  * resource types (hub.py:380-446, platform-forms §1.1) - present, with no resource types, since
  * those are made through OA's `addResourceType` RPC, which aps-gen does not serve. Every other
  * alias (the Connect extension's periodic-task-manager, oaclient:81-109) is a 404 that says so.
+ *
+ * The notification manager is a resource (platform/notification-manager.ts), found by type as
+ * FallBall does; its alias here tells where it is.
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
 import { sendJson, sendList } from "../support/http-json.ts";
+import { NOTIFICATION_MANAGER_ALIAS, NOTIFICATION_MANAGER_TYPE, type NotificationManagerLocator } from "../platform/notification-manager.ts";
 
 const RESOURCE_TYPE_MANAGER = "resource-type-manager";
-const OFFERED = `${RESOURCE_TYPE_MANAGER} (read only, with no resource types)`;
+const OFFERED = `${RESOURCE_TYPE_MANAGER} (read only, with no resource types) and ${NOTIFICATION_MANAGER_ALIAS} (the resource implementing ${NOTIFICATION_MANAGER_TYPE}: POST and GET /aps/2/resources/<its id>/notifications)`;
 
-export function platformServiceRoutes(): Hono<ControllerEnv> {
+export function platformServiceRoutes(notificationManager: NotificationManagerLocator): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
+  app.get(`/${NOTIFICATION_MANAGER_ALIAS}`, async (c) => {
+    const id = await notificationManager.find();
+    if (!id) throw new ControllerError(404, `The notification manager is not offered here: its type ${NOTIFICATION_MANAGER_TYPE} is not loaded (the controller was started with --no-core).`);
+    return sendJson(c, { alias: NOTIFICATION_MANAGER_ALIAS, aps: { id, type: NOTIFICATION_MANAGER_TYPE, href: `/aps/2/resources/${id}` }, notifications: { href: `/aps/2/resources/${id}/notifications` } });
+  });
   const base = `/${RESOURCE_TYPE_MANAGER}`;
   app.get(base, (c) => sendJson(c, { alias: RESOURCE_TYPE_MANAGER, resourceTypes: { href: `/aps/2/services/${RESOURCE_TYPE_MANAGER}/resourceTypes` } }));
   app.get(`${base}/resourceTypes`, (c) => sendList(c, []));

@@ -19,6 +19,7 @@ import { IntentReconciler } from "../intents/intent-reconciler.ts";
 import { IntentStore } from "../intents/intent-store.ts";
 import { ControllerMetrics } from "../observability/metrics.ts";
 import { PackageCatalog } from "../packages/catalog.ts";
+import { ensureNotificationManager } from "../platform/notification-manager.ts";
 import type { Db } from "../store/open-database.ts";
 import { ResourceClaims } from "../store/resource-claims.ts";
 import type { ControllerKeys } from "../support/data-directory.ts";
@@ -57,6 +58,8 @@ export async function assembleController(foundation: ControllerFoundation): Prom
   const provider = await ensureProvider(db, tokens, foundation.dataDir);
   const catalog = new PackageCatalog(db, options.types, options.validators, options.packages ?? [], options.compiler);
   await catalog.refresh();
+  // The platform services that are resources (the notification manager), once the types are known.
+  await ensureNotificationManager(db, catalog.registry, provider.accountId);
   const sealer = new PropertySealer(keys.encryption);
   const metrics = new ControllerMetrics(db, logger);
   const { applications, deliverer } = applicationParts(foundation, { catalog, sealer, metrics, provider: { id: provider.accountId, path: `/${provider.accountId}/` } });

@@ -317,3 +317,27 @@ export const provisioningIntents = pgTable(
   },
   (t) => [index("provisioning_intents_due_idx").on(t.leaseUntil), index("provisioning_intents_instance_idx").on(t.instanceId)],
 );
+
+/**
+ * Notifications posted to the platform's notification manager (routes/platform-notifications.ts),
+ * kept so that the accounts they address, and the application that sent them, can read them back.
+ * `recipient_path` is the owner path of the account addressed (directly, or as the account of the
+ * user addressed): who administers that account sees them, as with resources.
+ */
+export const platformNotifications = pgTable(
+  "platform_notifications",
+  {
+    id: uuid("id").primaryKey(),
+    /** Order of recording: lists are sorted by it. */
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+    time: timestamp("time", { withTimezone: true, mode: "string" }).notNull(),
+    /** The notification as sent (status, message, details, accountId, userId, link, initiatorId). */
+    body: exactJsonb("body").notNull(),
+    recipientAccount: uuid("recipient_account"),
+    recipientPath: text("recipient_path"),
+    /** Who posted it: an application instance, or a user's account. */
+    senderInstance: uuid("sender_instance"),
+    senderAccount: uuid("sender_account"),
+  },
+  (t) => [index("platform_notifications_seq_idx").on(t.seq), index("platform_notifications_recipient_idx").using("btree", sql`${t.recipientPath} text_pattern_ops`), index("platform_notifications_sender_idx").on(t.senderInstance)],
+);
