@@ -32,6 +32,12 @@ export interface RegistryProperty {
   readonly encrypted: boolean;
   /** Roles that may read and write the property (SPEC 2.7; defaults admin and owner). */
   readonly access: number;
+  /**
+   * The declaration's `access` does not name `referrer`: an application that reaches the resource
+   * without serving it reads the property all the same (SPEC 2.3: another application with
+   * legitimate access reads a value unless `referrer` is set to false). Absent when it names it.
+   */
+  readonly referrerUnsaid?: true;
 }
 
 /** A relation: a link from a resource of this type to one (or, for a collection, many) of `typeId`. */

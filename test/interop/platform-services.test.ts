@@ -113,13 +113,14 @@ describe.each(databases)("the platform's types and notification manager, as Fall
   });
 
   it("serves the platform account and service user with what FallBall reads (tenant.py:180-181, user.py:43-45)", async () => {
-    // Read with the provider's token: the application reaches the account through its tenant's link
-    // only as a referrer, which the account's properties do not admit (see the CHANGELOG, left open).
-    const reached = await asMail("GET", `aps/2/resources/${account}`);
-    expect(reached.status, reached.text).toBe(200);
-    expect(reached.json.aps.type).toBe(`${PA}/account/1.2`);
-    const company = await admin("GET", `aps/2/resources/${account}`);
+    // Read as the application: it reaches the account through its tenant's link, and reads the
+    // properties whose access leaves referrer unsaid, as FallBall does.
+    const company = await asMail("GET", `aps/2/resources/${account}`);
+    expect(company.status, company.text).toBe(200);
+    expect(company.json.aps.type).toBe(`${PA}/account/1.2`);
     expect([company.json.companyName, company.json.techContact.email, company.json.addressPostal.postalCode]).toEqual(["Test Customer", "tech@customer.example", "123456"]);
+    // An account it does not reach stays hidden from it.
+    expect((await asMail("GET", `aps/2/resources/${other}`)).status).toBe(404);
     // Connect's form: a property named id (fulfillment_models.py:451-458).
     const byNumber = await admin("GET", `/aps/2/resources/?implementing(${encodeURIComponent(`${PA}/account/1.2`)}),eq(id,1000005)`);
     expect(byNumber.json.map((a: { aps: { id: string } }) => a.aps.id)).toEqual([account]);

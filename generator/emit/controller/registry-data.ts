@@ -31,7 +31,7 @@ export function buildRegistry(model: ApsModel): RegistryType[] {
 }
 
 function registryProperty(p: Property): RegistryProperty {
-  return { kind: kindOf(p.type), required: p.required, readonly: p.readonly, final: p.final, encrypted: p.encrypted, access: accessBits(p.access, defaultPropertyAccess) };
+  return { kind: kindOf(p.type), required: p.required, readonly: p.readonly, final: p.final, encrypted: p.encrypted, access: accessBits(p.access, defaultPropertyAccess), ...(p.access?.referrer === undefined ? { referrerUnsaid: true as const } : {}) };
 }
 
 function registryOperation(op: Operation, base: boolean): RegistryOperation {

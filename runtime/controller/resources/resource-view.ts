@@ -4,6 +4,7 @@
  */
 import type { ApsCollectionLink, ApsLink, ApsMeta, ApsResource, LinkKind } from "../../common/types.ts";
 import type { Caller } from "../auth/caller.ts";
+import { RoleBit } from "../../common/actor.ts";
 import { SERVING_APPLICATION } from "../auth/roles.ts";
 import type { RegistryRelation, RegistryType } from "../registry.ts";
 import type { StoredLink, StoredResource } from "../store/resource-store.ts";
@@ -17,6 +18,15 @@ export interface Reader {
   readonly application: boolean;
   /** A caller with application credentials: it reads the encrypted properties its roles may access (SPEC 2.3.4). */
   readonly encrypted?: boolean;
+  /**
+   * An application that reaches the resource without serving it (auth/roles.ts: linked to its
+   * resources, their account or subscription, or what it is provisioning): it also reads the
+   * properties whose access leaves `referrer` unsaid, as the platform's application identity
+   * reads the account and users it works for (FallBall reads the account's companyName and
+   * techContact, connector/v1/resources/tenant.py:180-181). An explicit `referrer: false` hides
+   * a property from it (SPEC 2.3 rule 4).
+   */
+  readonly reaching?: boolean;
 }
 
 /**
@@ -25,7 +35,9 @@ export interface Reader {
  * roles give it access to (SPEC 2.3.4, rule 7); token callers never read them.
  */
 export function readerOf(caller: Caller, roles: number): Reader {
-  return { roles, application: (roles & SERVING_APPLICATION) !== 0, ...(caller.instanceId ? { encrypted: true } : {}) };
+  const application = (roles & SERVING_APPLICATION) !== 0;
+  const reaching = caller.kind === "application" && !application && (roles & RoleBit.referrer) !== 0;
+  return { roles, application, ...(caller.instanceId ? { encrypted: true } : {}), ...(reaching ? { reaching } : {}) };
 }
 
 /** The full view of one resource for a caller holding `roles` on it: what single reads and writes answer. */
@@ -58,13 +70,13 @@ export function resourceView(
   for (const [name, value] of Object.entries(row.body)) {
     if (options.select && !options.select.has(name)) continue;
     const p = type?.properties[name];
-    if (p && (p.access & reader.roles) === 0 && !reader.application) continue;
+    if (p && (p.access & reader.roles) === 0 && !reader.application && !(reader.reaching && p.referrerUnsaid)) continue;
     out[name] = value;
   }
   if ((reader.application || reader.encrypted) && row.secrets && options.rows && type) {
     for (const [name, value] of Object.entries(options.rows.secrets(row))) {
-      const access = type.properties[name]?.access ?? 0;
-      if (!reader.application && (access & reader.roles) === 0) continue;
+      const p = type.properties[name];
+      if (!reader.application && ((p?.access ?? 0) & reader.roles) === 0 && !(reader.reaching && p?.referrerUnsaid)) continue;
       if (!options.select || options.select.has(name)) out[name] = value;
     }
   }
