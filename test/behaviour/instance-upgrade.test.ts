@@ -206,4 +206,29 @@ describe.each(databases)("instance upgrade on %s", (kind) => {
     expect(r.json).toMatchObject({ aps: { id: ids.instance }, package: { id: ids.v3, version: "2.0", release: "1" }, app: { aps: { id: ids.root, type: `${T}/app/1.1` } } });
     expect(upgradeCalls().map((c) => c.path)).toEqual([`/app/${ids.root}/upgrade?version=1.1-1`]);
   });
+
+  it("rolls back an upgrade whose lease passed (its process died) before upgrading again; the first request, answered late, finds it taken over", async () => {
+    const v4 = await importPackage(zipFolder(V2, { "APP-META.xml": metaOf("4.0", "version=ge=1.0") }));
+    app.calls.length = 0;
+    let second: { status: number; package?: string; seen?: unknown } | undefined;
+    app.answer = async (call: ReceivedCall) => {
+      if (!/\/upgrade\b/.test(call.path) || upgradeCalls().length > 1) return successOf(call);
+      // As if the process running this upgrade had died: its lease passes, another request comes.
+      const [running] = await t.sql(`select from_package from instance_upgrades where instance_id = '${ids.instance}'`);
+      await t.sql(`update instance_upgrades set lease_until = now() - interval '1 minute' where instance_id = '${ids.instance}'`);
+      const r = await admin("POST", `/aps/2/instances/${ids.instance}/upgrade`, { package: v4 });
+      second = { status: r.status, package: r.json?.package, seen: running };
+      return { status: 200, body: {} };
+    };
+    const first = await admin("POST", `/aps/2/instances/${ids.instance}/upgrade`, { package: v4 });
+    expect(first.status).toBe(409);
+    expect(first.json.message).toMatch(/ran past its lease and another request rolled it back/);
+    expect(second).toEqual({ status: 200, package: v4, seen: { from_package: ids.v3 } });
+    // The second upgrade went from 2.0-1 again: the first one's move was rolled back first.
+    expect(upgradeCalls().map((c) => c.path)).toEqual([`/app/${ids.root}/upgrade?version=2.0-1`, `/app/${ids.root}/upgrade?version=2.0-1`]);
+    expect(await t.sql(`select package_id, status from instances where id = '${ids.instance}'`)).toEqual([{ package_id: v4, status: "ready" }]);
+    expect((await admin("GET", `/aps/2/resources/${ids.root}`)).json.aps.status).toBe("aps:ready");
+    expect(await t.sql("select * from instance_upgrades")).toEqual([]);
+    expect(await t.sql("select count(*)::int as n from upgrade_snapshots")).toEqual([{ n: 0 }]);
+  });
 });

@@ -70,12 +70,15 @@ export class InstanceUpgrade {
       const outcome = await this.forwarder.upgrade(this.lookup.targetOfRow(instance), plan.rootType, instance.rootResource, versionText(from), { transactionId, ...(caller.request ? { request: caller.request } : {}) });
       if (outcome.kind === "accepted") throw new ControllerError(502, `The endpoint ${instance.endpoint} answered the upgrade with 202; an upgrade must finish within its call, so the instance stays on ${from.version}-${from.release}.`);
     } catch (error) {
-      await this.store.rollback(id);
+      await this.store.rollback(id, transactionId);
       this.lookup.forget();
       throw error;
     }
-    await this.store.finish(id, instance.rootResource);
-    this.lookup.forget();
+    try {
+      await this.store.finish(id, instance.rootResource, transactionId);
+    } finally {
+      this.lookup.forget();
+    }
   }
 
   private async instance(id: string): Promise<InstanceRow> {

@@ -63,20 +63,27 @@ export class UpgradeStore {
     });
   }
 
-  /** The upgrade of an instance is done: its root is ready, the snapshot goes. */
-  async finish(instanceId: string, rootId: string): Promise<void> {
+  /**
+   * The upgrade of an instance is done: its root is ready, the snapshot goes. A 409 when the
+   * upgrade is no longer this one's (its lease passed and another request rolled it back).
+   */
+  async finish(instanceId: string, rootId: string, transactionId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
+      const mine = await tx.delete(instanceUpgrades).where(and(eq(instanceUpgrades.instanceId, instanceId), eq(instanceUpgrades.transactionId, transactionId))).returning({ id: instanceUpgrades.instanceId });
+      if (!mine.length) throw new ControllerError(409, `The upgrade of instance ${instanceId} ran past its lease and another request rolled it back; read the instance and repeat if it is not on the package asked for.`);
       await tx.update(resources).set({ status: ResourceStatus.ready }).where(and(eq(resources.id, rootId), eq(resources.status, ResourceStatus.upgrading)));
       await tx.update(instances).set({ status: "ready" }).where(eq(instances.id, instanceId));
-      await tx.delete(instanceUpgrades).where(eq(instanceUpgrades.instanceId, instanceId));
     });
   }
 
-  /** Puts the instance, its resources and their subscriptions back as they were before the upgrade. */
-  async rollback(instanceId: string): Promise<void> {
+  /**
+   * Puts the instance, its resources and their subscriptions back as they were before the
+   * upgrade; with `transactionId`, only that upgrade (not one another request started since).
+   */
+  async rollback(instanceId: string, transactionId?: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       const [upgrade] = await tx.select().from(instanceUpgrades).where(eq(instanceUpgrades.instanceId, instanceId)).for("update");
-      if (!upgrade) return;
+      if (!upgrade || (transactionId !== undefined && upgrade.transactionId !== transactionId)) return;
       await tx.execute(sql`update resources r set type_id = s.type_id, package_id = s.package_id, status = s.status, revision = s.revision, modified = s.modified, body = s.body, secrets = s.secrets
         from upgrade_snapshots s where s.instance_id = ${instanceId} and r.id = s.resource_id`);
       for (const s of JSON.parse(upgrade.subscriptions) as { id: string; sourceType: string }[]) await tx.update(subscriptions).set({ sourceType: s.sourceType }).where(eq(subscriptions.id, s.id));
