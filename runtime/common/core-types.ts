@@ -20,4 +20,6 @@ export const ResourceStatus = {
   configuring: "aps:configuring",
   unprovisioning: "aps:unprovisioning",
   disabled: "aps:disabled",
+  /** An application root while its instance upgrades (instances/instance-upgrade.ts). */
+  upgrading: "aps:upgrading",
 } as const;

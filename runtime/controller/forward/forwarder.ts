@@ -80,6 +80,15 @@ export class Forwarder {
     return this.base(target, { method: "DELETE", path: `/${serviceOf(type)}/${id}`, ...this.origin(origin) }, [200, 204], "sync", origin.request);
   }
 
+  /**
+   * Upgrade: `POST <endpoint>/<root service>/<root id>/upgrade?version=<from>`, the `upgrade`
+   * operation of the core Application type (types/core/application.schema), as FallBall routes it
+   * (`/app/<id>/upgrade`, connector/v1/__init__.py) and the Connect extension (`/globals/{id}/upgrade`).
+   */
+  upgrade(target: EndpointTarget, root: RegistryType, rootId: string, fromVersion: string, origin: ForwardOrigin): Promise<ForwardOutcome> {
+    return this.base(target, { method: "POST", path: `/${serviceOf(root)}/${rootId}/upgrade?version=${encodeURIComponent(fromVersion)}`, ...this.origin(origin) }, [200, 204], "sync", origin.request);
+  }
+
   /** The same call again, in the async phase, for the task runner. */
   repeat(target: EndpointTarget, call: RepeatableCall, ok: readonly number[]): Promise<ForwardOutcome> {
     return this.base(target, call, ok, "async");

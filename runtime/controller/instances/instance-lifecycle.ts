@@ -30,6 +30,8 @@ import { ControllerError, invalidBody } from "../support/errors.ts";
 import { issueInstanceCredentials, type KeyPairPem } from "../../common/certificate-authority.ts";
 import type { InstanceLookup, InstanceRow } from "./instance-lookup.ts";
 import { parseInstall } from "./install-request.ts";
+import { InstanceUpgrade } from "./instance-upgrade.ts";
+import { parsePlatformUpgrade, parseUpgrade } from "./upgrade-request.ts";
 import { uninstallOrder } from "./uninstall-order.ts";
 
 const APPLICATION_TYPE = CoreTypeIds.application;
@@ -44,6 +46,7 @@ interface InstallRoot {
 export class InstanceLifecycle {
   /** The root resource's row, as every other writer builds one (store/resource-rows.ts). */
   private readonly rows: ResourceRows;
+  private readonly upgrades: InstanceUpgrade;
 
   constructor(
     private readonly db: Db,
@@ -63,6 +66,7 @@ export class InstanceLifecycle {
     private readonly controllerIdentity: string = ca.cert,
   ) {
     this.rows = new ResourceRows(sealer);
+    this.upgrades = new InstanceUpgrade(db, catalog, lookup, forwarder, this.rows);
   }
 
   async install(caller: Caller, request: unknown): Promise<InstanceInfo> {
@@ -159,6 +163,17 @@ export class InstanceLifecycle {
     if (outcome.kind === "accepted") throw new ControllerError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
     this.lookup.forget();
+    return instanceView((await this.lookup.byId(id))!);
+  }
+
+  /**
+   * Upgrades an instance to a newer package of its application (instance-upgrade.ts). `form` is
+   * the body's: aps-gen's `/aps/2/instances` or the platform's `/aps/2/applications` (upgrade-request.ts).
+   */
+  async upgrade(caller: Caller, id: string, body: unknown, form: "instances" | "applications" = "instances"): Promise<InstanceInfo> {
+    const appId = await this.upgrades.applicationOf(caller, id);
+    const request = form === "instances" ? await parseUpgrade(body, appId, this.catalog) : await parsePlatformUpgrade(body, appId, this.catalog);
+    await this.upgrades.upgrade(caller, id, request);
     return instanceView((await this.lookup.byId(id))!);
   }
 

@@ -4,7 +4,7 @@
  * fingerprint, OAuth consumer key). Installing, re-issuing and uninstalling
  * (instance-lifecycle.ts) tell it to forget what it remembers.
  */
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
@@ -25,7 +25,7 @@ export interface ServingInstance {
   readonly rootResource?: { readonly id: string; readonly typeId: string };
 }
 
-/** How long the serving instance of a package is remembered (another process may install or remove one). */
+/** How long the serving instance of a type is remembered (another process may install or remove one). */
 const SERVING_TTL_MS = 5000;
 
 export class InstanceLookup {
@@ -43,19 +43,20 @@ export class InstanceLookup {
    * a few seconds, as every provisioning asks; this process forgets it at once on changes.
    */
   async targetFor(type: RegistryType): Promise<ServingInstance> {
-    const pkg = this.catalog.list().find((p) => p.typeIds.includes(type.id));
-    if (!pkg) throw new ControllerError(502, `No package declares ${type.id}.`);
-    const known = this.serving.get(pkg.id);
+    // Versions of one application may declare the same type (an upgrade keeps unchanged types): any of their instances serves it.
+    const declaring = this.catalog.declaring(type.id);
+    if (!declaring.length) throw new ControllerError(502, `No package declares ${type.id}.`);
+    const known = this.serving.get(type.id);
     if (known && known.until > Date.now()) return known.value;
-    const [row] = await this.db.select().from(instances).where(eq(instances.packageId, pkg.id)).orderBy(asc(instances.created)).limit(1);
-    if (!row) throw new ControllerError(502, `No instance of ${pkg.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
+    const [row] = await this.db.select().from(instances).where(inArray(instances.packageId, declaring.map((p) => p.id))).orderBy(asc(instances.created)).limit(1);
+    if (!row) throw new ControllerError(502, `No instance of ${declaring[0]!.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
     const [root] = row.rootResource ? await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.id, row.rootResource)) : [];
-    const value: ServingInstance = { target: this.targetOfRow(row), packageId: pkg.id, ...(root ? { rootResource: root } : {}) };
-    this.serving.set(pkg.id, { value, until: Date.now() + SERVING_TTL_MS });
+    const value: ServingInstance = { target: this.targetOfRow(row), packageId: row.packageId, ...(root ? { rootResource: root } : {}) };
+    this.serving.set(type.id, { value, until: Date.now() + SERVING_TTL_MS });
     return value;
   }
 
-  /** Forgets which instance serves which package: one was installed, changed or removed. */
+  /** Forgets which instance serves which type: one was installed, upgraded, changed or removed. */
   forget(): void {
     this.serving.clear();
   }

@@ -14,6 +14,7 @@
 import type { InstanceInfo } from "../../common/instance-info.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { PackageCatalog, PackageRecord } from "../packages/catalog.ts";
+import { comparePackageVersions, sameVersion } from "../packages/package-version.ts";
 
 /** Members of `aps` a client may send; `endpointCa` is aps-gen's (an endpoint whose HTTPS certificate no public CA issued). */
 const APS_MEMBERS = new Set(["package", "endpoint", "network", "auth", "endpointCa"]);
@@ -40,7 +41,7 @@ export async function installRequestOf(body: unknown, catalog: PackageCatalog): 
 }
 
 /** The package `aps.package` names: by `id` (or `href`), or by APP-META `type` with an optional `version` and `release`, the newest that fits. */
-async function packageOf(ref: unknown, catalog: PackageCatalog): Promise<PackageRecord> {
+export async function packageOf(ref: unknown, catalog: PackageCatalog): Promise<PackageRecord> {
   if (typeof ref !== "object" || ref === null || Array.isArray(ref)) throw new ControllerError(400, '"aps.package" must be {"type": "<APP-META id>", "version"?, "release"?} or {"id": "<package id>"}.');
   const p = ref as Record<string, unknown>;
   await catalog.refresh();
@@ -56,26 +57,7 @@ async function packageOf(ref: unknown, catalog: PackageCatalog): Promise<Package
   if (!sameApp.length) throw new ControllerError(400, `No package with APP-META id ${p.type} is imported here; import it first (POST /aps/2/packages).`);
   const fits = sameApp.filter((r) => (p.version === undefined || sameVersion(r.version, p.version)) && (p.release === undefined || sameVersion(r.release, p.release)));
   if (!fits.length) throw new ControllerError(400, `No package ${p.type} has version ${String(p.version ?? "any")} release ${String(p.release ?? "any")}; imported: ${sameApp.map((r) => `${r.version}-${r.release}`).join(", ")}.`);
-  return fits.sort((x, y) => compareVersions(y.version, x.version) || compareVersions(y.release, x.release))[0]!;
-}
-
-/** "1" and 1 and "1.0" are one version (apsconnect-cli sends what its package file says, a number or a string). */
-function sameVersion(have: string, asked: unknown): boolean {
-  if (typeof asked !== "string" && typeof asked !== "number") return false;
-  return compareVersions(have, String(asked)) === 0;
-}
-
-/** Dotted versions compared part by part as numbers (missing parts are 0); non-numeric parts as text. */
-function compareVersions(a: string, b: string): number {
-  const x = a.split(".");
-  const y = b.split(".");
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const p = x[i] ?? "0";
-    const q = y[i] ?? "0";
-    const d = /^\d+$/.test(p) && /^\d+$/.test(q) ? Number(p) - Number(q) : p.localeCompare(q);
-    if (d) return Math.sign(d);
-  }
-  return 0;
+  return fits.sort((x, y) => comparePackageVersions(y, x))[0]!;
 }
 
 /**

@@ -106,9 +106,28 @@ export class PackageCatalog {
     return this.refreshing;
   }
 
-  /** Type ids of `compiled` that another package already serves (an import must not replace them). */
+  /**
+   * Type ids of `compiled` that another package already serves (an import must not replace them).
+   * A newer version of an application keeps the types it did not change under their ids (a type's
+   * id carries its own version, https://docs.cloudblue.com/cbc/sdk/21.0/api/rest/application/upgrade),
+   * so a type declared again by a package of the same application, exactly as it was, is no conflict.
+   */
   conflicts(compiled: CompiledPackage): string[] {
-    return compiled.types.filter((t) => this.types.has(t.id)).map((t) => t.id);
+    return compiled.types.filter((t) => this.types.has(t.id) && !this.sameApplicationType(compiled.appId, t)).map((t) => t.id);
+  }
+
+  /** Every package that declares a type: one, or several versions of one application. */
+  declaring(typeId: string): PackageRecord[] {
+    return this.list().filter((p) => p.typeIds.includes(typeId));
+  }
+
+  private sameApplicationType(appId: string, type: RegistryType): boolean {
+    const known = this.types.get(type.id);
+    if (!known || !this.declaring(type.id).some((p) => p.appId === appId)) return false;
+    // The package slug differs between an archive and its folder; the declaration itself must not.
+    const { packageName: _a, ...was } = known;
+    const { packageName: _b, ...now } = type;
+    return JSON.stringify(was) === JSON.stringify(now);
   }
 
   /** Makes a compiled package's types usable; the registry is replaced whole, never changed in place. */

@@ -27,6 +27,8 @@ export function applicationInstanceRoutes(service: InstanceLifecycle, catalog: P
     return sendList(c, list);
   });
   app.get("/:id", async (c) => sendJson(c, platformInstanceView(await service.describe(c.get("caller"), c.req.param("id")), catalog)));
+  // No public source shows the platform's upgrade request; this mirrors its install body (instances/upgrade-request.ts).
+  app.post("/:id/upgrade", async (c) => sendJson(c, platformInstanceView(await service.upgrade(c.get("caller"), c.req.param("id"), await readJsonBody(c), "applications"), catalog)));
   app.delete("/:id", async (c) => sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")));
   return app;
 }

@@ -17,6 +17,8 @@ export function instanceRoutes(service: InstanceLifecycle): Hono<ControllerEnv> 
   });
   app.get("/:id", async (c) => sendJson(c, await service.describe(c.get("caller"), c.req.param("id"))));
   app.delete("/:id", async (c) => sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")));
+  // Upgrade to a newer package of the instance's application (instances/instance-upgrade.ts).
+  app.post("/:id/upgrade", async (c) => sendJson(c, await service.upgrade(c.get("caller"), c.req.param("id"), await readJsonBody(c))));
   app.post("/:id/credentials", async (c) => sendJson(c, await service.reissue(c.get("caller"), c.req.param("id"))));
   return app;
 }

@@ -61,6 +61,12 @@ export function packageRoutes(catalog: PackageCatalog, db: Db, compiler: Package
       throw new ControllerError(400, `The body is not a usable .app.zip: ${(error as Error).message}`);
     }
     await catalog.refresh();
+    // Versions of one application may share types (catalog.conflicts), but one version is imported once.
+    const again = catalog.list().find((p) => p.appId === compiled.appId && p.version === compiled.version && p.release === compiled.release);
+    if (again) {
+      ended(409, { existing: again.id });
+      throw new ControllerError(409, `${compiled.appId} ${compiled.version}-${compiled.release} is already imported as package ${again.id}; a new version needs a new <version> or <release> in APP-META.xml.`);
+    }
     const taken = catalog.conflicts(compiled);
     if (taken.length) {
       ended(409, { conflicts: taken.length });

@@ -341,3 +341,40 @@ export const platformNotifications = pgTable(
   },
   (t) => [index("platform_notifications_seq_idx").on(t.seq), index("platform_notifications_recipient_idx").using("btree", sql`${t.recipientPath} text_pattern_ops`), index("platform_notifications_sender_idx").on(t.senderInstance)],
 );
+
+/**
+ * Instance upgrades under way (migration 0013): the instance and its resources already carry the
+ * new package while the application runs its upgrade call. Written in the transaction that
+ * migrates them, with the old subscription source types; removed by the one that ends the upgrade
+ * (instances/upgrade-store.ts). A row left by a process that died mid-call is rolled back before
+ * the instance is upgraded again.
+ */
+export const instanceUpgrades = pgTable("instance_upgrades", {
+  instanceId: uuid("instance_id").primaryKey(),
+  fromPackage: uuid("from_package").notNull(),
+  toPackage: uuid("to_package").notNull(),
+  transactionId: text("transaction_id").notNull(),
+  leaseUntil: timestamp("lease_until", { withTimezone: true, mode: "string" }).notNull(),
+  /** JSON `[{id, sourceType}]`: subscriptions of the instance's resources whose source type the upgrade changed, as they were. */
+  subscriptions: text("subscriptions").notNull(),
+  created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
+});
+
+/** The instance's resources as they were before an upgrade (migration 0013): what a rollback puts back, column for column. */
+export const upgradeSnapshots = pgTable(
+  "upgrade_snapshots",
+  {
+    instanceId: uuid("instance_id")
+      .notNull()
+      .references(() => instanceUpgrades.instanceId, { onDelete: "cascade" }),
+    resourceId: uuid("resource_id").notNull(),
+    typeId: text("type_id").notNull(),
+    packageId: uuid("package_id"),
+    status: text("status").notNull(),
+    revision: integer("revision").notNull(),
+    modified: timestamp("modified", { withTimezone: true, mode: "string" }).notNull(),
+    body: exactJsonb("body").notNull(),
+    secrets: bytea("secrets"),
+  },
+  (t) => [primaryKey({ columns: [t.instanceId, t.resourceId] })],
+);
