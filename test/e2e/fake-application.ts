@@ -24,6 +24,8 @@ export interface Answer {
   readonly status: number;
   readonly body?: unknown;
   readonly delayMs?: number;
+  /** Reply headers (`aps-info`, `aps-retry-timeout` with a 202). */
+  readonly headers?: Record<string, string>;
 }
 
 export interface FakeApplication {
@@ -79,7 +81,7 @@ export async function startFakeApplication(dir: string): Promise<FakeApplication
         if (ok && deleted) self.held.get(service)?.delete(deleted);
         if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
         const body = answer.body === undefined ? "" : JSON.stringify(answer.body);
-        res.writeHead(answer.status, body ? { "content-type": "application/json" } : {});
+        res.writeHead(answer.status, { ...(body ? { "content-type": "application/json" } : {}), ...answer.headers });
         res.end(body);
       })().catch(() => res.destroy());
     });
