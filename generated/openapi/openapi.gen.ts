@@ -8981,6 +8981,84 @@ export const openApiDocument: Record<string, unknown> = {
         },
       },
     },
+    "/aps/2/instances/{instanceId}/upgrade": {
+      post: {
+        operationId: "upgradeInstance",
+        summary:
+          "Moves the instance and every resource it serves to a newer package of its application, calling the endpoint's upgrade; rolled back when the endpoint fails.",
+        parameters: [
+          {
+            name: "instanceId",
+            in: "path",
+            required: true,
+            description: "Application instance id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["package"],
+                properties: {
+                  package: {},
+                  settings: {
+                    type: "object",
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "The instance, on its new package.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
     "/aps/2/instances/{instanceId}/credentials": {
       post: {
         operationId: "reissueCredentials",
@@ -9962,6 +10040,236 @@ export const openApiDocument: Record<string, unknown> = {
         responses: {
           "200": {
             description: "What was removed, and the endpoint's errors when forced.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/applications/{applicationId}/upgrade": {
+      parameters: [
+        {
+          name: "applicationId",
+          in: "path",
+          required: true,
+          description: "Application instance id (`aps.id`).",
+          schema: {
+            type: "string",
+            format: "uuid",
+          },
+        },
+      ],
+      post: {
+        operationId: "upgradeApplication",
+        summary:
+          "Upgrades the instance to a newer package of its application, in the install body's form (`aps.package`, settings); as POST /aps/2/instances/{id}/upgrade.",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+              },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "The instance, on its new package.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  description:
+                    "An instance: `aps.id` the instance, `app` its application root resource (apsconnect-cli reads `app.aps.id`).",
+                  properties: {
+                    aps: {
+                      type: "object",
+                      properties: {
+                        id: {
+                          type: "string",
+                        },
+                        href: {
+                          type: "string",
+                        },
+                      },
+                    },
+                    package: {
+                      type: "object",
+                    },
+                    app: {
+                      type: "object",
+                      properties: {
+                        aps: {
+                          type: "object",
+                          properties: {
+                            id: {
+                              type: "string",
+                            },
+                            type: {
+                              type: "string",
+                            },
+                            href: {
+                              type: "string",
+                            },
+                          },
+                        },
+                      },
+                    },
+                    endpoint: {
+                      type: "string",
+                    },
+                  },
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/services/notification-manager": {
+      get: {
+        operationId: "getNotificationManager",
+        summary: "Where the platform's notification manager is: its resource id and its notifications.",
+        responses: {
+          "200": {
+            description: "The service.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/resources/{id}/notifications/{notificationId}": {
+      get: {
+        operationId: "getPlatformNotification",
+        summary:
+          "One notification posted to the notification manager (`{id}` is the manager), when the caller may see it.",
+        parameters: [
+          {
+            name: "id",
+            in: "path",
+            required: true,
+            description: "Resource id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+          {
+            name: "notificationId",
+            in: "path",
+            required: true,
+            description: "Notification id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The notification.",
             content: {
               "application/json": {
                 schema: {

@@ -37,6 +37,7 @@ export interface OperationHandler {
 /** The handlers of one APP-META.xml service. */
 export interface ServiceHandlers {
   provision?(ctx: ApsCallContext, resource: Record<string, unknown>): Promise<HandlerResult> | HandlerResult;
+  /** `changes`: the resource as it will be once configured (every property, `aps` and links), as the platform sends it. */
   configure?(ctx: ApsCallContext, changes: Record<string, unknown>): Promise<HandlerResult> | HandlerResult;
   unprovision?(ctx: ApsCallContext): Promise<HandlerResult> | HandlerResult;
   enable?(ctx: ApsCallContext): Promise<HandlerResult> | HandlerResult;
@@ -122,7 +123,9 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
     app.put(`/${service}/:id`, async (c) => {
       const body = (await readJson(c)) as Record<string, unknown>;
       if (await takeCredentials(c, body, options)) return reply(c, undefined, 204, "new credentials");
-      return reply(c, await run(() => (handlers.configure ? handlers.configure(ctxOf(c), body) : body)), 200, "configure");
+      // The body is the resource as it will be (the controller's application-body.ts); without a
+      // handler there is nothing to add to what the controller stores: 204.
+      return reply(c, await run(() => (handlers.configure ? handlers.configure(ctxOf(c), body) : undefined)), 200, "configure");
     });
     app.delete(`/${service}/:id`, async (c) => reply(c, await run(() => handlers.unprovision?.(ctxOf(c))), 204, "unprovision"));
     app.post(`/${service}/:id/:relation`, async (c) => {

@@ -8,6 +8,7 @@ import { checkedBody, type MaybePromise } from "./replies.ts";
  */
 export interface BaseHandlers<Create, Update> {
   provision(ctx: ApsCallContext, resource: Create): MaybePromise<HandlerResult>;
+  /** `changes` is the resource as it will be once configured (every property, `aps`, links), as the platform sends it. */
   configure?(ctx: ApsCallContext, changes: Update): MaybePromise<HandlerResult>;
   unprovision?(ctx: ApsCallContext): MaybePromise<HandlerResult>;
   readonly links?: ServiceHandlers["links"];
@@ -16,7 +17,7 @@ export interface BaseHandlers<Create, Update> {
 /**
  * The runtime's handlers for the base operations a vendor implements: each calls the vendor's
  * method on the vendor's object (so a class keeps its `this`), and those it leaves out stay out,
- * so the runtime's defaults apply (a configure without a handler stores the changes as sent).
+ * so the runtime's defaults apply (a configure without a handler agrees: 204, and the controller stores the change).
  * The generated wiring of every service starts with it.
  */
 export function baseHandlers<Create, Update>(handlers: BaseHandlers<Create, Update>): ServiceHandlers {

@@ -26,7 +26,7 @@ describe("build --watch", () => {
     const exited = new Promise<number | null>((done) => child.on("close", done));
     try {
       await until("the first build", () => output.includes("watching"), 30_000);
-      expect(output).toMatch(/✓ 14 types → gen\//);
+      expect(output).toMatch(/✓ 19 types → gen\//);
       const typesFile = join(root, "gen/types");
       expect(existsSync(typesFile)).toBe(true);
 
@@ -38,7 +38,7 @@ describe("build --watch", () => {
       // Fixed, with a new property: built again.
       const before = output.length;
       writeFileSync(schema, good.replace('"operations": {', '"properties": { "watched": { "type": "string" } },\n    "operations": {'));
-      await until("the fixed rebuild", () => output.slice(before).includes("✓ 14 types"), 15_000);
+      await until("the fixed rebuild", () => output.slice(before).includes("✓ 19 types"), 15_000);
       const widget = readFileSync(join(root, "gen/types/pkg/index.gen.ts"), "utf8");
       expect(widget).toContain("watched");
       child.kill("SIGTERM");

@@ -38,7 +38,7 @@ describe("config file", () => {
     const checked = await run(dir, "check");
     expect(checked.code, checked.text).toBe(0);
     expect(checked.text).not.toContain("APS092");
-    expect(checked.out.at(-1)).toMatch(/^✓ 14 types checked · 0 errors · 0 warnings/);
+    expect(checked.out.at(-1)).toMatch(/^✓ 19 types checked · 0 errors · 0 warnings/);
     const built = await run(dir, "build");
     expect(built.code, built.text).toBe(0);
     expect(existsSync(join(dir, "src/gen/types"))).toBe(true);

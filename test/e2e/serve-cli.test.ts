@@ -46,7 +46,8 @@ describe("aps-gen serve as a process", () => {
     expect((await call("GET", "/aps/2/ui/runtime/version.html")).text).toContain("2.0");
     const list = await call("GET", "/aps/2/resources", { token });
     expect(list.status).toBe(200);
-    expect(list.headers["content-range"]).toBe("items 0-1/2");
+    // The provider's account, its admin user and the platform's notification manager.
+    expect(list.headers["content-range"]).toBe("items 0-2/3");
     const nav = await call("POST", "/aps/2/navigation", { token, body: { id: "ccp", items: [{ id: "home" }] } });
     expect(nav.status).toBe(201);
     expect((await call("GET", "/aps/2/types/http://notes.example/types/note/1.0", { token })).json.name).toBe("Note");

@@ -60,7 +60,7 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     return reply.json;
   }
 
-  /** flask-restful's reqparse with `parameter_validator` (tenant.py:52-81): a missing member is a 400 naming it. */
+  /** flask-restful's reqparse with `parameter_validator` (tenant.py:51-79): a missing member is a 400 naming it. */
   function missing(body: Body, member: string, help: string): Answer | undefined {
     const path = member.split(".");
     let v: any = body;
@@ -68,7 +68,7 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     return v === undefined ? { status: 400, body: { message: { [path[0]!]: help } } } : undefined;
   }
 
-  /** `build_usage` (tenant.py:139-167): usage only, for the counters the tenant's type declares. */
+  /** `build_usage` (tenant.py:133-167): usage only, for the counters the tenant's type declares. */
   async function usage(call: ReceivedCall, tenantId: string): Promise<Body> {
     const services = await send(call, "get", "aps/2/application", undefined, false);
     const schema = await send(call, "get", services.tenant.schema, undefined, false);
@@ -84,7 +84,7 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     const postalCode: string = body.accountInfo?.addressPostal?.postalCode ?? company.addressPostal.postalCode;
     const subscriptionId = (await send(call, "get", `aps/2/resources/${body.aps.subscription}`)).subscriptionId;
     const name = `${String(company.companyName).replace(/\s+/g, "-")}-sub${subscriptionId}`;
-    // The stand-in for the FallBall API refuses postal codes of Alaska (analyze_service_error, tenant.py:84-136).
+    // The stand-in for the FallBall API refuses postal codes of Alaska (analyze_service_error, tenant.py:82-130).
     if (postalCode.startsWith("999")) {
       return { status: 202, headers: { "aps-info": "Additional information required to complete provisioning", "aps-retry-timeout": "1" }, body: { accountInfo: { addressPostal: { postalCode } }, status: "activationRequired", statusData: { code: "ActivationData", messages: [{ type: "error", text: "Please provide additional information" }], perPropertyData: [{ propertyName: "accountInfo.addressPostal.postalCode", pattern: "(\\d{5})" }] } } };
     }
@@ -105,14 +105,14 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
   /** The connector's routes (__init__.py:114-136). */
   async function connector(call: ReceivedCall): Promise<Answer> {
     const body = (call.body ?? {}) as Body;
-    const [, service, id, sub, other] = call.path.split("?")[0]!.split("/");
+    const [, service, id, sub] = call.path.split("?")[0]!.split("/");
     const phase = call.headers["aps-request-phase"];
     if (service === "app") {
       if (!id) return missing(body, "aps.type", "No APS type specified") ?? missing(body, "aps.id", "No APS id specified") ?? { status: 201, body: { aps: body.aps, appId: "fb-app" } };
       return call.method === "DELETE" && !sub ? { status: 204 } : { status: 200, body: {} };
     }
     if (service === "tenant" && !id && call.method === "POST") {
-      // TenantList.post (tenant.py:257-268) after get_tenant_args (tenant.py:52-81).
+      // TenantList.post (tenant.py:256-268) after get_tenant_args (tenant.py:51-79).
       const refused = missing(body, "aps.id", "Missing aps.id in request") ?? missing(body, "aps.subscription", "Missing aps.subscription in request") ?? missing(body, "aps.type", "Missing aps.type in request") ?? missing(body, "account.aps.id", "Missing link to account in request");
       if (refused) return refused;
       if (body.status === "reprovisioned") return { status: 201, body: {} };
@@ -121,20 +121,20 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     }
     if (service === "tenant" && id) {
       const own = await send(call, "get", `aps/2/resources/${id}`);
-      if (!sub && call.method === "PUT") return { status: 200, body: {} }; // Tenant.put reads only DISKSPACE.limit (tenant.py:278-291)
+      if (!sub && call.method === "PUT") return { status: 200, body: {} }; // Tenant.put reads only DISKSPACE.limit (tenant.py:277-290)
       if (!sub && call.method === "DELETE") return companies.delete(id) ? { status: 204 } : { status: 404, body: { message: "no such company" } };
       if (sub === "disable" || sub === "enable") return { status: 200, body: {} };
       if (sub === "adminlogin") return { status: 200, body: { redirectUrl: `https://fallball.example/#/auth?company=${own.tenantId}` } };
       if (sub === "users") return { status: 200, body: {} }; // TenantUserCreated / TenantUserRemoved
       if (sub === "onUsersChange") {
-        // TenantOnUsersChange (tenant.py:329-343): usage to the controller, then a notification to the account.
+        // TenantOnUsersChange (tenant.py:337-344): usage to the controller, then a notification to the account.
         await send(call, "put", `aps/2/application/tenant/${id}`, await usage(call, id));
         const accountId = (await send(call, "get", `/aps/2/resources/${id}/account`))[0].aps.id;
         await notify(call, "Usage updated", { accountId });
         return { status: 200, body: {} };
       }
       if (sub === "reprovision") {
-        // TenantReprovision (tenant.py:355-378).
+        // TenantReprovision (tenant.py:354-378).
         if (own.aps.status !== "aps:provisioning" || own.status === "reprovisioned") return { status: 400, body: { error: "Cannot provision already provisioned client" } };
         const result = await provisionClient(call, body);
         const update = result.status === 201 ? { accountInfo: body.accountInfo, status: "reprovisioned", statusData: {}, ...(result.body as Body) } : (result.body as Body);

@@ -6,7 +6,7 @@
  * linked afterwards — one link raises one `linked` on the user (relation `tenant`) and one on
  * the tenant (relation `users`); removing it, or removing either end, raises `unlinked` the same
  * way. FallBall subscribes its tenant to linked/unlinked of `users` and re-reads usage on them
- * (roluch/fallball-connector connector/v1/resources/tenant.py:227-236, :329-335).
+ * (roluch/fallball-connector connector/v1/resources/tenant.py:232-239, :337-344).
  */
 import { backwardCollection } from "../relations/backward-relations.ts";
 import { implementsType, type TypeRegistry } from "../registry.ts";

@@ -8,7 +8,7 @@
  *   `subscription` when the resource belongs to one, `schema`, `package`. The platform's own
  *   provisioning bodies carry `aps.status` and `aps.subscription` (roluch/fallball-connector
  *   tests/v1/test_tenant.py:48-51); FallBall refuses a tenant without them
- *   (connector/v1/resources/tenant.py:56-60), the Connect extension parses them, with `aps.id`
+ *   (connector/v1/resources/tenant.py:51-60), the Connect extension parses them, with `aps.id`
  *   and `aps.type`, from provisioning and configure bodies alike
  *   (cloudblue/connect-extension-for-cb-commerce cbcext/models/fulfillment_models.py:166-170,
  *   used by cbcext/api/tenant.py:47-106).

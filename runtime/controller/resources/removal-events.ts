@@ -1,7 +1,7 @@
 /**
  * The events of removing a resource: `unlinked` for each of its links, on both ends
  * (events/link-events.ts), then its `removed`. A tenant whose user is unprovisioned hears of it as
- * it would of an unlink (FallBall re-reads its usage then, connector/v1/resources/tenant.py:227-236).
+ * it would of an unlink (FallBall re-reads its usage then, connector/v1/resources/tenant.py:337-344).
  * Recorded before the row goes, while its links still say who may see them.
  */
 import { CoreEvent } from "../events/core-events.ts";

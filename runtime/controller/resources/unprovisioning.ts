@@ -61,10 +61,12 @@ async function unprovisionMarked(ctx: ResourceContext, caller: Caller, id: strin
   }
   if (isAccount) {
     // Checked again with the account's row locked: nothing is provisioned into it between the check and the delete.
+    // Read before the transaction: it runs on its own connection, which PGlite (one connection) would wait for.
+    const events = await removalEvents(ctx.store, registry, row);
     await ctx.store.transaction(async (tx) => {
       if (!(await lockAccount(tx, id))) throw new ControllerError(404, `Resource ${id} does not exist.`);
       await requireNothingHeld(tx, row, type);
-      await ctx.store.delete(id, tx, await removalEvents(ctx.store, registry, row));
+      await ctx.store.delete(id, tx, events);
     });
     return {};
   }

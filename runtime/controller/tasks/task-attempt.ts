@@ -33,7 +33,7 @@ export async function attemptTask(ctx: ResourceContext, task: TaskRow): Promise<
     // A provisioning or configure is repeated with the resource as it is now, not as it was first
     // sent: what the application or anyone else wrote meanwhile (FallBall's activation sets
     // `status: reprovisioned` through the application's own PUT and waits for it in the
-    // repeat, connector/v1/resources/tenant.py:258-265, :357-378).
+    // repeat, connector/v1/resources/tenant.py:256-268, :354-378).
     const body = task.body && (task.operation === "provision" || task.operation === "configure") ? stringifyJson(applicationBody(row, type, ctx.rows.values(row), await ctx.store.linksFrom(row.id))) : task.body;
     outcome = await app.forwarder.repeat(target, { method: task.method, path: task.path, ...(body ? { body } : {}), transactionId: task.transactionId, ...(task.identityId ? { identityId: task.identityId } : {}) }, ok);
   } catch (error) {
@@ -50,7 +50,8 @@ export async function attemptTask(ctx: ResourceContext, task: TaskRow): Promise<
   }
   const columns = ctx.rows.columns(type.properties, row.id, merged);
   if (outcome.kind === "accepted") {
-    await ctx.store.update(row.id, row.revision, { ...columns, modified: new Date().toISOString() });
+    // A repeat that returned nothing new changes nothing (no new revision).
+    if (Object.keys(outcome.properties).length) await ctx.store.update(row.id, row.revision, { ...columns, modified: new Date().toISOString() });
     await app.tasks.reschedule(task.id, outcome.info, outcome.retrySeconds);
     return "rescheduled";
   }

@@ -51,7 +51,8 @@ export interface PropertyRule {
  * - a user (owner + public roles) may not send `readonly` properties, nor ones whose access
  *   (merged over the default) allows neither owner nor public, nor `final` ones on update;
  * - the application may send every property;
- * - on create, `required` without `default` must be present if the actor may send it;
+ * - on create, `required` must be present if the actor may send it, `default` or not (a default
+ *   is a hint for clients, SPEC 2.2; the platform types declare required members with one);
  * - `null` is accepted unless the property is `required`.
  */
 export function propertyRule(p: Property, mode: OracleMode, actor: OracleActor): PropertyRule {
@@ -62,7 +63,7 @@ export function propertyRule(p: Property, mode: OracleMode, actor: OracleActor):
     if (!access.owner && !access.public) allowed = false;
     if (mode === "update" && p.final) allowed = false;
   }
-  const required = mode === "create" && allowed && p.required && p.default === undefined;
+  const required = mode === "create" && allowed && p.required;
   return { allowed, required, nullable: !p.required };
 }
 
