@@ -34,7 +34,7 @@ export interface RegistryProperty {
   readonly access: number;
   /**
    * The declaration's `access` does not name `referrer`: an application that reaches the resource
-   * without serving it reads the property all the same (SPEC 2.3: another application with
+   * without serving it reads the property all the same (the APS property rules: another application with
    * legitimate access reads a value unless `referrer` is set to false). Absent when it names it.
    */
   readonly referrerUnsaid?: true;

@@ -24,7 +24,7 @@ export interface Reader {
    * properties whose access leaves `referrer` unsaid, as the platform's application identity
    * reads the account and users it works for (FallBall reads the account's companyName and
    * techContact, connector/v1/resources/tenant.py:180-181). An explicit `referrer: false` hides
-   * a property from it (SPEC 2.3 rule 4).
+   * a property from it (docs/aps/platform-bodies.md §3).
    */
   readonly reaching?: boolean;
 }

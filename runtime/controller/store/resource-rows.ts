@@ -69,7 +69,7 @@ export class ResourceRows {
 
 /**
  * Applies a configure body, or what an application returns, to `current` in place and returns the
- * changes as given. A property given `null` is cleared (SPEC 2.2); `aps` is not a property. A
+ * changes as given. A property given `null` is cleared (it has no value then); `aps` is not a property. A
  * structure given as an object is merged into the stored one member by member, as JSON Merge
  * Patch (RFC 7396) does: members not given are kept, a member given `null` goes, arrays and
  * primitives are replaced whole. So a connector that reports `{"DISKSPACE": {"usage": 5}}` keeps

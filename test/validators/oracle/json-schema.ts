@@ -52,7 +52,7 @@ export interface PropertyRule {
  *   (merged over the default) allows neither owner nor public, nor `final` ones on update;
  * - the application may send every property;
  * - on create, `required` must be present if the actor may send it, `default` or not (a default
- *   is a hint for clients, SPEC 2.2; the platform types declare required members with one);
+ *   is a hint for clients; the platform types declare required members with one);
  * - `null` is accepted unless the property is `required`.
  */
 export function propertyRule(p: Property, mode: OracleMode, actor: OracleActor): PropertyRule {
