@@ -90,3 +90,12 @@ export async function startFakeApplication(dir: string): Promise<FakeApplication
   (self as { url: string }).url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return self;
 }
+
+/** The instance credentials the application got on its install call (`aps.x509.self`: certificate, then key). */
+export function credentialsOf(app: FakeApplication): { cert: string; key: string } {
+  const install = app.calls.find((c) => c.method === "POST" && (c.body?.aps as { x509?: unknown } | undefined)?.x509);
+  if (!install) throw new Error("the application has not been installed");
+  const self = (install.body!.aps as { x509: { self: string } }).x509.self;
+  const key = /-----BEGIN (RSA )?PRIVATE KEY-----[\s\S]+?-----END (RSA )?PRIVATE KEY-----/.exec(self)![0];
+  return { cert: self.replace(key, ""), key };
+}

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { startFakeApplication, successOf, type FakeApplication } from "../e2e/fake-application.ts";
+import { credentialsOf, startFakeApplication, successOf, type FakeApplication } from "../e2e/fake-application.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 
 const MAIL = "http://cloudmail.example.com/types";
@@ -20,12 +20,7 @@ const VPS = "http://vpscloud.example.net/types";
 const CORE = "http://aps-standard.org/types/core";
 
 /** The certificate and key of `aps.x509.self` (one PEM text, certificate first). */
-function credentialsOf(app: FakeApplication): { cert: string; key: string } {
-  const install = app.calls.find((c) => c.method === "POST" && (c.body?.aps as { x509?: unknown } | undefined)?.x509);
-  const self = ((install!.body!.aps as { x509: { self: string } }).x509.self);
-  const key = /-----BEGIN (RSA )?PRIVATE KEY-----[\s\S]+?-----END (RSA )?PRIVATE KEY-----/.exec(self)![0];
-  return { cert: self.replace(key, ""), key };
-}
+
 
 describe.each(databases)("application instances call the controller with their certificate on %s", (kind) => {
   let t: ControllerUnderTest;

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { startFakeApplication, type Answer, type FakeApplication, type ReceivedCall } from "../e2e/fake-application.ts";
+import { credentialsOf, startFakeApplication, type Answer, type FakeApplication, type ReceivedCall } from "../e2e/fake-application.ts";
 import { httpsClient, type HttpReply } from "../helpers/https-client.ts";
 import { until } from "../helpers/until.ts";
 
@@ -189,9 +189,7 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     const packages = (await admin("GET", "/aps/2/packages")).json as { id: string; slug: string }[];
     const installed = await admin("POST", "/aps/2/instances", { package: packages.find((p) => p.slug === "fallball")!.id, endpoint: fb.url, endpointCa: fb.ca });
     expect(installed.status, installed.text).toBe(201);
-    const self = (fb.calls.find((c) => c.path === "/app")!.body!.aps as { x509: { self: string } }).x509.self;
-    const key = /-----BEGIN (RSA )?PRIVATE KEY-----[\s\S]+?-----END (RSA )?PRIVATE KEY-----/.exec(self)![0];
-    oa = httpsClient(`${t.controller.url}/`, t.controller.caCert, { cert: self.replace(key, ""), key });
+    oa = httpsClient(`${t.controller.url}/`, t.controller.caCert, credentialsOf(fb));
     // The customer as the platform has it: a PA account with its technical contact, a subscription, two service users.
     const a = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000005, type: "CLIENT", companyName: "Davis and Sons", addressPostal: { postalCode: "12345" }, techContact: { email: "tech@davis.example" } });
     expect(a.status, a.text).toBe(201);
