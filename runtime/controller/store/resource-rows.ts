@@ -87,7 +87,7 @@ export function applyChanges(current: Record<string, unknown>, input: Readonly<R
 }
 
 /** RFC 7396 MergePatch(target, patch). */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return patch;
   const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
