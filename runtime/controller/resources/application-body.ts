@@ -21,31 +21,14 @@ import type { StoredLink } from "../store/resource-store.ts";
 import { linkRef } from "../../common/link-ref.ts";
 import type { ApsProvisionMeta } from "../../common/types.ts";
 import type { RegistryType } from "../registry.ts";
-import { isoTime } from "./resource-view.ts";
+import { apsMeta, type MetaFields } from "./resource-view.ts";
 
 /** The `aps` members a body is built from: a stored row, or the one a provisioning is about to store. */
-export interface BodyMeta {
-  readonly id: string;
-  readonly typeId: string;
-  readonly status: string;
-  readonly revision: number;
-  readonly modified: string;
-  readonly subscription?: string | null;
-  readonly packageId?: string | null;
-}
+export type BodyMeta = MetaFields;
 
 /** The body for `meta` with property `values` and `links` (relations of `type` only). */
 export function applicationBody(meta: BodyMeta, type: RegistryType, values: Readonly<Record<string, unknown>>, links: readonly StoredLink[]): ProvisionBody {
-  const aps: ApsProvisionMeta = {
-    id: meta.id,
-    type: meta.typeId,
-    status: meta.status,
-    revision: meta.revision,
-    modified: isoTime(meta.modified),
-    ...(meta.subscription ? { subscription: meta.subscription } : {}),
-    schema: `/aps/2/types/${encodeURIComponent(meta.typeId)}`,
-    ...(meta.packageId ? { package: { id: meta.packageId, href: `/aps/2/packages/${meta.packageId}` } } : {}),
-  };
+  const aps: ApsProvisionMeta = apsMeta(meta, true);
   const body: Record<string, unknown> = { ...values };
   for (const [name, rel] of Object.entries(type.relations)) {
     const targets = links.filter((l) => l.relation === name).map((l) => linkRef(l.targetId));

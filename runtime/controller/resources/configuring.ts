@@ -12,7 +12,7 @@ import { changeEvents } from "../events/raise.ts";
 import type { RegistryType } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
 import { applyChanges } from "../store/resource-rows.ts";
-import type { StoredResource } from "../store/resource-store.ts";
+import type { StoredLink, StoredResource } from "../store/resource-store.ts";
 import { ControllerError, invalidBody } from "../support/errors.ts";
 import { applicationBody } from "./application-body.ts";
 import { applicationsFor, forwardOrigin, requireNoPendingTask } from "./applications.ts";
@@ -25,7 +25,7 @@ import type { WriteResult } from "./write-result.ts";
 type RevisionCheck = (row: StoredResource) => void;
 
 export async function configure(ctx: ResourceContext, caller: Caller, id: string, body: unknown): Promise<WriteResult> {
-  const { row: seen, type, roles } = await ctx.access.visible(caller, id, "configure");
+  const { row: seen, type, roles, links } = await ctx.access.visible(caller, id, "configure");
   const errors = validatorOf(ctx.catalog, type).validateUpdate(body, { application: (roles & SERVING_APPLICATION) !== 0, roles });
   if (errors.length) throw invalidBody(errors);
   const input = body as Record<string, unknown>;
@@ -34,7 +34,7 @@ export async function configure(ctx: ResourceContext, caller: Caller, id: string
     if (wanted !== undefined && wanted !== row.revision) throw new ControllerError(409, `The resource is at revision ${row.revision}, not ${String(wanted)}: someone changed it since you read it. Read it again and repeat your change.`);
   };
   requireRevision(seen);
-  if (type.servedBy === "application") return configureAtApplication(ctx, caller, id, type, roles, input, requireRevision);
+  if (type.servedBy === "application") return configureAtApplication(ctx, caller, id, type, roles, input, requireRevision, links);
   const updated = await ctx.store.transaction(async (tx) => {
     const row = await ctx.store.getLocked(id, tx);
     if (!row) throw new ControllerError(404, `Resource ${id} does not exist.`);
@@ -45,7 +45,7 @@ export async function configure(ctx: ResourceContext, caller: Caller, id: string
 }
 
 /** An application type's configure: under the resource's claim, the application first, then the store. */
-async function configureAtApplication(ctx: ResourceContext, caller: Caller, id: string, type: RegistryType, roles: number, input: Record<string, unknown>, requireRevision: RevisionCheck): Promise<WriteResult> {
+async function configureAtApplication(ctx: ResourceContext, caller: Caller, id: string, type: RegistryType, roles: number, input: Record<string, unknown>, requireRevision: RevisionCheck, links: readonly StoredLink[]): Promise<WriteResult> {
   const app = applicationsFor(ctx.applications, type);
   const claim = await app.claims.acquire(id, "configure");
   if (!claim) throw new ControllerError(404, `Resource ${id} does not exist.`);
@@ -60,7 +60,8 @@ async function configureAtApplication(ctx: ResourceContext, caller: Caller, id: 
     const next = ctx.rows.values(row);
     applyChanges(next, input);
     const { target } = await app.targetFor(type);
-    const outcome = await app.forwarder.configure(target, type, id, applicationBody(row, type, next, await ctx.store.linksFrom(id)), forwardOrigin(caller));
+    // The links read with the resource: a configure does not change them (relinks come after it, relation-service.ts).
+    const outcome = await app.forwarder.configure(target, type, id, applicationBody(row, type, next, links), forwardOrigin(caller));
     const returned = acceptedFromApplication(ctx.catalog, type, outcome.properties);
     const accepted = outcome.kind === "accepted" ? outcome : undefined;
     const updated = await ctx.store.transaction(async (tx) => {

@@ -52,20 +52,7 @@ export function resourceView(
   reader: Reader,
   options: { links?: readonly StoredLink[]; rows?: ResourceRows; select?: ReadonlySet<string>; full: boolean },
 ): ApsResource {
-  const aps: ApsMeta = {
-    id: row.id,
-    type: row.typeId,
-    status: row.status,
-    revision: row.revision,
-    modified: isoTime(row.modified),
-    ...(options.full
-      ? {
-          ...(row.subscription ? { subscription: row.subscription } : {}),
-          schema: `/aps/2/types/${encodeURIComponent(row.typeId)}`,
-          ...(row.packageId ? { package: { id: row.packageId, href: `/aps/2/packages/${row.packageId}` } } : {}),
-        }
-      : {}),
-  };
+  const aps = apsMeta(row, options.full);
   const out: { aps: ApsMeta; [member: string]: unknown } = { aps };
   for (const [name, value] of Object.entries(row.body)) {
     if (options.select && !options.select.has(name)) continue;
@@ -93,6 +80,35 @@ export function resourceView(
   return out;
 }
 
+/** The `aps` members of a row: a list shows the first five, a single read (`full`) all of them. */
+export interface MetaFields {
+  readonly id: string;
+  readonly typeId: string;
+  readonly status: string;
+  readonly revision: number;
+  readonly modified: string;
+  readonly subscription?: string | null;
+  readonly packageId?: string | null;
+}
+
+/** The `aps` section of a resource (also what calls to its application carry, application-body.ts). */
+export function apsMeta(row: MetaFields, full: boolean): ApsMeta {
+  return {
+    id: row.id,
+    type: row.typeId,
+    status: row.status,
+    revision: row.revision,
+    modified: isoTime(row.modified),
+    ...(full
+      ? {
+          ...(row.subscription ? { subscription: row.subscription } : {}),
+          schema: `/aps/2/types/${encodeURIComponent(row.typeId)}`,
+          ...(row.packageId ? { package: { id: row.packageId, href: `/aps/2/packages/${row.packageId}` } } : {}),
+        }
+      : {}),
+  };
+}
+
 /** Where a resource is read. */
 export function resourceHref(id: string): string {
   return `/aps/2/resources/${id}`;
@@ -113,7 +129,7 @@ export function linkAnswer(rel: RegistryRelation, targetId: string): LinkAnswer 
 }
 
 /** `2015-10-28T12:35:34Z` from what the drivers return (`2015-10-28 12:35:34.123+00`). */
-export function isoTime(text: string): string {
+function isoTime(text: string): string {
   const d = new Date(text.includes("T") ? text : text.replace(" ", "T").replace(/\+00$/, "Z"));
   return Number.isNaN(d.getTime()) ? text : d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
