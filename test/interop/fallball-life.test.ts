@@ -237,6 +237,36 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     expect((await oa("GET", `aps/2/resources/${stranger.json.aps.id}`)).status).toBe(404);
   });
 
+  it("takes aps.subscription from the body, refuses one that is not a subscription or disagrees with the link, and a failed provisioning leaves the application nothing it reached", async () => {
+    const acc = (await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000098, type: "CLIENT", companyName: "Gone Ltd", addressPostal: { postalCode: "55555" }, techContact: { email: "tech@gone.example" } })).json.aps.id as string;
+    const sub = (await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/subscription/1.0` }, subscriptionId: 448, serviceTemplateId: 7, name: "FallBall", account: { aps: { id: acc } } })).json.aps.id as string;
+    const tenantBody = (aps: Record<string, unknown>) => ({ aps: { type: `${FB}/tenant/1.0`, ...aps }, account: { aps: { id: acc } }, subscription: { aps: { id: sub } }, accountInfo: {}, DISKSPACE: { limit: 1 } });
+    const notSubscription = await admin("POST", "/aps/2/resources", tenantBody({ subscription: acc }));
+    expect(notSubscription.status).toBe(400);
+    expect(notSubscription.json.message).toMatch(/aps\.subscription names .* not a subscription/);
+    const disagrees = await admin("POST", "/aps/2/resources", tenantBody({ subscription }));
+    expect(disagrees.status).toBe(400);
+    expect(disagrees.json.message).toMatch(/differ/);
+    // The connector reads the account during the call, then FallBall fails: nothing is stored, and the reach goes with the provisioning.
+    const connectorAsItIs = fb.answer;
+    oaCalls.length = 0;
+    fb.answer = async (call) => {
+      if (call.method !== "POST" || call.path !== "/tenant") return connectorAsItIs(call);
+      await send(call, "get", `aps/2/resources/${acc}`);
+      return { status: 500, body: { message: "FallBall is down", error: "HttpServerError" } };
+    };
+    try {
+      const failed = await admin("POST", "/aps/2/resources", tenantBody({ subscription: sub }));
+      expect(failed.status).toBe(500);
+      expect(failed.json.message).toBe("FallBall is down");
+    } finally {
+      fb.answer = connectorAsItIs;
+    }
+    expect(oaCalls.map((c) => c.status)).toEqual([200]);
+    expect((await oa("GET", `aps/2/resources/${acc}`)).status).toBe(404);
+    expect((await oa("GET", `aps/2/resources/${sub}`)).status).toBe(404);
+  });
+
   it("provisions users from either end: the connector reads the service user, and the tenant hears one linked event per user and one unlinked on removal", async () => {
     const handled = () => fb.calls.filter((c) => c.path === `/tenant/${tenant}/onUsersChange`);
     oaCalls.length = 0;
@@ -244,6 +274,8 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     const u1 = await admin("POST", "/aps/2/resources", { aps: { type: `${FB}/user/1.0` }, tenant: { aps: { id: tenant } }, user: { aps: { id: serviceUser } }, resource: "USERS" });
     expect(u1.status, u1.text).toBe(201);
     expect(u1.json.userId).toBe("ann@davis.example");
+    // A user's service belongs to its tenant's subscription (its required link).
+    expect(u1.json.aps.subscription).toBe(subscription);
     expect(oaCalls.find((c) => c.path === `aps/2/resources/${serviceUser}`)).toMatchObject({ status: 200, json: { isAccountAdmin: true, email: "ann@davis.example" } });
     // Through the tenant's collection.
     const u2 = await admin("POST", `/aps/2/resources/${tenant}/users`, { aps: { type: `${FB}/user/1.0` }, user: { aps: { id: secondUser } }, resource: "USERS" });
