@@ -156,32 +156,53 @@ export class RelationService {
     return resource;
   }
 
+  /**
+   * `DELETE .../{relation}/{other}`. Both ends are one relation: the link may be stored from this
+   * resource (`id` -relation-> `other`) or from the other one, under the relation whose other end
+   * is this one (`other` -back-> `id`, made by `POST .../other/back` or on provisioning). Either
+   * goes, or nothing does: a required singular relation cannot lose its link and a required
+   * collection cannot lose its last member, from either end (409 naming the relation).
+   */
   private async unlink(caller: Caller, id: string, relation: string, other: string): Promise<void> {
     const { row, type, links } = await this.ctx.access.visible(caller, id, "configure");
-    const rel = type.relations[relation]!;
     const forward = links.some((l) => l.relation === relation && l.targetId === other);
-    // The same link seen from the other end: `other` links here and shows in this collection (backward-relations.ts).
-    // Read from the member's side: its links are few, where this resource (an application root, say) may have many linking to it.
-    const member = rel.collection && isUuid(other) ? await this.ctx.store.get(other) : undefined;
-    const toHere = member && backwardCollection(this.registry(), type, member.typeId) === relation ? (await this.ctx.store.linksFrom(other)).filter((l) => l.targetId === id) : [];
-    // A required singular relation of the member is a link it cannot be without; it stays (and with it the member).
-    const memberRelations = member ? this.registry().get(member.typeId)?.relations : undefined;
-    const removable = toHere.filter((l) => !(memberRelations?.[l.relation]?.required && !memberRelations[l.relation]!.collection));
-    if (!forward && !toHere.length) throw new ControllerError(404, `${id} has no "${relation}" link to ${other}.`);
-    // It stays a member while it holds that link: an unlink that left it there would change nothing.
-    const kept = toHere.find((l) => !removable.includes(l));
-    if (kept) throw new ControllerError(409, `${other} links here through its required relation "${kept.relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
-    for (const l of removable) await this.unlinkFrom(caller, other, l.relation, row);
+    // Read from the other resource's side: its links are few, where this resource (an application root, say) may have many linking to it.
+    const otherRow = isUuid(other) ? await this.ctx.store.get(other) : undefined;
+    const reverse = otherRow && otherEndRelation(this.registry(), type.id, otherRow.typeId) === relation ? (await this.ctx.store.linksFrom(other)).filter((l) => l.targetId === id) : [];
+    if (!forward && !reverse.length) throw new ControllerError(404, `${id} has no "${relation}" link to ${other}.`);
+    // Every refusal before any change, for what each end requires: an unlink is whole or nothing.
+    await this.refuseRequiredLoss(row, relation, other);
+    // The other end: the relations its stored links here are under, and the one declared as this relation's other end.
+    const back = otherRow && otherEndRelation(this.registry(), otherRow.typeId, type.id);
+    for (const r of new Set([...reverse.map((l) => l.relation), ...(back ? [back] : [])])) await this.refuseRequiredLoss(otherRow!, r, id);
+    for (const l of reverse) await this.unlinkFrom(caller, other, l.relation, row);
     if (!forward) return;
-    if (rel.required && !rel.collection) throw new ControllerError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource, or unprovision the resource.`);
     if (type.servedBy === "application") {
       const app = applicationsFor(this.ctx.applications, type);
       const { target: endpoint } = await app.targetFor(type);
       await app.forwarder.linkChanged(endpoint, type, id, relation, other, false, forwardOrigin(caller));
     }
-    // When the member's own link here went just above, both ends heard of it then.
-    const otherRow = removable.length ? undefined : await this.ctx.store.get(other);
-    await this.ctx.store.unlink(id, relation, other, removable.length ? [] : linkEvents(this.registry(), CoreEvent.unlinked, row, relation, otherRow ?? other));
+    // When the other end's own link here went just above, both ends heard of it then.
+    await this.ctx.store.unlink(id, relation, other, reverse.length ? [] : linkEvents(this.registry(), CoreEvent.unlinked, row, relation, otherRow ?? other));
+  }
+
+  /** 409 when `holder` cannot be without its `relation` link to `leaving`: required singular, or the last member of a required collection. */
+  private async refuseRequiredLoss(holder: StoredResource, relation: string, leaving: string): Promise<void> {
+    const rel = this.registry().get(holder.typeId)?.relations[relation];
+    if (!rel?.required) return;
+    if (!rel.collection) {
+      // Its one link may be to another resource (it is in this collection through a link made from here).
+      if (!(await this.ctx.store.linksFrom(holder.id)).some((l) => l.relation === relation && l.targetId === leaving)) return;
+      throw new ControllerError(409, `${holder.id} links to ${leaving} through its required relation "${relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
+    }
+    if (!(await this.othersRemain(holder, relation, leaving))) throw new ControllerError(409, `${leaving} is the last member of ${holder.id}'s required collection "${relation}": it cannot be empty. Link another resource first, or unprovision ${holder.id}.`);
+  }
+
+  /** Whether `holder`'s collection `relation` keeps a member once `leaving` is gone (its own links and those that belong in it from the other end). */
+  private async othersRemain(holder: StoredResource, relation: string, leaving: string): Promise<boolean> {
+    if ((await this.ctx.store.linksFrom(holder.id)).some((l) => l.relation === relation && l.targetId !== leaving)) return true;
+    const type = this.registry().get(holder.typeId)!;
+    return (await this.ctx.store.linksTo(holder.id)).some((l) => l.sourceId !== leaving && backwardCollection(this.registry(), type, l.sourceType) === relation);
   }
 
   /** The link `sourceId` holds under `relation` to `targetId` goes, as told to the application serving the source (the other end of an unlink). */
