@@ -19,9 +19,22 @@ export function inputsOf(options: CommonOptions, cwd: string): string[] {
   return options.types?.length ? options.types : [existsSync(resolve(cwd, "types")) ? "types" : "."];
 }
 
+/**
+ * What `serve` reads: --types (or the config's `types`), else ./types when it exists, else no
+ * folder at all: the core types alone. Unlike check and build, serve never searches the working
+ * folder, which may be anything (a home folder, /tmp, another project's checkout) and whose
+ * declarations, test fixtures among them, are nobody's to serve. Without --types, `looked` is
+ * the one line that says where it looked.
+ */
+export function serveInputs(options: CommonOptions, cwd: string): { inputs: string[]; looked?: string } {
+  if (options.types?.length) return { inputs: options.types };
+  if (existsSync(resolve(cwd, "types"))) return { inputs: ["types"], looked: "no --types given: serving ./types" };
+  const what = options.core ? "the core types only" : "no types (--no-core)";
+  return { inputs: [], looked: `no --types given and no ./types in ${cwd}: serving ${what}; name declarations with --types <folder or .app.zip>` };
+}
+
 /** Compiles the inputs; an unusable input is reported in one line and returns exit code 2. */
-export function compileOrReport(options: CommonOptions, io: Console, cwd: string): CompileResult | number {
-  const inputs = inputsOf(options, cwd);
+export function compileOrReport(options: CommonOptions, io: Console, cwd: string, inputs: readonly string[] = inputsOf(options, cwd)): CompileResult | number {
   try {
     const result = compile(inputs, { cwd, includeCore: options.core });
     return options.rules?.size ? { ...result, diagnostics: applyRuleSettings(result.diagnostics, options.rules) } : result;
@@ -35,8 +48,8 @@ export function compileOrReport(options: CommonOptions, io: Console, cwd: string
 }
 
 /** Compiles for a command that needs error-free declarations; prints the errors and returns `onErrors` otherwise. */
-export function compileCleanOrReport(command: string, onErrors: number, options: CommonOptions, io: Console, cwd: string): CompileResult | number {
-  const result = compileOrReport(options, io, cwd);
+export function compileCleanOrReport(command: string, onErrors: number, options: CommonOptions, io: Console, cwd: string, inputs?: readonly string[]): CompileResult | number {
+  const result = compileOrReport(options, io, cwd, inputs);
   if (typeof result === "number" || !hasErrors(result.diagnostics, false)) return result;
   for (const d of result.diagnostics.filter((x) => x.severity === "error")) io.err(formatDiagnostic(d));
   // Say which packages lost services, as check does: an error may be a type that did not load at all.

@@ -89,7 +89,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
   const parser = yargs()
     .scriptName("aps-gen")
     .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into types, validators, a controller and connectors, and runs the controller.")
-    .option("types", { type: "string", array: true, describe: "Package folders, .app.zip files or folders to search. Default: ./types if it exists, else the current folder." })
+    .option("types", { type: "string", array: true, describe: "Package folders, .app.zip files or folders to search. Default: ./types if it exists, else the current folder (serve: else the core types only)." })
     .option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "Diagnostics as text lines or one JSON document." })
     .option("warn-as-error", { type: "boolean", default: false, describe: "Treat warnings as errors." })
     .option("core", { type: "boolean", default: true, describe: "Load the bundled APS core types (use --no-core to leave them out)." })

@@ -30,9 +30,11 @@ export const serveCommand: Command<ServeArgs> = (context) => ({
 });
 
 async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<number> {
-  const { compileCleanOrReport } = await import("../compile-report.ts");
+  const { compileCleanOrReport, serveInputs } = await import("../compile-report.ts");
   const { ExitCode, plural } = await import("../console.ts");
-  const result = compileCleanOrReport("serve", ExitCode.findings, options, io, cwd);
+  const { inputs, looked } = serveInputs(options, cwd);
+  if (looked) io.err(looked);
+  const result = compileCleanOrReport("serve", ExitCode.findings, options, io, cwd, inputs);
   if (typeof result === "number") return result;
   // Say what is coming before the slow part: a first start creates the embedded database.
   const databaseUrl = databaseUrlOf(options);

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { getNodeValue } from "jsonc-parser";
 import { Codes } from "../diagnostics/codes.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
@@ -16,8 +17,12 @@ import { readDeclaration } from "./read-declaration.ts";
 export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
   const decls = new Map<string, TypeDeclaration>();
   const packages: ModelPackage[] = [];
+  /** Ids of the bundled core types, for the hint of a differing declaration of one. */
+  const bundled = new Set<string>();
   for (const pkg of loaded.packages) {
     const typeIds: string[] = [];
+    /** Declarations identical to one read before: the service still has its type. */
+    let copies = 0;
     for (const { doc, service } of pkg.documents) {
       const read = readDeclaration(doc, { packageName: pkg.name, ...(service !== undefined && { service }) }, sink);
       if (!read) continue;
@@ -25,9 +30,17 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
       const decl: TypeDeclaration = { ...read, document: getNodeValue(doc.root!) as Record<string, unknown> };
       const earlier = decls.get(decl.id);
       if (earlier) {
-        sink.report(Codes.duplicateTypeId, decl.loc, `type id "${decl.id}" is already declared in ${earlier.file}:${earlier.loc.line}; every type needs its own id (bump the version segment for a new version).`);
+        // A copy of a declaration (the core types copied into a project's folder, one package
+        // vendored into another) is the same type, read once: where it was read first.
+        if (isDeepStrictEqual(earlier.document, decl.document)) {
+          copies++;
+          continue;
+        }
+        const core = bundled.has(decl.id) ? "; to serve your own edition of a core type, leave the bundled ones out with --no-core" : "";
+        sink.report(Codes.duplicateTypeId, decl.loc, `type id "${decl.id}" is already declared in ${earlier.file}:${earlier.loc.line}, differently; every type needs its own id (bump the version segment for a new version)${core}.`);
         continue;
       }
+      if (pkg.bundled) bundled.add(decl.id);
       decls.set(decl.id, decl);
       typeIds.push(decl.id);
     }
@@ -42,8 +55,9 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
       ...(pkg.meta?.name !== undefined && { metaName: pkg.meta.name }),
       ...(pkg.meta?.version !== undefined && { version: pkg.meta.version }),
       ...(pkg.meta?.release !== undefined && { release: pkg.meta.release }),
+      // Copies count as loaded, but the package is complete only with every type its own (APS008 looks there for the root).
       complete: pkg.meta !== undefined && expected > 0 && typeIds.length === expected,
-      ...(pkg.meta && { services: { declared: expected, loaded: typeIds.length } }),
+      ...(pkg.meta && { services: { declared: expected, loaded: typeIds.length + copies } }),
       typeIds,
     });
   }

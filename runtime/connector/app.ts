@@ -111,9 +111,8 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
       app.on(op.verb, route, async (c) => {
         const { aps_resource_id, ...params } = c.req.param() as Record<string, string>;
         const ctx = callContext((h) => c.req.header(h), { ...(aps_resource_id ? { resourceId: aps_resource_id } : {}), params, query: c.req.query(), ...logOf(c) });
-        const type = c.req.header("content-type") ?? "";
-        const body = op.verb === "GET" || op.verb === "DELETE" ? undefined : /json/i.test(type) ? await readJson(c) : type ? new Uint8Array(await c.req.arrayBuffer()) : undefined;
-        return reply(c, await run(() => op.handle(ctx, body)), 200, `operation ${name}`);
+        // Inside run(): a body that is not JSON is the caller's 400, like every other problem with it.
+        return reply(c, await run(async () => op.handle(ctx, op.verb === "GET" || op.verb === "DELETE" ? undefined : await operationBody(c))), 200, `operation ${name}`);
       });
     }
     app.post(`/${service}`, (c) => provision(c, service, handlers, options));
@@ -184,6 +183,23 @@ async function readJson(c: Context<Env>): Promise<unknown> {
   if (text.trim() === "") return {};
   try {
     return parseJsonText(text);
+  } catch {
+    throw new ConnectorError(400, "The body is not JSON.");
+  }
+}
+
+/**
+ * A custom operation's body as the controller passed it on (it does not look at it): JSON, parsed,
+ * for a JSON type and, as FastAPI reads it, when no Content-Type came; the bytes for any other
+ * type; nothing for an empty body. The generated wiring then checks it against the declaration.
+ */
+async function operationBody(c: Context<Env>): Promise<unknown> {
+  const type = c.req.header("content-type");
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  if (bytes.length === 0) return undefined;
+  if (type !== undefined && !/json/i.test(type)) return bytes;
+  try {
+    return parseJsonText(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch {
     throw new ConnectorError(400, "The body is not JSON.");
   }

@@ -30,6 +30,10 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
   const dir = mkdtempSync(join(tmpdir(), "aps-op-routing-"));
   /** Paths as they reached the endpoint. */
   const seen: string[] = [];
+  /** Each call's body and content type as they reached the endpoint, byte for byte. */
+  const arrived: { bytes: Buffer; contentType: string | undefined }[] = [];
+  /** When set, the endpoint answers this itself, as an application that takes any body would. */
+  let ownReply: { status: number; contentType: string; body: string } | undefined;
   let tenant = "";
   let mailbox = "";
   const notUsed = (): never => {
@@ -66,6 +70,8 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
     const recorded = new Hono<{ Bindings: HttpBindings }>();
     recorded.use("*", async (c, next) => {
       seen.push(`${c.req.method} ${new URL(c.req.url).pathname}`);
+      arrived.push({ bytes: Buffer.from(await c.req.raw.clone().arrayBuffer()), contentType: c.req.header("content-type") });
+      if (ownReply) return new Response(ownReply.body, { status: ownReply.status, headers: { "content-type": ownReply.contentType } });
       await next();
     });
     recorded.route("/", createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }));
@@ -161,5 +167,89 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
     expect((await admin("PUT", `/aps/2/static/${encodeURIComponent(`${T}/mailbox/1.0`)}/checkAvailability`)).status).toBe(405);
     expect((await admin("POST", `/aps/2/static/${encodeURIComponent(`${T}/mailbox/1.0`)}/nothing`)).status).toBe(404);
     expect(seen.length).toBe(count);
+  });
+
+  describe("issue 28 item 8: the controller proxies a custom operation's body; the application validates it", () => {
+    const raw = (method: string, path: string, body: string | Uint8Array, contentType?: string) =>
+      // Bytes, not a string: fetch would make up a text/plain Content-Type for a string.
+      t.request(path, { method, body: typeof body === "string" ? new TextEncoder().encode(body) : body, ...(contentType ? { headers: { "content-type": contentType } } : {}) });
+    const staticPath = (op: string) => `/aps/2/static/${encodeURIComponent(`${T}/mailbox/1.0`)}/${op}`;
+
+    it("forwards a body member the declaration does not name, byte for byte, and answers with the application's reply", async () => {
+      ownReply = { status: 200, contentType: "application/json", body: '{"done":"yes, with extra"}' };
+      try {
+        // Spacing, member order and a 64-bit integer kept exactly as sent.
+        const sent = '{ "newPassword":"abcdefghijk",  "extra": 9223372036854775807 }';
+        const r = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, sent, "application/json");
+        expect(r.status, await r.clone().text()).toBe(200);
+        expect(await r.text()).toBe('{"done":"yes, with extra"}');
+        expect(seen.at(-1)).toBe(`POST /mailboxes/${mailbox}/changePassword`);
+        expect(arrived.at(-1)!.bytes.toString("utf8")).toBe(sent);
+        expect(arrived.at(-1)!.contentType).toBe("application/json");
+        // A static operation's body too.
+        const staticBody = '{"localPart":"bob","domain":"example.com","hint":[1,2]}';
+        expect((await raw("POST", staticPath("checkAvailability"), staticBody, "application/json; charset=utf-8")).status).toBe(200);
+        expect(arrived.at(-1)).toEqual({ bytes: Buffer.from(staticBody), contentType: "application/json; charset=utf-8" });
+      } finally {
+        ownReply = undefined;
+      }
+    });
+
+    it("forwards a body that is not JSON, or not the declared type, as it came; the application decides", async () => {
+      ownReply = { status: 422, contentType: "text/plain", body: "not for me" };
+      try {
+        const cases: [string, Uint8Array | string, string | undefined][] = [
+          [`/aps/2/resources/${mailbox}/changePassword`, "{not json", "application/json"],
+          [`/aps/2/resources/${mailbox}/changePassword`, new Uint8Array([0, 255, 1, 254]), "application/octet-stream"],
+          [`/aps/2/resources/${tenant}/importMailboxes`, '{"declared":"text/csv"}', "application/json"],
+          // No Content-Type: none is made up on the way.
+          [`/aps/2/resources/${mailbox}/changePassword`, '{"newPassword":"abcdefghijk"}', undefined],
+        ];
+        for (const [path, body, type] of cases) {
+          const r = await raw("POST", path, body, type);
+          expect(r.status, path).toBe(422);
+          expect(await r.text()).toBe("not for me");
+          expect(arrived.at(-1)!.bytes).toEqual(Buffer.from(body));
+          expect(arrived.at(-1)!.contentType).toBe(type);
+        }
+      } finally {
+        ownReply = undefined;
+      }
+    });
+
+    it("the generated connector checks the body against the declaration: the caller gets its 400", async () => {
+      const extra = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, '{"newPassword":"abcdefghijk","extra":1}', "application/json");
+      expect(extra.status).toBe(400);
+      expect(((await extra.json()) as { message: string }).message).toMatch(/operation changePassword: invalid parameters: \/body\/extra: /);
+      expect(seen.at(-1)).toBe(`POST /mailboxes/${mailbox}/changePassword`);
+      const short = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, '{"newPassword":"short"}', "application/json");
+      expect(((await short.json()) as { message: string }).message).toMatch(/\/body\/newPassword: /);
+      const none = await t.call("POST", `/aps/2/resources/${mailbox}/changePassword`, { token: t.adminToken });
+      expect(none.status).toBe(400);
+      expect(none.json.message).toMatch(/\/body: /);
+      const notJson = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, "{not json", "application/json");
+      expect(notJson.status).toBe(400);
+      expect(((await notJson.json()) as { message: string }).message).toMatch(/not JSON/);
+      // JSON sent without a Content-Type is read as JSON (what FastAPI does too).
+      const untyped = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, '{"newPassword":"abcdefghijk"}');
+      expect(untyped.status, await untyped.clone().text()).toBe(200);
+      const staticExtra = await raw("POST", staticPath("checkAvailability"), '{"localPart":"bob","domain":"example.com","hint":1}', "application/json");
+      expect(staticExtra.status).toBe(400);
+      expect(((await staticExtra.json()) as { message: string }).message).toMatch(/\/body\/hint: /);
+    });
+
+    it("still checks path and query parameters, access and the size limit before anything is sent", async () => {
+      const count = seen.length;
+      const badQuery = await admin("GET", `/aps/2/resources/${tenant}/usage/2026-11?top=many`);
+      expect(badQuery.status).toBe(400);
+      expect(badQuery.json.details[0]).toMatchObject({ path: "/query/top", code: "type" });
+      // A bad query with a bad body: only the query is the controller's to name.
+      const both = await t.call("POST", `/aps/2/resources/${mailbox}/purgeArchive?olderThanDays=soon`, { token: t.adminToken, rawBody: "{oops", headers: { "content-type": "application/json" } });
+      expect(both.status).toBe(400);
+      expect(both.json.details.map((d: { path: string }) => d.path)).toEqual(["/query/olderThanDays"]);
+      const tooBig = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, "x".repeat(1024 * 1024 + 1), "text/plain");
+      expect(tooBig.status).toBe(413);
+      expect(seen.length).toBe(count);
+    });
   });
 });

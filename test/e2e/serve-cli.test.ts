@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { httpsClient } from "../helpers/https-client.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { compile } from "../../generator/pipeline.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "aps-serve-"));
 const started: ChildProcess[] = [];
@@ -15,8 +16,8 @@ afterAll(() => {
 });
 
 /** Runs `aps-gen serve` as a real process until it prints its URL (--liftoff-only: see serve-process.ts). */
-function serve() {
-  const child = spawn(process.execPath, ["--liftoff-only", "bin/aps-gen.js", "serve", "--types", "test/fixtures/controller/notes", "--port", "0", "--data", dataDir], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
+function serve(types: readonly string[] = ["--types", "test/fixtures/controller/notes"], cwd = repoRoot, data = dataDir) {
+  const child = spawn(process.execPath, ["--liftoff-only", join(repoRoot, "bin/aps-gen.js"), "serve", ...types, "--port", "0", "--data", data], { cwd, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
   started.push(child);
   let err = "";
   let out = "";
@@ -71,4 +72,23 @@ describe("aps-gen serve as a process", () => {
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
   }, 90_000); // two starts, the first creating the embedded database: up to ~22 s on a loaded 2-core machine
+
+  it("started where there is nothing to serve (no --types, no ./types), serves the core types only and says where it looked", async () => {
+    // A temporary folder holding another project's test fixtures in subfolders: none is read.
+    const folder = mkdtempSync(join(tmpdir(), "aps-serve-nothing-"));
+    try {
+      cpSync(join(repoRoot, "test/fixtures/check"), join(folder, "test/fixtures/check"), { recursive: true });
+      const run = serve([], folder, join(folder, ".aps-data"));
+      const url = await run.ready;
+      expect(run.output().err.split("\n")[0]).toBe(`no --types given and no ./types in ${folder}: serving the core types only; name declarations with --types <folder or .app.zip>`);
+      const call = httpsClient(url, readFileSync(join(folder, ".aps-data/tls/ca.crt"), "utf8"));
+      const types = await call("GET", "/aps/2/types", { token: readFileSync(join(folder, ".aps-data/admin.token"), "utf8").trim() });
+      const core = [...compile([], { includeCore: true }).model.types.keys()].sort();
+      expect((types.json as { id: string }[]).map((t) => t.id).sort()).toEqual(core);
+      run.child.kill("SIGTERM");
+      expect(await run.exited).toBe(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -86,6 +86,18 @@ describe("buildModel: inheritance", () => {
     expect(codes(r)).toEqual(expect.arrayContaining(["APS042", "APS112", "APS024", "APS009"]));
   });
 
+  it("reads identical declarations of one id as one type, whatever their layout; differing ones are APS009", () => {
+    const widget = decl("w", { implements: [RESOURCE], properties: { a: { type: "string" }, b: { type: "integer" } } });
+    // The same declaration written again, members in another order and laid out otherwise.
+    const copy = `{"properties": {"b": {"type": "integer"}, "a": {"type": "string"}}, "implements": ["${RESOURCE}"], "id": "${idOf("w")}", "name": "w", "apsVersion": "2.0"}`;
+    const same = compileDeclarations([widget, copy]);
+    expect(codes(same)).toEqual([]);
+    expect([...same.model.packages.flatMap((p) => p.typeIds)].filter((id) => id === idOf("w"))).toHaveLength(1);
+    const differing = compileDeclarations([widget, { ...widget, properties: { a: { type: "string" } } }]);
+    expect(codes(differing)).toEqual(["APS009"]);
+    expect(differing.diagnostics[0]!.message).not.toMatch(/--no-core/);
+  });
+
   it("warns when two parents define the same element differently, and the first wins", () => {
     const r = compileDeclarations([
       decl("p1", { properties: { n: { type: "string" } } }),

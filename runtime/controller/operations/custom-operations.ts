@@ -1,8 +1,9 @@
 /**
  * Custom operations (SPEC 4.4): on a resource at `/aps/2/resources/<id>/<path>`, and static ones
  * on a type at `/aps/2/static/<type id>/<path>`. The caller needs access to the resource (for a
- * resource's) and to the operation; the path is found by the operation router, parameters are
- * converted and checked, then the call goes to the application and its reply comes back as it is.
+ * resource's) and to the operation; the path is found by the operation router, path and query
+ * parameters are converted and checked, then the call goes to the application with its body as
+ * it came, and the application's reply comes back as it is.
  */
 import { RoleBit } from "../../common/actor.ts";
 import { requireOperation } from "../access/resource-access.ts";
@@ -14,8 +15,8 @@ import { applicationsFor, forwardOrigin } from "../resources/applications.ts";
 import type { ResourceContext } from "../resources/resource-context.ts";
 import { validatorOf } from "../resources/type-catalog.ts";
 import { ControllerError, invalidBody } from "../support/errors.ts";
-import { parseRequestJson } from "../support/http-json.ts";
 import type { LazyBody } from "../support/request-body.ts";
+import type { OperationInput, OperationParams } from "../../common/type-validator.ts";
 import { operationRoutes } from "./operation-router.ts";
 
 export class CustomOperations {
@@ -51,20 +52,30 @@ export class CustomOperations {
     // 404 for a path no operation has, 405 for one declared with other verbs (operation-router.ts).
     const match = operationRoutes(type, isStatic).find(type.name, method, rest);
     requireOperation(type, match.name, roles);
+    checkPathAndQuery(validatorOf(this.ctx.catalog, type).operations[match.name], match.name, match.params, rawQuery);
     // Read only now: a request for an operation that does not exist or is not allowed never costs its body.
+    // The body is the application's: sent on as it came (only its size is limited, request-body.ts).
     const bytes = lazy ? await lazy.read() : undefined;
-    const body = bytes?.length ? { bytes, contentType: lazy!.contentType } : undefined;
-    const query = Object.fromEntries(new URLSearchParams(rawQuery));
-    let parsedBody: unknown = undefined;
-    if (body && /json/i.test(body.contentType)) parsedBody = parseRequestJson(body.bytes.toString("utf8"));
-    else if (body) parsedBody = body.bytes;
-    const parse = validatorOf(this.ctx.catalog, type).operations[match.name];
-    if (parse) {
-      const result = parse({ path: match.params, query, body: parsedBody });
-      if (!result.ok) throw invalidBody(result.errors, `The parameters of ${match.name}`);
-    }
+    // No Content-Type sent, none sent on ("" adds no header, forwarder.ts headers()): the application
+    // reads it as it would from any client (FastAPI, for one, reads JSON then).
+    const body = bytes?.length ? { bytes, contentType: lazy!.contentType ?? "" } : undefined;
     const app = applicationsFor(this.ctx.applications, type);
     const { target } = await app.targetFor(type);
     return app.forwarder.custom(target, type, method, isStatic ? match.path : `/${id}${match.path}`, rawQuery, forwardOrigin(caller), body);
   }
+}
+
+/**
+ * Path and query values converted and checked as declared: they name what the call is about and
+ * are the controller's to refuse (400, nothing sent). The body is not looked at: the controller
+ * only proxies a custom operation, so a body the declaration does not describe, or one that is not
+ * JSON, goes to the application, whose generated connector checks it (runtime/connector/replies.ts
+ * parsedParams) and answers for it.
+ */
+function checkPathAndQuery(parse: ((input: OperationInput) => OperationParams) | undefined, name: string, path: Record<string, string>, rawQuery: string): void {
+  if (!parse) return;
+  const result = parse({ path, query: Object.fromEntries(new URLSearchParams(rawQuery)) });
+  // Without a body the parser reports a required one as missing: that, like every /body error, is the application's.
+  const errors = result.ok ? [] : result.errors.filter((e) => e.path.startsWith("/path/") || e.path.startsWith("/query/"));
+  if (errors.length) throw invalidBody(errors, `The parameters of ${name}`);
 }

@@ -13,8 +13,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A request body not read yet. */
 export interface LazyBody {
-  /** The declared media type (`application/octet-stream` when none was sent). */
-  readonly contentType: string;
+  /** The media type the caller declared, undefined when it sent none (passed on as it came, none made up). */
+  readonly contentType: string | undefined;
   /** The bytes, read once (413 past the limit); later calls give the same bytes. */
   read(): Promise<Buffer>;
 }
@@ -23,7 +23,7 @@ export interface LazyBody {
 export function lazyBody(c: Context, limit = MAX_BODY_BYTES): LazyBody | undefined {
   if (c.req.method === "GET" || c.req.method === "DELETE" || c.req.method === "HEAD") return undefined;
   let bytes: Promise<Buffer> | undefined;
-  return { contentType: c.req.header("content-type") ?? "application/octet-stream", read: () => (bytes ??= readBodyBytes(c, limit)) };
+  return { contentType: c.req.header("content-type"), read: () => (bytes ??= readBodyBytes(c, limit)) };
 }
 
 /** The body's bytes, at most `limit` of them; ControllerError(413) when it declares or sends more. */
