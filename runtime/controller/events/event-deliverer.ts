@@ -16,7 +16,8 @@ import { ControllerError } from "../support/errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
 import { loggableError } from "../support/loggable-error.ts";
 import type { TypeRegistry } from "../registry.ts";
-import { handlerPaths, isNoRoute } from "./handler-path.ts";
+import { sendToRouted } from "../forward/routed-path.ts";
+import { handlerPaths } from "./handler-path.ts";
 import type { ClaimedNotification, NotificationStore } from "./notification-store.ts";
 
 /** How failed deliveries are retried. */
@@ -90,11 +91,10 @@ export class EventDeliverer {
       else {
         const body = notificationBody(n);
         const paths = handlerPaths(type, type.service, n.subscriberId, n.handler);
-        for (const [i, path] of paths.entries()) {
-          sentTo = path;
-          reply = await this.targets.notify(target, path, body);
-          if (!isNoRoute(reply.status) || i === paths.length - 1) break;
-        }
+        // Where no form is routed, the last (the spec's) answers for the endpoint.
+        const sent = await sendToRouted(paths, (path) => this.targets.notify(target, path, body), "last");
+        reply = sent.reply;
+        sentTo = sent.path;
       }
     } catch (error) {
       problem = error instanceof ControllerError ? error.message : (error as Error).message;

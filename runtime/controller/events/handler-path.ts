@@ -11,9 +11,9 @@
  * operation of the subscriber (subscription-service.ts), so that path is always known.
  *
  * So the operation path is tried first; the SPEC 6.2 form is the fallback when the endpoint has
- * no route there (404 or 405), for endpoints written to the spec's form. The connector runtime
- * (runtime/connector/app.ts) serves both. An operation path with parameters cannot be filled from
- * a notification: then only the SPEC form is used.
+ * no route there (a 404, a 405 or a redirect: forward/routed-path.ts), for endpoints written to
+ * the spec's form. The connector runtime (runtime/connector/app.ts) serves both. An operation
+ * path with parameters cannot be filled from a notification: then only the SPEC form is used.
  */
 import type { RegistryType } from "../registry.ts";
 
@@ -24,9 +24,4 @@ export function handlerPaths(type: RegistryType | undefined, service: string, su
   if (!op || op.base || op.static || op.verb !== "POST" || op.path.includes("{")) return [spec];
   const path = op.path.replace(/^\/?/, "/").replace(/\/+$/, "");
   return path === "" ? [spec] : [`/${service}/${subscriberId}${path}`, spec];
-}
-
-/** Statuses that mean "nothing is routed at this path": the next form is tried. */
-export function isNoRoute(status: number): boolean {
-  return status === 404 || status === 405;
 }

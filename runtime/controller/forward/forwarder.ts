@@ -11,6 +11,8 @@ import { ControllerError } from "../support/errors.ts";
 import type { RegistryType } from "../registry.ts";
 import type { RequestScope } from "../observability/request-scope.ts";
 import type { EndpointCall, EndpointReply, EndpointTarget } from "./endpoint-client.ts";
+import { ProvisionPaths } from "./provision-path.ts";
+import { sendToRouted } from "./routed-path.ts";
 
 /** Who a forwarded call is made for. */
 export interface ForwardOrigin {
@@ -54,6 +56,9 @@ export class ApplicationReplyError extends Error {
 }
 
 export class Forwarder {
+  /** Which provisioning path each instance's endpoint routes (provision-path.ts), in this process. */
+  private readonly provisionPaths = new ProvisionPaths();
+
   constructor(
     private readonly call: EndpointCall,
     /** Known once the server listens (the port may be picked by the system). */
@@ -61,13 +66,18 @@ export class Forwarder {
   ) {}
 
   /**
-   * Provision: `POST <endpoint>/<service>` with the new resource. No trailing slash, unlike SPEC 4.3's
-   * `/<service>/`: FastAPI routes such as the Connect extension's `/tenant` redirect `/tenant/` (307,
-   * which is not followed), the platform's own log shows `POST /async/vpses` (aps-facts §4), and
-   * slash-tolerant endpoints (FallBall, the connector runtime) take both (platform-forms §4 Q4).
+   * Provision: `POST <endpoint>/<service>`, or `/<service>/` where only that is routed
+   * (provision-path.ts). A refused form is not an answer (routed-path.ts): the call goes to the
+   * other with the same resource id and transaction, which is safe as the endpoint did nothing.
    */
-  provision(target: EndpointTarget, type: RegistryType, resource: ProvisionBody, origin: ForwardOrigin): Promise<ForwardOutcome> {
-    return this.base(target, { method: "POST", path: `/${serviceOf(type)}`, body: stringifyJson(resource), ...this.origin(origin) }, [200, 201, 204], "sync", origin.request);
+  async provision(target: EndpointTarget, type: RegistryType, resource: ProvisionBody, origin: ForwardOrigin): Promise<ForwardOutcome> {
+    const { paths, known } = this.provisionPaths.pathsFor(target, serviceOf(type));
+    const call = { method: "POST", body: stringifyJson(resource), ...this.origin(origin) };
+    // A known form's refusal is the application's answer (its route is there); for an unknown
+    // endpoint the last form's is, the documents' form (as for notifications, events/handler-path.ts).
+    const sent = await sendToRouted(paths, (path) => this.send(target, { ...call, path }, "sync", origin.request), known ? "first" : "last");
+    if (sent.routed) this.provisionPaths.routedAt(target, sent.path);
+    return this.outcome(target, { ...call, path: sent.path }, sent.reply, [200, 201, 204]);
   }
 
   /** Configure: `PUT <endpoint>/<service>/<id>` with the changes. */
@@ -95,10 +105,18 @@ export class Forwarder {
   }
 
   private async base(target: EndpointTarget, call: RepeatableCall, ok: readonly number[], phase: "sync" | "async" = "sync", request?: RequestScope): Promise<ForwardOutcome> {
+    return this.outcome(target, call, await this.send(target, call, phase, request), ok);
+  }
+
+  private send(target: EndpointTarget, call: RepeatableCall, phase: "sync" | "async", request?: RequestScope): Promise<EndpointReply> {
     const headers = { ...this.headers(target, { transactionId: call.transactionId, ...(call.identityId ? { identityId: call.identityId } : {}), ...(call.applicationId ? { applicationId: call.applicationId } : {}) }, call.body ? "application/json" : undefined), "APS-Request-Phase": phase };
     // Base operations may be sent twice (see CallSafety): provisioning repeats carry the same
     // resource id and transaction, link changes and the idempotent methods change nothing twice.
-    const reply = await this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined, { repeatable: true, ...(request ? { request } : {}) });
+    return this.call(target, call.method, call.path, headers, call.body ? Buffer.from(call.body) : undefined, { repeatable: true, ...(request ? { request } : {}) });
+  }
+
+  /** What a base operation's reply means; `call` is what was sent (an accepted one is repeated as it is). */
+  private outcome(target: EndpointTarget, call: RepeatableCall, reply: EndpointReply, ok: readonly number[]): ForwardOutcome {
     if (reply.status === 202) {
       const retry = Number(header(reply, "aps-retry-timeout"));
       return { kind: "accepted", properties: this.json(reply, target), info: header(reply, "aps-info") ?? "", retrySeconds: Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 86_400) : 30, call };

@@ -22,6 +22,7 @@ import type { ForwardOrigin, Forwarder, ProvisionBody } from "../forward/forward
 import type { TransactionTickets } from "../forward/transaction-tickets.ts";
 import type { PackageCatalog, PackageRecord } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
+import { forwardOrigin } from "../resources/applications.ts";
 import type { Db } from "../store/open-database.ts";
 import { ResourceRows } from "../store/resource-rows.ts";
 import { instances, links, resources } from "../store/schema.ts";
@@ -87,7 +88,7 @@ export class InstanceLifecycle {
     // The application may subscribe to events while it installs (SPEC 6.1): with this transaction id and its new certificate.
     const pendingOAuth = oauth ? { oauth: { key: oauth.key, sealedSecret: Buffer.from(this.sealer.sealText(instanceId, oauth.secret)).toString("base64url") } } : {};
     const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.type.id, instanceId, fingerprint, ...pendingOAuth });
-    const returned = await this.provisionRoot(target, root, rootId, { aps: { type: root.type.id, id: rootId, x509: this.x509Of(credentials) }, ...values }, { transactionId, ...(caller.request ? { request: caller.request } : {}) });
+    const returned = await this.provisionRoot(target, root, rootId, { aps: { type: root.type.id, id: rootId, x509: this.x509Of(credentials) }, ...values }, { ...forwardOrigin(caller), transactionId });
     const now = new Date().toISOString();
     // Instance, root resource and its subscriptions together, or none of them.
     const rootRow = this.rows.newRow({ id: rootId, typeId: root.type.id, status: ResourceStatus.ready, ownerAccount: this.providerAccount.id, ownerPath: this.providerAccount.path, packageId: root.pkg.id, instanceId }, root.type.properties, { ...values, ...returned }, now);
@@ -129,7 +130,7 @@ export class InstanceLifecycle {
       const type = this.catalog.registry.get(r.typeId);
       try {
         if (type?.service) {
-          const outcome = await this.forwarder.unprovision(target, type, r.id, caller.request ? { request: caller.request } : {});
+          const outcome = await this.forwarder.unprovision(target, type, r.id, forwardOrigin(caller));
           if (outcome.kind === "accepted") throw new ControllerError(502, `the endpoint answered 202 for ${r.id}; uninstall needs it done at once`);
         }
       } catch (error) {
@@ -159,7 +160,7 @@ export class InstanceLifecycle {
     if (!type) throw new ControllerError(409, `The application root of instance ${id} is gone; uninstall it with ?force=true.`);
     const credentials = await issueInstanceCredentials(this.ca, id);
     const target = this.lookup.targetOfRow(instance);
-    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: this.x509Of(credentials) } }, caller.request ? { request: caller.request } : {});
+    const outcome = await this.forwarder.configure(target, type, instance.rootResource, { aps: { x509: this.x509Of(credentials) } }, forwardOrigin(caller));
     if (outcome.kind === "accepted") throw new ControllerError(502, "The endpoint answered 202; new credentials must be taken at once.");
     await this.db.update(instances).set({ certFingerprint: new X509Certificate(credentials.cert).fingerprint256 }).where(eq(instances.id, id));
     this.lookup.forget();

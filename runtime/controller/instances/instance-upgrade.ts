@@ -17,6 +17,7 @@ import type { Forwarder } from "../forward/forwarder.ts";
 import type { PackageCatalog, PackageRecord } from "../packages/catalog.ts";
 import { comparePackageVersions, versionText } from "../packages/package-version.ts";
 import { allowsUpdateFrom, updateMatches } from "../packages/upgrade-match.ts";
+import { forwardOrigin } from "../resources/applications.ts";
 import type { Db } from "../store/open-database.ts";
 import type { ResourceRows } from "../store/resource-rows.ts";
 import { links, resources } from "../store/schema.ts";
@@ -67,7 +68,7 @@ export class InstanceUpgrade {
     await this.store.begin({ instanceId: id, rootId: instance.rootResource, fromPackage: from.id, toPackage: request.to.id, transactionId, leaseMs: UPGRADE_LEASE_MS, plan });
     this.lookup.forget();
     try {
-      const outcome = await this.forwarder.upgrade(this.lookup.targetOfRow(instance), plan.rootType, instance.rootResource, versionText(from), { transactionId, ...(caller.request ? { request: caller.request } : {}) });
+      const outcome = await this.forwarder.upgrade(this.lookup.targetOfRow(instance), plan.rootType, instance.rootResource, versionText(from), { ...forwardOrigin(caller), transactionId });
       if (outcome.kind === "accepted") throw new ControllerError(502, `The endpoint ${instance.endpoint} answered the upgrade with 202; an upgrade must finish within its call, so the instance stays on ${from.version}-${from.release}.`);
     } catch (error) {
       await this.store.rollback(id, transactionId);

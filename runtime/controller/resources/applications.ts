@@ -37,11 +37,17 @@ export function applicationsFor(applications: Applications | undefined, type: Re
 }
 
 /**
- * `APS-Identity-ID` is the token's user; anonymous tokens and applications (impersonating or
- * not) send none (SPEC 4.7 rule 1). `APS-Application-ID` names the calling instance (rule 2).
+ * Who every call to an application made for `caller` names
+ * (https://docs.cloudblue.com/cbc/sdk/21.0/api/rest/protocol/headers). `APS-Identity-ID` is the
+ * user the caller's token names within its account (the Connect extension finds the acting
+ * reseller by it: cbcext/services/tier_configurations.py:17); anonymous tokens (no account, even
+ * one naming a user: they act with the public role only) and applications, impersonating or
+ * not, send none. `APS-Application-ID` names the calling instance. Every forward made for a
+ * request takes its origin here: resources, links, operations, Suspendable, and the install,
+ * credentials, upgrade and uninstall of instances.
  */
 export function forwardOrigin(caller: Caller): ForwardOrigin {
-  return { ...(caller.userId ? { identityId: caller.userId } : {}), ...(caller.instanceId ? { applicationId: caller.instanceId } : {}), ...(caller.request ? { request: caller.request } : {}) };
+  return { ...(caller.userId && caller.accountId ? { identityId: caller.userId } : {}), ...(caller.instanceId ? { applicationId: caller.instanceId } : {}), ...(caller.request ? { request: caller.request } : {}) };
 }
 
 /** 409 while an asynchronous operation on the resource has not ended. */

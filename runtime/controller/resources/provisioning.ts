@@ -101,7 +101,7 @@ export async function provision(ctx: ResourceContext, caller: Caller, body: unkn
     inserted = await ctx.store.insert(row, newLinks, { ...(alsoDo ? { alsoDo } : {}), ...(served ? { staged: true, intent: true } : {}), events });
   } catch (error) {
     // The application created it (or accepted to): it is told to remove it, as nothing is stored.
-    if (served) await abandonProvisioning(ctx, type, id, served.target, { transactionId, ...(caller.request ? { request: caller.request } : {}) }, true);
+    if (served) await abandonProvisioning(ctx, type, id, served.target, { ...forwardOrigin(caller), transactionId }, true);
     if (isLinkTargetGone(error)) throw new ControllerError(409, `A resource this one links to (${newLinks.map((l) => l.targetId).join(", ")}) was removed or is being unprovisioned while it was provisioned; nothing was created${served ? " (the application was told to remove it)" : ""}.`);
     throw error;
   }
@@ -143,7 +143,7 @@ async function provisionAtApplication(ctx: ResourceContext, caller: Caller, type
     // The application's own error reply: it created nothing. Anything else (no answer, an
     // answer the protocol does not have, properties that are not valid) may have left a
     // resource there.
-    await abandonProvisioning(ctx, type, id, target, { transactionId, ...(caller.request ? { request: caller.request } : {}) }, !(error instanceof ApplicationReplyError));
+    await abandonProvisioning(ctx, type, id, target, { ...forwardOrigin(caller), transactionId }, !(error instanceof ApplicationReplyError));
     throw error;
   }
 }
@@ -154,7 +154,7 @@ async function provisionAtApplication(ctx: ResourceContext, caller: Caller, type
  * same transaction id). The intent goes once nothing is left there; when the application
  * cannot be told now, the intent stays and the reconciler tries again after its lease.
  */
-async function abandonProvisioning(ctx: ResourceContext, type: RegistryType, id: string, target: EndpointTarget, origin: { readonly transactionId: string; readonly request?: ForwardOrigin["request"] }, undo: boolean): Promise<void> {
+async function abandonProvisioning(ctx: ResourceContext, type: RegistryType, id: string, target: EndpointTarget, origin: ForwardOrigin & { readonly transactionId: string }, undo: boolean): Promise<void> {
   const app = ctx.applications!;
   await ctx.store.dropStaged(id).catch(() => undefined);
   if (undo) {
