@@ -23,10 +23,9 @@ export function requestIdOf(incoming: string | undefined): string {
 }
 
 /**
- * A header value as the log may carry it (`APS-Transaction-ID`, `APS-Instance-ID`): the
- * controller's transaction ids are UUIDs or signed tickets (forward/transaction-tickets.ts, a few
- * hundred characters of base64url and a dot); a value longer than 1024 or with characters none
- * of ours has (spaces, controls, non-ASCII) is left out of the log.
+ * A header value as the log may carry it (`APS-Transaction-ID`, `APS-Instance-ID`): this
+ * controller's ids are UUIDs, another platform's may be longer or of another form; a value longer
+ * than 1024 or with characters no identifier has (spaces, controls, non-ASCII) is left out of the log.
  */
 export function loggableHeaderValue(value: string | undefined): string | undefined {
   const v = value?.trim();

@@ -34,7 +34,7 @@ import { eventOutboxRoutes } from "./routes/event-outbox.ts";
 import { subscriptionRoutes } from "./routes/subscriptions.ts";
 import type { NotificationStore } from "./events/notification-store.ts";
 import { SubscriptionService } from "./events/subscription-service.ts";
-import type { TransactionTickets } from "./forward/transaction-tickets.ts";
+import type { TransactionStore } from "./forward/transaction-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import type { IntentStore } from "./intents/intent-store.ts";
 import type { ResourceClaims } from "./store/resource-claims.ts";
@@ -88,7 +88,8 @@ export interface ControllerParts {
     readonly forwarder: Forwarder;
     readonly tasks: TaskStore;
     readonly provider: { id: string; path: string };
-    readonly tickets: TransactionTickets;
+    /** What the transaction ids of provisionings and installs stand for (forward/transaction-store.ts). */
+    readonly transactions: TransactionStore;
     /** Configures of a resource one at a time (store/resource-claims.ts). */
     readonly claims: ResourceClaims;
     /** Provisionings sent and not yet stored (intents/intent-store.ts). */
@@ -203,8 +204,8 @@ function routeApplicationCredentials(app: Hono<ControllerEnv>, parts: Controller
   const service = new ApplicationService(parts.catalog, store, rows, applications.provider);
   app.route("/aps/2/application", applicationRoutes(service, applications.instanceLookup, (c) => oauth.verify(c)) as unknown as Hono<ControllerEnv>);
   const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
-  app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, access, callers, instances: applications.instanceLookup, tickets: applications.tickets, oauth: (c) => oauth.verify(c) }) as unknown as Hono<ControllerEnv>);
-  return new ApplicationCallers(applications.instanceLookup, store, applications.tickets, [(c) => oauth.verify(c)]);
+  app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, access, callers, instances: applications.instanceLookup, transactions: applications.transactions, oauth: (c) => oauth.verify(c) }) as unknown as Hono<ControllerEnv>);
+  return new ApplicationCallers(applications.instanceLookup, store, applications.transactions, [(c) => oauth.verify(c)]);
 }
 
 /** What every resource feature shares (resources/resource-context.ts); each feature is a module of its own. */
@@ -216,7 +217,7 @@ function resourceContext(parts: ControllerParts, store: ResourceStore): Resource
     rows: new ResourceRows(parts.sealer),
     access: new ResourceAccess(parts.catalog, store),
     ...(applications
-      ? { applications: { targetFor: (type) => applications.instanceLookup.targetFor(type), targetOf: (id) => applications.instanceLookup.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, tickets: applications.tickets, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
+      ? { applications: { targetFor: (type) => applications.instanceLookup.targetFor(type), targetOf: (id) => applications.instanceLookup.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, transactions: applications.transactions, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
       : {}),
   };
 }

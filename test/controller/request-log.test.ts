@@ -110,7 +110,7 @@ describe("request ids and APS transactions in the logs", () => {
     // The connector's handler saw the controller's request id and the transaction it started.
     expect(seen.requestId).toBe(requestId);
     const transactionId = seen.transactionId!;
-    expect(transactionId).toMatch(/^[\w-]+\.[\w-]+$/);
+    expect(transactionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
     // Controller: the forwarded call and the request line, both with the request id and the transaction.
     const mine = linesOf(t.logFile).filter((l) => l.requestId === requestId);

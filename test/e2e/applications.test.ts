@@ -174,8 +174,8 @@ describe.each(databases)("applications: install, forwarding, mutual TLS on %s", 
     const sent = seen.find((s) => s.path === "/tenants")!;
     expect(sent.headers["aps-controller-uri"]).toBe(t.controller.url);
     expect(sent.headers["aps-instance-id"]).toBe(instanceId);
-    // Opaque to the application; header-safe; a provisioning's id names what it provisions (signed).
-    expect(sent.headers["aps-transaction-id"]).toMatch(/^[\w-]+\.[\w-]+$/);
+    // An identifier (a UUID): what the provisioning is about stays with the controller.
+    expect(sent.headers["aps-transaction-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(sent.headers["aps-request-phase"]).toBe("sync");
     expect(sent.headers["aps-identity-id"]).toBe(customerUser);
     expect(JSON.parse(sent.body)).toMatchObject({ aps: { type: `${T}/tenant/1.0`, id: tenant }, app: { aps: { id: root } } });

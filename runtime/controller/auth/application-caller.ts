@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import { ControllerError } from "../support/errors.ts";
-import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import type { TransactionStore } from "../forward/transaction-store.ts";
 import type { InstanceLookup } from "../instances/instance-lookup.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import { isUuid } from "../support/uuid.ts";
@@ -24,7 +24,7 @@ export class ApplicationCallers {
   constructor(
     private readonly instances: InstanceLookup,
     private readonly store: ResourceStore,
-    private readonly tickets: TransactionTickets,
+    private readonly transactions: TransactionStore,
     private readonly others: readonly InstanceAuthenticator[] = [],
   ) {}
 
@@ -52,7 +52,7 @@ export class ApplicationCallers {
       const instance = await this.instances.byFingerprint(peer.fingerprint);
       if (instance) return instance.id;
       // During an install the instance is not stored yet: its new certificate is in the transaction's claims.
-      const claims = this.tickets.read(c.req.header("aps-transaction-id"));
+      const claims = await this.transactions.read(c.req.header("aps-transaction-id"));
       if (claims?.fingerprint === peer.fingerprint) return claims.instanceId;
       throw new ControllerError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
     }
@@ -71,7 +71,7 @@ export class ApplicationCallers {
   private async impersonating(instanceId: string, resourceId: string, transactionId: string | undefined): Promise<Caller> {
     const row = isUuid(resourceId) ? await this.store.get(resourceId) : undefined;
     if (!row) {
-      const claims = this.tickets.read(transactionId);
+      const claims = await this.transactions.read(transactionId);
       if (claims && claims.resourceId === resourceId && claims.instanceId === instanceId) return { kind: "application", instanceId };
       throw new ControllerError(403, `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`);
     }

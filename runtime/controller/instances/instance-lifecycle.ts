@@ -19,7 +19,7 @@ import { raise } from "../events/raise.ts";
 import { dropStaged, moveStaged } from "../events/staged-subscriptions.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import type { ForwardOrigin, Forwarder, ProvisionBody } from "../forward/forwarder.ts";
-import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import type { TransactionStore } from "../forward/transaction-store.ts";
 import type { PackageCatalog, PackageRecord } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
 import { forwardOrigin } from "../resources/applications.ts";
@@ -57,7 +57,7 @@ export class InstanceLifecycle {
     private readonly ca: KeyPairPem,
     private readonly sealer: PropertySealer,
     private readonly providerAccount: { id: string; path: string },
-    private readonly tickets: TransactionTickets,
+    private readonly transactions: TransactionStore,
     /**
      * What the endpoint gets as `aps.x509.controller`: the client certificate the controller
      * presents when it calls endpoints, then the CA certificate. aps-node-runtime compares the
@@ -86,8 +86,8 @@ export class InstanceLifecycle {
     // The settings as sent: `default` is a hint for clients preparing them (SPEC 2.2), not filled in.
     const values: Record<string, unknown> = { ...(input.settings ?? {}) };
     // The application may subscribe to events while it installs (SPEC 6.1): with this transaction id and its new certificate.
-    const pendingOAuth = oauth ? { oauth: { key: oauth.key, sealedSecret: Buffer.from(this.sealer.sealText(instanceId, oauth.secret)).toString("base64url") } } : {};
-    const transactionId = this.tickets.issue({ resourceId: rootId, typeId: root.type.id, instanceId, fingerprint, ...pendingOAuth });
+    const pendingOAuth = oauth ? { oauth: { key: oauth.key, sealedSecret: this.sealer.sealText(instanceId, oauth.secret) } } : {};
+    const transactionId = await this.transactions.issue({ resourceId: rootId, typeId: root.type.id, instanceId, fingerprint, ...pendingOAuth });
     const returned = await this.provisionRoot(target, root, rootId, { aps: { type: root.type.id, id: rootId, x509: this.x509Of(credentials) }, ...values }, { ...forwardOrigin(caller), transactionId });
     const now = new Date().toISOString();
     // Instance, root resource and its subscriptions together, or none of them.

@@ -6,7 +6,7 @@
  */
 import { asc, eq, inArray } from "drizzle-orm";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
-import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import type { TransactionStore } from "../forward/transaction-store.ts";
 import type { PackageCatalog } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
@@ -35,7 +35,7 @@ export class InstanceLookup {
     private readonly db: Db,
     private readonly catalog: PackageCatalog,
     private readonly sealer: PropertySealer,
-    private readonly tickets: TransactionTickets,
+    private readonly transactions: TransactionStore,
   ) {}
 
   /**
@@ -76,14 +76,14 @@ export class InstanceLookup {
   /**
    * The instance whose OAuth consumer key this is, with its secret opened (auth/oauth-verifier.ts).
    * While an instance installs it is not stored yet; its calls made with the install's
-   * transaction id are recognised by the key and sealed secret that id carries.
+   * transaction id are recognised by the key and sealed secret that transaction holds.
    */
   async byOAuthKey(key: string, transactionId?: string): Promise<{ instanceId: string; secret: string } | undefined> {
     const [row] = await this.db.select().from(instances).where(eq(instances.oauthKey, key)).limit(1);
     if (row?.oauthSecret) return { instanceId: row.id, secret: this.sealer.openText(row.id, row.oauthSecret) };
-    const claims = this.tickets.read(transactionId);
+    const claims = await this.transactions.read(transactionId);
     if (claims?.oauth?.key !== key) return undefined;
-    return { instanceId: claims.instanceId, secret: this.sealer.openText(claims.instanceId, Buffer.from(claims.oauth.sealedSecret, "base64url")) };
+    return { instanceId: claims.instanceId, secret: this.sealer.openText(claims.instanceId, claims.oauth.sealedSecret) };
   }
 
   /** An instance by id (also an OAuth-signed caller, auth/oauth-verifier.ts); none for what is not a UUID. */

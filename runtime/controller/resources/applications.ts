@@ -1,12 +1,12 @@
 /**
  * How the resource features reach the application that serves a type: its endpoint, the
- * forwarder, and the stores that keep a call's consequences (tasks, tickets, claims, intents).
+ * forwarder, and the stores that keep a call's consequences (tasks, transactions, claims, intents).
  * A controller started without them answers 502 for application types.
  */
 import type { Caller } from "../auth/caller.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import type { Forwarder, ForwardOrigin } from "../forward/forwarder.ts";
-import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import type { TransactionStore } from "../forward/transaction-store.ts";
 import type { ServingInstance } from "../instances/instance-lookup.ts";
 import type { IntentStore } from "../intents/intent-store.ts";
 import type { RegistryType } from "../registry.ts";
@@ -20,8 +20,8 @@ export interface Applications {
   targetOf(instanceId: string): Promise<EndpointTarget | undefined>;
   readonly forwarder: Forwarder;
   readonly tasks: TaskStore;
-  /** Transaction ids that say what a provisioning call is about, for subscriptions made during it. */
-  readonly tickets: TransactionTickets;
+  /** What the transaction id of a provisioning call stands for, for the application's calls back during it. */
+  readonly transactions: TransactionStore;
   /** One configure of a resource at a time while the application is called. */
   readonly claims: ResourceClaims;
   /** Provisionings sent and not yet stored, to undo after a crash or a failure. */

@@ -129,11 +129,20 @@ async function typeToProvision(ctx: ResourceContext, body: unknown): Promise<{ t
 async function provisionAtApplication(ctx: ResourceContext, caller: Caller, type: RegistryType, meta: BodyMeta, target: EndpointTarget, values: Record<string, unknown>, newLinks: readonly StoredLink[], reaches: readonly string[]): Promise<{ outcome: ForwardOutcome; values: Record<string, unknown>; transactionId: string }> {
   const app = applicationsFor(ctx.applications, type);
   const id = meta.id;
-  const transactionId = app.tickets.issue({ resourceId: id, typeId: type.id, instanceId: target.instanceId });
-  // Committed before the call: if this process dies before it stores the resource, the
-  // reconciler removes what the application created (intents/intent-reconciler.ts). Its link
-  // targets are what the application may read while it works (role-sql.ts reachedByInstance).
-  await app.intents.record({ resourceId: id, typeId: type.id, instanceId: target.instanceId, transactionId, reaches });
+  const transactionId = randomUUID();
+  // Both committed before the call, side by side: the transaction, which any process reads
+  // when the application calls back with its id (forward/transaction-store.ts), and the intent:
+  // if this process dies before it stores the resource, the reconciler removes what the
+  // application created (intents/intent-reconciler.ts). Its link targets are what the
+  // application may read while it works (role-sql.ts reachedByInstance).
+  const claims = { resourceId: id, typeId: type.id, instanceId: target.instanceId };
+  const committed = await Promise.allSettled([app.transactions.issue(claims, transactionId), app.intents.record({ ...claims, transactionId, reaches })]);
+  const failed = committed.find((r) => r.status === "rejected");
+  if (failed) {
+    // Nothing was sent: an intent without its call has nothing to undo.
+    await app.intents.drop(id).catch(() => undefined);
+    throw failed.reason;
+  }
   try {
     const outcome = await app.forwarder.provision(target, type, applicationBody(meta, type, values, newLinks), { ...forwardOrigin(caller), transactionId });
     const merged = { ...values };

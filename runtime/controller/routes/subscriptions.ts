@@ -2,7 +2,7 @@
  * `/aps/2/resources/{subscriberID}/aps/subscriptions[/{id}]` (SPEC 6.1). Mounted before the
  * token check: the subscribing application calls with its instance certificate (SPEC 5); a token
  * caller needs configure access on the subscriber. The `APS-Transaction-ID` of a provisioning call
- * in flight lets the application subscribe for the resource it is creating (transaction-tickets.ts).
+ * in flight lets the application subscribe for the resource it is creating (forward/transaction-store.ts).
  */
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -12,7 +12,7 @@ import { requestSource } from "../auth/request-source.ts";
 import { peerCertificate } from "../auth/peer-certificate.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { Subscriber, SubscriptionService } from "../events/subscription-service.ts";
-import type { TransactionTickets } from "../forward/transaction-tickets.ts";
+import type { TransactionStore } from "../forward/transaction-store.ts";
 import { parseRequestJson, readJsonBody, sendJson, sendList } from "../support/http-json.ts";
 import type { InstanceLookup } from "../instances/instance-lookup.ts";
 import type { TypeRegistry } from "../registry.ts";
@@ -28,7 +28,7 @@ export interface SubscriberLookup {
   readonly access: ResourceAccess;
   readonly callers: CallerResolver;
   readonly instances: InstanceLookup;
-  readonly tickets: TransactionTickets;
+  readonly transactions: TransactionStore;
   /** The instance of an OAuth-signed request, undefined when it carries no OAuth header (auth/oauth-verifier.ts). */
   readonly oauth?: (c: Context<Env>) => Promise<string | undefined>;
 }
@@ -73,13 +73,15 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
     return { id, type };
   }
   const peer = peerCertificate(c);
-  const claims = lookup.tickets.read(c.req.header("aps-transaction-id"));
+  // Read only for what is not stored yet (an install or a provisioning in flight); a second read is remembered.
+  const transaction = () => lookup.transactions.read(c.req.header("aps-transaction-id"));
   let instanceId: string | undefined;
   if (peer) {
     if (!peer.authorized) throw new ControllerError(401, "The client certificate was not issued by this controller.");
     const instance = await lookup.instances.byFingerprint(peer.fingerprint);
     // During an install the instance is not stored yet: its new certificate is in the claims.
-    instanceId = instance?.id ?? (claims?.fingerprint === peer.fingerprint ? claims.instanceId : undefined);
+    const pending = instance ? undefined : await transaction();
+    instanceId = instance?.id ?? (pending?.fingerprint === peer.fingerprint ? pending.instanceId : undefined);
   } else {
     // FallBall and the Connect extension subscribe with an OAuth signature (platform-forms §1.2, §1.3).
     instanceId = await lookup.oauth?.(c);
@@ -87,9 +89,10 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   }
   if (!instanceId) throw new ControllerError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
   const row = isUuid(id) ? await lookup.store.get(id) : undefined;
-  if (!row && claims && claims.resourceId === id && claims.instanceId === instanceId) {
+  const pending = row ? undefined : await transaction();
+  if (pending && pending.resourceId === id && pending.instanceId === instanceId) {
     // The resource this transaction is provisioning: staged until it is stored.
-    const type = lookup.registry().get(claims.typeId);
+    const type = lookup.registry().get(pending.typeId);
     if (type) return { id, type, staged: true };
   }
   const type = row && lookup.registry().get(row.typeId);

@@ -12,7 +12,7 @@ import { NotificationStore } from "../events/notification-store.ts";
 import { endpointClient } from "../forward/endpoint-client.ts";
 import { Forwarder } from "../forward/forwarder.ts";
 import { observedEndpointCall } from "../forward/observed-endpoint-call.ts";
-import { TransactionTickets } from "../forward/transaction-tickets.ts";
+import { DEFAULT_TRANSACTION_VALID_MS, TransactionStore } from "../forward/transaction-store.ts";
 import { InstanceLifecycle } from "../instances/instance-lifecycle.ts";
 import { InstanceLookup } from "../instances/instance-lookup.ts";
 import { IntentReconciler } from "../intents/intent-reconciler.ts";
@@ -23,18 +23,22 @@ import { ensureNotificationManager } from "../platform/notification-manager.ts";
 import type { Db } from "../store/open-database.ts";
 import { ResourceClaims } from "../store/resource-claims.ts";
 import type { ControllerKeys } from "../support/data-directory.ts";
+import { BackgroundLoop } from "../support/background-loop.ts";
 import { PropertySealer } from "../support/encryption.ts";
 import { TaskRunner } from "../tasks/task-runner.ts";
 import { TaskStore } from "../tasks/task-store.ts";
 import type { ControllerTls } from "../../common/certificate-authority.ts";
 import type { ControllerOptions } from "./controller-options.ts";
 
+/** How often each process deletes expired transactions (forward/transaction-store.ts). */
+const PRUNE_TRANSACTIONS_EVERY_MS = 60_000;
+
 /** What the controller is made of before it listens. */
 export interface AssembledController {
   readonly app: ControllerApp["app"];
   readonly provider: ProviderIdentity;
   readonly metrics: ControllerMetrics;
-  /** Asynchronous tasks, provisioning intents and event delivery: started once it listens. */
+  /** Asynchronous tasks, provisioning intents, event delivery and expired transactions: started once it listens. */
   readonly loops: { start(): void; stop(): Promise<void> };
   /** Stops the app's own work (the revocation feed); before the database closes. */
   stopApp(): Promise<void>;
@@ -76,15 +80,25 @@ export async function assembleController(foundation: ControllerFoundation): Prom
     applications,
   });
   const runner = new TaskRunner(applications.tasks, runTask, logger);
+  // Expired transactions read as unknown already; deleting them keeps the table to those in flight.
+  const pruner = new BackgroundLoop(
+    async () => {
+      await applications.transactions.prune();
+      return false;
+    },
+    PRUNE_TRANSACTIONS_EVERY_MS,
+    (error) => logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, "deleting expired transactions failed"),
+  );
   const reconciler = new IntentReconciler({ intents: applications.intents, forwarder: applications.forwarder, registry: () => catalog.registry, targetOf: (id) => applications.instanceLookup.targetOf(id) }, logger);
   const loops = {
     start: () => {
       runner.start();
       reconciler.start();
       deliverer.start();
+      pruner.start();
     },
     stop: async () => {
-      await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop()]);
+      await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop(), pruner.stop()]);
     },
   };
   return { app, provider, metrics, loops, stopApp: stop };
@@ -92,22 +106,23 @@ export async function assembleController(foundation: ControllerFoundation): Prom
 
 type Applications = NonNullable<ControllerParts["applications"]>;
 
-/** Application instances and what serves them: forwarding, tasks, claims and intents, the event outbox and its deliverer. */
+/** Application instances and what serves them: forwarding, transactions, tasks, claims and intents, the event outbox and its deliverer. */
 function applicationParts(
-  { options, db, logger, keys, tls, url }: ControllerFoundation,
+  { options, db, logger, tls, url }: ControllerFoundation,
   shared: { catalog: PackageCatalog; sealer: PropertySealer; metrics: ControllerMetrics; provider: Applications["provider"] },
 ): { applications: Applications; deliverer: EventDeliverer } {
   const { catalog, sealer, provider } = shared;
   const endpointTimeoutMs = options.endpointTimeoutMs ?? 30_000;
   const forwarder = new Forwarder(observedEndpointCall(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: endpointTimeoutMs }), shared.metrics, logger), url);
-  const tickets = new TransactionTickets(keys.token);
-  // aps.x509.controller: the client certificate presented to endpoints, then the CA (platform-forms Q3).
-  const controllerIdentity = `${tls.client.cert.trim()}\n${tls.ca.cert.trim()}\n`;
-  const instanceLookup = new InstanceLookup(db, catalog, sealer, tickets);
-  const instances = new InstanceLifecycle(db, catalog, instanceLookup, forwarder, tls.ca, sealer, provider, tickets, controllerIdentity);
   // A claim or an intent outlives the slowest forward (the endpoint time-out) and the commit
   // after it (at most the statement time-out): until then its holder may still be at work.
   const leaseMs = endpointTimeoutMs + (options.commitMarginMs ?? 20_000);
+  // A transaction id is honoured at least as long as the call made with it may last.
+  const transactions = new TransactionStore(db, Math.max(DEFAULT_TRANSACTION_VALID_MS, leaseMs));
+  // aps.x509.controller: the client certificate presented to endpoints, then the CA (platform-forms Q3).
+  const controllerIdentity = `${tls.client.cert.trim()}\n${tls.ca.cert.trim()}\n`;
+  const instanceLookup = new InstanceLookup(db, catalog, sealer, transactions);
+  const instances = new InstanceLifecycle(db, catalog, instanceLookup, forwarder, tls.ca, sealer, provider, transactions, controllerIdentity);
   const notifications = new NotificationStore(db);
   const deliverer = new EventDeliverer(
     notifications,
@@ -123,7 +138,7 @@ function applicationParts(
     claims: new ResourceClaims(db, leaseMs),
     intents: new IntentStore(db, leaseMs),
     provider,
-    tickets,
+    transactions,
     events: { store: notifications, nudge: () => deliverer.nudge() },
   };
   return { applications, deliverer };

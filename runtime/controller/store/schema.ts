@@ -319,6 +319,31 @@ export const provisioningIntents = pgTable(
 );
 
 /**
+ * What the `APS-Transaction-ID` of a provisioning or an install stands for (migration 0014,
+ * forward/transaction-store.ts): the application sends the id back while the resource (or the
+ * instance) is not stored yet, and whichever process it reaches reads this row by its key.
+ * Written before the call; a row past `expires` reads as unknown, and a background pass deletes it.
+ */
+export const transactions = pgTable(
+  "transactions",
+  {
+    /** The `APS-Transaction-ID`: a random UUID. */
+    id: uuid("id").primaryKey(),
+    /** The resource the call provisions (during an install: the application root). */
+    resourceId: uuid("resource_id").notNull(),
+    typeId: text("type_id").notNull(),
+    instanceId: uuid("instance_id").notNull(),
+    /** During an install: the SHA-256 fingerprint of the instance's new certificate. */
+    fingerprint: text("fingerprint"),
+    /** During an install with OAuth: the instance's consumer key, and its secret sealed with the instance id as context (encryption.ts). */
+    oauthKey: text("oauth_key"),
+    oauthSecret: bytea("oauth_secret"),
+    expires: timestamp("expires", { withTimezone: true, mode: "string" }).notNull(),
+  },
+  (t) => [index("transactions_expires_idx").on(t.expires)],
+);
+
+/**
  * Notifications posted to the platform's notification manager (routes/platform-notifications.ts),
  * kept so that the accounts they address, and the application that sent them, can read them back.
  * `recipient_path` is the owner path of the account addressed (directly, or as the account of the
