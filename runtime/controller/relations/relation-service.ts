@@ -193,7 +193,7 @@ export class RelationService {
     if (!rel.collection) {
       // Its one link may be to another resource (it is in this collection through a link made from here).
       if (!(await this.ctx.store.linksFrom(holder.id)).some((l) => l.relation === relation && l.targetId === leaving)) return;
-      throw new ControllerError(409, `${holder.id} links to ${leaving} through its required relation "${relation}": it cannot be without it. Relink it to another resource, or unprovision it.`);
+      throw new ControllerError(409, `${holder.id} links to ${leaving} through its required relation "${relation}", a strong link: it cannot be without it. Relink it to another resource, or unprovision it.`);
     }
     if (!(await this.othersRemain(holder, relation, leaving))) throw new ControllerError(409, `${leaving} is the last member of ${holder.id}'s required collection "${relation}": it cannot be empty. Link another resource first, or unprovision ${holder.id}.`);
   }
