@@ -54,6 +54,7 @@ import { packageRoutes } from "./routes/packages.ts";
 import { typeRoutes } from "./routes/types.ts";
 import { DEFAULT_NAVIGATION_LIMITS, navigationRoutes, uiRuntimeRoutes, type NavigationLimits } from "./routes/ui.ts";
 import type { Db } from "./store/open-database.ts";
+import type { PropertyIndexer } from "./store/property-indexes.ts";
 import { ResourceStore } from "./store/resource-store.ts";
 import { ResourceRows } from "./store/resource-rows.ts";
 import { replyHeaders } from "./support/reply-headers.ts";
@@ -75,6 +76,8 @@ export interface ControllerParts {
   readonly logger: Logger;
   /** Its Prometheus registry (observability/metrics.ts); one of its own when absent. */
   readonly metrics?: ControllerMetrics;
+  /** Makes the indexes lists ask for (store/property-indexes.ts); without it, lists go without them. */
+  readonly propertyIndexes?: PropertyIndexer;
   /** The OpenAPI document of the controller for its types, served at /aps/2/openapi.json. */
   readonly openApi?: Record<string, unknown>;
   /** Limits of identity: revocation feed, failed token verifications, navigation trees. */
@@ -216,6 +219,7 @@ function resourceContext(parts: ControllerParts, store: ResourceStore): Resource
     store,
     rows: new ResourceRows(parts.sealer),
     access: new ResourceAccess(parts.catalog, store),
+    ...(parts.propertyIndexes ? { indexes: parts.propertyIndexes } : {}),
     ...(applications
       ? { applications: { targetFor: (type) => applications.instanceLookup.targetFor(type), targetOf: (id) => applications.instanceLookup.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, transactions: applications.transactions, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
       : {}),

@@ -9,7 +9,7 @@ import { parseRql, RqlError } from "../../common/rql.ts";
 import type { Caller } from "../auth/caller.ts";
 import { rolesOn } from "../auth/roles.ts";
 import { readableProperty, visibleRows } from "../store/role-sql.ts";
-import { filterSql, sortSql } from "../store/rql-sql.ts";
+import { filterScope, filterSql, indexedProperties, sortSql } from "../store/rql-sql.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { ResourceContext } from "./resource-context.ts";
 import { readerOf, resourceView } from "./resource-view.ts";
@@ -34,10 +34,13 @@ export async function list(ctx: ResourceContext, caller: Caller, queryString: st
     if (error instanceof RqlError) throw new ControllerError(400, `The query is not valid RQL: ${error.message}.`);
     throw error;
   }
-  const where: SQL[] = [visibleRows(registry, caller)];
+  // Access is tested for the types the filter keeps to, once, not for every type of the registry.
+  const scope = filterScope(query.filter, registry);
+  const where: SQL[] = [visibleRows(registry, caller, scope)];
   if (within) where.push(within);
-  const readable = (prop: string) => readableProperty(registry, prop.split(".")[0]!, caller);
-  if (query.filter) where.push(filterSql(query.filter, registry, readable));
+  const readable = (prop: string) => readableProperty(registry, prop.split(".")[0]!, caller, scope);
+  if (query.filter) where.push(filterSql(query.filter, registry, readable, scope));
+  if (scope?.length === 1 && ctx.indexes) for (const prop of indexedProperties(query.filter, registry.get(scope[0]!))) ctx.indexes.want(scope[0]!, prop);
   const order = query.sort.map((s) => sortSql(s.prop, s.descending, readable));
   const start = query.limit?.start ?? 0;
   const count = Math.min(query.limit?.count ?? DEFAULT_PAGE, DEFAULT_PAGE);

@@ -13,6 +13,8 @@ export interface ResourceContext {
   readonly store: ResourceStore;
   readonly rows: ResourceRows;
   readonly access: ResourceAccess;
+  /** Asked for the index of a declared property a list compares (store/property-indexes.ts). */
+  readonly indexes?: { want(typeId: string, property: string): void };
   /** Absent: application types answer 502 (applications.ts). */
   readonly applications?: Applications;
 }

@@ -21,9 +21,10 @@ import { ControllerMetrics } from "../observability/metrics.ts";
 import { PackageCatalog } from "../packages/catalog.ts";
 import { ensureNotificationManager } from "../platform/notification-manager.ts";
 import type { Db } from "../store/open-database.ts";
+import { PropertyIndexer } from "../store/property-indexes.ts";
+import { BackgroundLoop } from "../support/background-loop.ts";
 import { ResourceClaims } from "../store/resource-claims.ts";
 import type { ControllerKeys } from "../support/data-directory.ts";
-import { BackgroundLoop } from "../support/background-loop.ts";
 import { PropertySealer } from "../support/encryption.ts";
 import { TaskRunner } from "../tasks/task-runner.ts";
 import { TaskStore } from "../tasks/task-store.ts";
@@ -67,7 +68,11 @@ export async function assembleController(foundation: ControllerFoundation): Prom
   const sealer = new PropertySealer(keys.encryption);
   const metrics = new ControllerMetrics(db, logger);
   const { applications, deliverer } = applicationParts(foundation, { catalog, sealer, metrics, provider: { id: provider.accountId, path: `/${provider.accountId}/` } });
+  // Indexes of the properties lists filter on, made in the background when a list first asks (store/property-indexes.ts).
+  const indexing: BackgroundLoop = new BackgroundLoop(() => indexer.pass(), 60_000, (error) => logger.warn({ err: error }, "the property indexes for lists were not looked at"));
+  const indexer = new PropertyIndexer(db, options.database?.kind ?? (options.databaseUrl ? "postgres" : "pglite"), logger, () => indexing.nudge());
   const { app, runTask, stop } = createControllerApp({
+    propertyIndexes: indexer,
     catalog,
     ...(options.compiler ? { compiler: options.compiler } : {}),
     db,
@@ -96,9 +101,10 @@ export async function assembleController(foundation: ControllerFoundation): Prom
       reconciler.start();
       deliverer.start();
       pruner.start();
+      indexing.start();
     },
     stop: async () => {
-      await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop(), pruner.stop()]);
+      await Promise.all([runner.stop(), deliverer.stop(), reconciler.stop(), pruner.stop(), indexing.stop()]);
     },
   };
   return { app, provider, metrics, loops, stopApp: stop };

@@ -11,6 +11,15 @@ import { links, resources } from "./schema.ts";
 import { linkedWithAccount, reachedByInstance } from "./role-sql.ts";
 import type { StoredResource } from "./schema-rows.ts";
 
+/** Matches of a list counted exactly for `Content-Range`; past it, the total is PostgreSQL's estimate (ResourceStore.total). */
+export const EXACT_COUNT_LIMIT = 10_000;
+
+/** The row estimate of the top node of an `explain (format json)` result (text or parsed, by driver). */
+function planRows(value: unknown): number {
+  const doc = (typeof value === "string" ? JSON.parse(value) : value) as { Plan?: { "Plan Rows"?: number } }[] | undefined;
+  return Number(doc?.[0]?.Plan?.["Plan Rows"]);
+}
+
 /** A resource row as stored. */
 export type { StoredResource };
 /** What a new resource row holds. */
@@ -289,16 +298,29 @@ export class ResourceStore {
    */
   async list(where: SQL, order: readonly SQL[], start: number, count: number): Promise<{ rows: StoredResource[]; total: number }> {
     const rows = await this.db
-      .select({ row: resources, total: sql<string>`count(*) over ()` })
+      .select()
       .from(resources)
       .where(where)
       .orderBy(...order, resources.seq)
       .offset(start)
       .limit(count);
-    if (rows.length > 0) return { rows: rows.map((r) => r.row), total: Number(rows[0]!.total) };
-    // An empty page (past the end, or count 0) still needs the total.
-    const [c] = await this.db.select({ n: sql<string>`count(*)` }).from(resources).where(where);
-    return { rows: [], total: Number(c?.n ?? 0) };
+    // A page that ends before `count` is the last one: the total is known without counting.
+    if (rows.length < count && (rows.length > 0 || start === 0)) return { rows, total: start + rows.length };
+    return { rows, total: await this.total(where, rows.length ? start + rows.length : 0) };
+  }
+
+  /**
+   * How many rows match `where` (at least `seen`): exact up to {@link EXACT_COUNT_LIMIT}, counted
+   * without reading past it; beyond, PostgreSQL's estimate of the matches (and never less than
+   * the limit). So a page costs what it holds plus at most the limit, not the whole table.
+   */
+  private async total(where: SQL, seen: number): Promise<number> {
+    const [c] = rowsOf<{ n: string }>(await this.db.execute(sql`select count(*) as n from (select 1 from ${resources} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matches`));
+    const exact = Number(c?.n ?? 0);
+    if (exact <= EXACT_COUNT_LIMIT) return Math.max(exact, seen);
+    const [plan] = rowsOf<{ "QUERY PLAN": unknown }>(await this.db.execute(sql`explain (format json) select 1 from ${resources} where ${where}`));
+    const estimate = planRows(plan?.["QUERY PLAN"]);
+    return Math.max(Number.isFinite(estimate) ? Math.round(estimate) : 0, EXACT_COUNT_LIMIT + 1, seen);
   }
 
   /** Those of `ids` whose rows match `where` (e.g. role-sql.ts `visibleRows`): one query, the ids as one array parameter. */

@@ -49,7 +49,7 @@ function holdsRole(bits: number, caller: Caller): SQL {
   const prefix = `${caller.accountPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   // The provider (root of the tree) administers every resource, its own too (auth/roles.ts): when
   // admin is allowed, nothing else needs testing (no owner or referrer subqueries to plan).
-  if (bits & RoleBit.admin && caller.accountPath === `/${caller.accountId}/`) return sql`${resources.ownerPath} like ${prefix}`;
+  if (bits & RoleBit.admin && isProviderAdmin(caller)) return sql`${resources.ownerPath} like ${prefix}`;
   const parts: SQL[] = [];
   if (bits & RoleBit.owner) parts.push(sql`${resources.ownerAccount} = ${caller.accountId}`);
   if (bits & RoleBit.admin) parts.push(sql`(${resources.ownerPath} like ${prefix} and ${resources.ownerAccount} <> ${caller.accountId})`);
@@ -79,21 +79,42 @@ function groupsOf(registry: TypeRegistry, key: string, accessOf: (typeId: string
   return groups;
 }
 
-/** Rows of types grouped by one access set, each group tested once. */
-function byAccess(groups: readonly [number, string[]][], caller: Caller): SQL {
-  const parts = groups.map(([bits, ids]) => sql`(${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${holdsRole(bits, caller)})`);
+/** Rows of types grouped by one access set, each group tested once; with `scope`, only rows of those types. */
+function byAccess(groups: readonly [number, string[]][], caller: Caller, scope?: readonly string[]): SQL {
+  const parts: SQL[] = [];
+  for (const [bits, all] of groups) {
+    const ids = scope ? all.filter((id) => scope.includes(id)) : all;
+    if (ids.length) parts.push(sql`(${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${holdsRole(bits, caller)})`);
+  }
   return parts.length ? sql`(${sql.join(parts, sql` or `)})` : sql`false`;
 }
 
-/** Rows the caller may list: those whose type's retrieve operation allows a role it holds. */
-export function visibleRows(registry: TypeRegistry, caller: Caller): SQL {
-  return byAccess(groupsOf(registry, "retrieve", (id) => operationAccess(registry.get(id)!, "retrieve")), caller);
+const retrieveOf = (registry: TypeRegistry) => (id: string) => operationAccess(registry.get(id)!, "retrieve");
+
+/** Rows the caller may list: those whose type's retrieve operation allows a role it holds; with `scope`, of those types only. */
+export function visibleRows(registry: TypeRegistry, caller: Caller, scope?: readonly string[]): SQL {
+  return byAccess(groupsOf(registry, "retrieve", retrieveOf(registry)), caller, scope);
 }
 
 /**
- * Rows on which the caller may read property `name` (SPEC 2.7): filters and sorts only look at
- * it there. Encrypted properties are never in the body, so they never match anyway.
+ * Rows on which the caller may read property `name` (SPEC 2.7), among those it sees: filters
+ * and sorts only look at it there. Undefined when that is every row it sees (of `scope`'s types,
+ * when given): each type that declares it lets every role that retrieves read it, or the caller
+ * is the provider's administrator and the property lets admins read it. A type that does not
+ * declare it has no such value to compare. Encrypted properties are never in the body.
  */
-export function readableProperty(registry: TypeRegistry, name: string, caller: Caller): SQL {
-  return byAccess(groupsOf(registry, `property:${name}`, (id) => registry.get(id)!.properties[name]?.access), caller);
+export function readableProperty(registry: TypeRegistry, name: string, caller: Caller, scope?: readonly string[]): SQL | undefined {
+  const propertyAccess = (id: string) => registry.get(id)!.properties[name]?.access;
+  const retrieve = retrieveOf(registry);
+  const types = scope ?? [...registry.keys()];
+  const everywhere = types.every((id) => {
+    const bits = propertyAccess(id);
+    return bits === undefined || (retrieve(id) & ~bits) === 0 || (bits & RoleBit.admin && isProviderAdmin(caller));
+  });
+  return everywhere ? undefined : byAccess(groupsOf(registry, `property:${name}`, propertyAccess), caller, scope);
+}
+
+/** The provider's administrator: admin on every resource (holdsRole's first shortcut). */
+function isProviderAdmin(caller: Caller): boolean {
+  return caller.kind !== "application" && !!caller.accountId && caller.accountPath === `/${caller.accountId}/`;
 }

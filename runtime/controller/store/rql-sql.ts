@@ -13,9 +13,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { ControllerError } from "../support/errors.ts";
 import type { LikePart, RqlFilter } from "../../common/rql.ts";
-import type { TypeRegistry } from "../registry.ts";
+import type { RegistryType, TypeRegistry } from "../registry.ts";
 import { sameTypeId } from "../type-id-version.ts";
 import { isUuid } from "../support/uuid.ts";
+import { indexedKind, sqlLiteral } from "./property-indexes.ts";
 import { resources } from "./schema.ts";
 
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?$/;
@@ -30,34 +31,83 @@ const META: Readonly<Record<string, SQL>> = {
   "aps.subscription": sql`${resources.subscription}::text`,
 };
 
-/** Rows on which the caller may read a property; comparisons only hold there. */
-export type ReadGuard = (prop: string) => SQL;
+/** Rows on which the caller may read a property, where comparisons only hold; undefined when every row it sees is one. */
+export type ReadGuard = (prop: string) => SQL | undefined;
+
+/**
+ * The type ids a filter keeps rows to, when its top level says `implementing(...)` (alone or in
+ * an `and`): with one type, `eq` on a property it declares is written for that type's property
+ * index (store/property-indexes.ts), and the caller's access is tested for those types only.
+ */
+export function filterScope(filter: RqlFilter | undefined, registry: TypeRegistry): readonly string[] | undefined {
+  if (!filter) return undefined;
+  if (filter.op === "implementing") return implementingIds(registry, filter.typeId);
+  if (filter.op !== "and") return undefined;
+  let scope: string[] | undefined;
+  for (const arg of filter.args) {
+    if (arg.op !== "implementing") continue;
+    const ids = implementingIds(registry, arg.typeId);
+    scope = scope ? scope.filter((id) => ids.includes(id)) : ids;
+  }
+  return scope;
+}
+
+/** The top-level properties `eq`/`ne` compare in the form of `typeId`'s property index (see filterSql). */
+export function indexedProperties(filter: RqlFilter | undefined, type: RegistryType | undefined): string[] {
+  if (!filter || !type) return [];
+  switch (filter.op) {
+    case "and":
+    case "or":
+      return filter.args.flatMap((a) => indexedProperties(a, type));
+    case "not":
+      return indexedProperties(filter.arg, type);
+    case "eq":
+    case "ne":
+      return !META[filter.prop] && indexedKind(type, filter.prop) ? [filter.prop] : [];
+    default:
+      return [];
+  }
+}
+
+function implementingIds(registry: TypeRegistry, typeId: string): string[] {
+  return [...registry.values()].filter((t) => sameTypeId(t.id, typeId) || t.ancestors.some((a) => sameTypeId(a, typeId))).map((t) => t.id);
+}
 
 /**
  * Translates a filter; `registry` resolves `implementing(...)`, `readable` keeps each comparison
  * on a property to the rows where the caller may read it (so `not`/`ne` reveal nothing either).
  * Throws ControllerError(400) for what lists cannot do.
  */
-export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: ReadGuard): SQL {
-  const guarded = (prop: string, condition: SQL) => (META[prop] ? condition : sql`(${condition} and ${readable(prop)})`);
+export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: ReadGuard, scope = filterScope(filter, registry)): SQL {
+  const guarded = (prop: string, condition: SQL) => {
+    const guard = META[prop] ? undefined : readable(prop);
+    return guard ? sql`(${condition} and ${guard})` : condition;
+  };
+  // One type in scope: `eq` on a property it declares compares the one value its index holds.
+  const only = scope?.length === 1 ? registry.get(scope[0]!) : undefined;
+  const equality = (prop: string, value: string) => {
+    const kind = META[prop] ? undefined : indexedKind(only, prop);
+    return kind ? declaredEquals(prop, kind, value) : equals(prop, value);
+  };
   switch (filter.op) {
     case "and":
     case "or":
       return sql`(${sql.join(
-        filter.args.map((a) => filterSql(a, registry, readable)),
+        filter.args.map((a) => filterSql(a, registry, readable, scope)),
         filter.op === "and" ? sql` and ` : sql` or `,
       )})`;
     case "not":
-      return sql`(not ${filterSql(filter.arg, registry, readable)})`;
+      // A comparison on a property the row lacks is null (`body -> 'p' = ...`): not a match, and not one once negated either.
+      return sql`(not coalesce(${filterSql(filter.arg, registry, readable, scope)}, false))`;
     case "eq": {
       const relation = linkRelation(filter.prop, registry);
       if (relation !== undefined) return linkedTo(relation, filter.value);
-      return guarded(filter.prop, equals(filter.prop, filter.value));
+      return guarded(filter.prop, equality(filter.prop, filter.value));
     }
     case "ne": {
       const relation = linkRelation(filter.prop, registry);
       if (relation !== undefined) return sql`(not ${linkedTo(relation, filter.value)})`;
-      return sql`(not ${guarded(filter.prop, equals(filter.prop, filter.value))})`;
+      return sql`(not coalesce(${guarded(filter.prop, equality(filter.prop, filter.value))}, false))`;
     }
     case "in":
       return filter.values.length ? guarded(filter.prop, oneOf(filter.prop, filter.values)) : sql`false`;
@@ -71,8 +121,9 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
     case "like":
       return guarded(filter.prop, sql`coalesce(${textOf(filter.prop)} like ${likeText(filter.pattern)} escape '\\', false)`);
     case "implementing": {
-      const ids = [...registry.values()].filter((t) => sameTypeId(t.id, filter.typeId) || t.ancestors.some((a) => sameTypeId(a, filter.typeId))).map((t) => t.id);
-      return ids.length ? sql`${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql`false`;
+      // Written as literals: a partial index (`where type_id = '<id>'`) serves only a condition the planner can prove implies it.
+      const ids = implementingIds(registry, filter.typeId);
+      return ids.length ? sql.raw(`type_id in (${ids.map(sqlLiteral).join(", ")})`) : sql`false`;
     }
     case "composing":
       throw new ControllerError(400, "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.");
@@ -86,7 +137,8 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
 /** An ORDER BY term for `sort(+prop)` / `sort(-prop)`; unreadable values sort as missing. */
 export function sortSql(prop: string, descending: boolean, readable: ReadGuard): SQL {
   const meta = META[prop];
-  const expr = meta ?? sql`(case when ${readable(prop)} then ${resources.body} #> ${pathOf(prop)}::text[] end)`;
+  const guard = meta ? undefined : readable(prop);
+  const expr = meta ?? (guard ? sql`(case when ${guard} then ${resources.body} #> ${pathOf(prop)}::text[] end)` : sql`(${resources.body} #> ${pathOf(prop)}::text[])`);
   return descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
 }
 
@@ -114,6 +166,21 @@ function equals(prop: string, value: string): SQL {
   if (meta) return sql`coalesce(${meta}::text = ${value}, false)`;
   const tests = candidates(value).map((c) => sql`${resources.body} @> ${containment(prop, c)}::jsonb`);
   return tests.length === 1 ? tests[0]! : sql`(${sql.join(tests, sql` or `)})`;
+}
+
+/**
+ * `eq` on a top-level property the one type in scope declares with `kind`: the stored value is
+ * of that kind (the controller validates what it stores), so the query value is compared as
+ * that kind alone, in the form the type's property index holds (`body -> 'prop'`). jsonb
+ * equality is numeric for numbers (`5` equals `5.0`). A value that cannot be of the kind
+ * matches nothing, as it matched nothing before.
+ */
+function declaredEquals(prop: string, kind: string, value: string): SQL {
+  let json: string | undefined;
+  if (kind === "string") json = JSON.stringify(value);
+  else if (kind === "boolean") json = value === "true" || value === "false" ? value : undefined;
+  else json = isNumberText(value) ? value : undefined;
+  return json === undefined ? sql`false` : sql`(${resources.body} -> ${sql.raw(sqlLiteral(prop))}) = ${json}::jsonb`;
 }
 
 /**
