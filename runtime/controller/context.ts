@@ -1,5 +1,4 @@
 /** What the controller's middleware puts on each request's context. */
-import type { Logger } from "pino";
 import type { Caller } from "./auth/caller.ts";
 import type { RequestScope } from "./observability/request-scope.ts";
 
@@ -7,8 +6,6 @@ import type { RequestScope } from "./observability/request-scope.ts";
 export interface ControllerEnv {
   Variables: {
     caller: Caller;
-    /** The request's logger, with its request id (observability/request-log.ts). */
-    log: Logger;
     /** The request's id, logger and transaction, for what it forwards (observability/request-scope.ts). */
     request: RequestScope;
   };

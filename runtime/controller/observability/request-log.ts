@@ -13,6 +13,7 @@ import { loggableHeaderValue, REQUEST_ID_HEADER, requestIdOf } from "../../commo
 import type { ControllerEnv } from "../context.ts";
 import type { RequestScope } from "./request-scope.ts";
 import { routePattern } from "./route-pattern.ts";
+import { isCompleteReply } from "../support/reply-headers.ts";
 
 /** Probes and scrapes come every few seconds: logged at debug unless they fail. */
 const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -23,14 +24,39 @@ export function requestLog(logger: Logger): MiddlewareHandler<ControllerEnv> {
     const started = performance.now();
     const requestId = requestIdOf(c.req.header(REQUEST_ID_HEADER));
     const transactionId = loggableHeaderValue(c.req.header("aps-transaction-id"));
-    const scope: RequestScope = { requestId, log: logger.child({ requestId, ...(transactionId ? { transactionId } : {}) }), ...(transactionId ? { transactionId } : {}) };
-    c.set("log", scope.log);
+    const scope = requestScope(logger, requestId, transactionId);
     c.set("request", scope);
     await next();
-    c.res.headers.set(REQUEST_ID_HEADER, requestId);
-    const path = new URL(c.req.url).pathname;
+    if (!isCompleteReply(c.res)) c.res.headers.set(REQUEST_ID_HEADER, requestId);
+    const path = pathOf(c.req.url);
     const line = { method: c.req.method, path, route: routePattern(c), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 };
-    if (QUIET_PATHS.has(path) && c.res.status < 400) scope.log.debug(line, "request");
-    else scope.log.info(line, "request");
+    const quiet = QUIET_PATHS.has(path) && c.res.status < 400;
+    if (quiet && !logger.isLevelEnabled("debug")) return;
+    // Most requests log nothing else: their one line needs no child logger of its own.
+    const log = scope.logged() ?? logger;
+    const fields = log === logger ? { requestId, ...(scope.transactionId ? { transactionId: scope.transactionId } : {}), ...line } : line;
+    if (quiet) log.debug(fields, "request");
+    else log.info(fields, "request");
   };
+}
+
+/** A request's scope whose logger (a pino child with the request's ids) is made when something first logs with it. */
+function requestScope(logger: Logger, requestId: string, transactionId: string | undefined): RequestScope & { logged(): Logger | undefined } {
+  let child: Logger | undefined;
+  return {
+    requestId,
+    ...(transactionId ? { transactionId } : {}),
+    get log() {
+      return (child ??= logger.child({ requestId, ...(this.transactionId ? { transactionId: this.transactionId } : {}) }));
+    },
+    logged: () => child,
+  };
+}
+
+/** The path of a request URL (`https://host:port/path?query`), without building a URL object. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
 }

@@ -15,6 +15,8 @@ export interface RequestScope {
   readonly log: Logger;
   /** The APS transaction of the request: the one it came with, or the first one it started. */
   transactionId?: string;
+  /** The logger if it was made already (it is made on first use of `log`). */
+  logged?(): Logger | undefined;
 }
 
 /**
@@ -25,5 +27,6 @@ export interface RequestScope {
 export function joinTransaction(scope: RequestScope, transactionId: string): void {
   if (scope.transactionId) return;
   scope.transactionId = transactionId;
-  scope.log.setBindings({ transactionId });
+  // A logger made before now learns it; one made later is made with it (request-log.ts).
+  if (scope.logged?.()) scope.log.setBindings({ transactionId });
 }

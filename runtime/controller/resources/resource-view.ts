@@ -128,8 +128,13 @@ export function linkAnswer(rel: RegistryRelation, targetId: string): LinkAnswer 
   return { aps: { link: linkKind(rel), id: targetId, href: resourceHref(targetId) } };
 }
 
+/** PostgreSQL's text of a UTC timestamp (`2026-11-27 10:51:23.123+00`), the common case, read without a Date. */
+const PG_UTC = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.\d+)?\+00$/;
+
 /** `2015-10-28T12:35:34Z` from what the drivers return (`2015-10-28 12:35:34.123+00`). */
 function isoTime(text: string): string {
+  const utc = PG_UTC.exec(text);
+  if (utc) return `${utc[1]}T${utc[2]}Z`;
   const d = new Date(text.includes("T") ? text : text.replace(" ", "T").replace(/\+00$/, "Z"));
   return Number.isNaN(d.getTime()) ? text : d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }

@@ -26,11 +26,11 @@ export function errorReply(logger: Logger): (error: Error, c: Context<Controller
       return sendJson(c, new ControllerError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(), 401);
     }
     if (isStatementTimeout(error)) {
-      (c.get("log") ?? logger).warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
+      (c.get("request")?.log ?? logger).warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
       return sendJson(c, new ControllerError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
     }
     // Never error.message or stack as they are: a database error quotes the statement's parameters (a whole body).
-    (c.get("log") ?? logger).error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
+    (c.get("request")?.log ?? logger).error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
     return sendJson(c, new ControllerError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
   };
 }

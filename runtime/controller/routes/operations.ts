@@ -24,7 +24,7 @@ export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Log
   const app = new Hono<ControllerEnv>();
   app.get("/healthz", (c) => sendJson(c, { status: "ok" }));
   app.get("/readyz", async (c) => {
-    const state = await readiness(db, c.get("log") ?? logger);
+    const state = await readiness(db, c.get("request")?.log ?? logger);
     if (state.status === "ready") return sendJson(c, state);
     // The controller's one error shape (errors.ts), with what is not ready beside it.
     return sendJson(c, { ...new ControllerError(503, state.message).toBody(), ...state }, 503);

@@ -5,6 +5,7 @@ import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
 import { MAX_JSON_NESTING, nestsDeeperThan } from "../../common/json-nesting.ts";
 import { ControllerError } from "./errors.ts";
 import { readBodyBytes } from "./request-body.ts";
+import { completeReply } from "./reply-headers.ts";
 
 /** The request body as JSON; 400 when it is not JSON, 413 past MAX_BODY_BYTES (request-body.ts), 415 when declared otherwise. */
 export async function readJsonBody(c: Context): Promise<unknown> {
@@ -62,7 +63,7 @@ function unstorablePath(value: unknown, path: string): string | undefined {
 
 /** A JSON response; bigints are written as exact integers. */
 export function sendJson(c: Context, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(stringifyJson(value), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+  return completeReply(c, stringifyJson(value), status, { "content-type": "application/json; charset=utf-8", ...headers });
 }
 
 /** A list reply (SPEC 4.6): the items, with the `Content-Range` of the page they are; the whole list unless `start` and `total` say otherwise. */
