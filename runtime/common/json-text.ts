@@ -7,11 +7,14 @@
 import { parse as losslessParse, stringify as losslessStringify } from "lossless-json";
 
 /**
- * A safe integer has at most 16 digits, so a text without a run of 16 digits holds none that
- * `JSON.parse` could round: the common case takes the native parser. A run inside a string or a
- * fraction only sends the text down the exact (slower) path, it never changes the result.
+ * A safe integer has at most 16 digits, so a text without a run of 16 digits that could be an
+ * integer literal (not after a `.` or a digit, not followed by `.`, an exponent or a digit) holds
+ * none that `JSON.parse` could round: the common case takes the native parser. Doubles printed in
+ * full (`71.71428571428571`) have their long run after the point and stay on it. A run inside a
+ * string only sends the text down the exact (slower) path, it never changes the result. A run of
+ * 309 digits anywhere (a double's integer part past its range) takes the exact path too.
  */
-const MAYBE_UNSAFE_INTEGER = /\d{16}/;
+const MAYBE_UNSAFE_INTEGER = /(?<![\d.])\d{16,}(?![\d.eE])|\d{309}/;
 const INTEGER_TEXT = /^-?\d+$/;
 /**
  * A number can only pass the double range (about 1.8e308; `JSON.parse` makes it `Infinity`, which

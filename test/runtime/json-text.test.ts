@@ -13,6 +13,12 @@ describe("parseJsonText: JSON without losing 64-bit integers", () => {
     expect(parseJsonText('"x"')).toBe("x");
   });
 
+  it("keeps doubles printed in full and long fractions as JSON.parse reads them, and refuses an integer part past the double range", () => {
+    const text = '{"score": 71.71428571428571, "x": 1234567890123456.5, "y": 1234567890123456e2, "z": -0.12345678901234567, "big": [9007199254740993]}';
+    expect(parseJsonText(text)).toEqual({ score: 71.71428571428571, x: 1234567890123456.5, y: 123456789012345600, z: -0.12345678901234567, big: [9007199254740993n] });
+    expect(() => parseJsonText(`{"a": ${"9".repeat(309)}.5}`)).toThrow(SyntaxError);
+  });
+
   it("throws SyntaxError on malformed text, on both paths", () => {
     expect(() => parseJsonText("{")).toThrow(SyntaxError);
     expect(() => parseJsonText('{"a": 12345678901234567890')).toThrow();

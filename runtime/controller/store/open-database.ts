@@ -37,6 +37,11 @@ export function executePrepared(db: Db, statement: { readonly text: string; read
   return run ? run(statement.text, [...statement.values]) : db.execute(withParameters(statement.text, statement.values));
 }
 
+/** Whether {@link executePrepared} prepares on this database (postgres.js) rather than going through drizzle's `execute`. */
+export function runsPrepared(db: Db): boolean {
+  return preparedRunners.has(db);
+}
+
 /** Text with `$n` placeholders as drizzle SQL. */
 function withParameters(text: string, values: readonly unknown[]): SQL {
   const parts = text.split(/\$(\d+)/);

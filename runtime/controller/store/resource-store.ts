@@ -3,8 +3,8 @@
  * links, the referrer test) are prepared statements, planned once per connection.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { stringifyJson } from "../../common/json-text.ts";
-import { executePrepared, rowsOf, type Db } from "./open-database.ts";
+import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
+import { executePrepared, rowsOf, runsPrepared, type Db } from "./open-database.ts";
 import { notificationStatement, pgArray, recordEvents, type RaisedEvent } from "../events/outbox.ts";
 import { dropStaged, moveStaged, moveStagedCtes } from "../events/staged-subscriptions.ts";
 import { links, resources } from "./schema.ts";
@@ -41,6 +41,49 @@ export interface LinkChange {
 /** Removes the provisioning intent of the resource `$1` (intents/intent-store.ts), in the statement that stores it. */
 const DROP_INTENT_CTE = "dropped_intent as (delete from provisioning_intents where resource_id = $1::uuid)";
 
+/** A resource and its outgoing links as `[relation, target]` pairs in JSON text (what `getWithLinks` reads). */
+const BY_ID_WITH_LINKS = `select r.id, r.type_id, r.status, r.revision, r.created, r.modified, r.owner_account, r.owner_path, r.subscription, r.package_id, r.instance_id, r.body, r.secrets, r.seq,
+  (select coalesce(json_agg(json_build_array(l.relation, l.target_id)), '[]'::json)::text from links l where l.source_id = r.id) as links
+  from resources r where r.id = $1::uuid`;
+
+/** A resources row as postgres.js returns it (timestamps as text: drizzle's driver sets those parsers; jsonb as text: open-database.ts). */
+interface RawResourceRow {
+  id: string;
+  type_id: string;
+  status: string;
+  revision: number;
+  created: string;
+  modified: string;
+  owner_account: string | null;
+  owner_path: string;
+  subscription: string | null;
+  package_id: string | null;
+  instance_id: string | null;
+  body: string;
+  secrets: Uint8Array | null;
+  seq: string | number | null;
+}
+
+/** The row as drizzle maps it (schema.ts). */
+function storedResource(r: RawResourceRow): StoredResource {
+  return {
+    id: r.id,
+    typeId: r.type_id,
+    status: r.status,
+    revision: r.revision,
+    created: r.created,
+    modified: r.modified,
+    ownerAccount: r.owner_account,
+    ownerPath: r.owner_path,
+    subscription: r.subscription,
+    packageId: r.package_id,
+    instanceId: r.instance_id,
+    body: parseJsonText(r.body) as Record<string, unknown>,
+    secrets: r.secrets,
+    seq: r.seq === null ? (null as unknown as number) : Number(r.seq),
+  };
+}
+
 /** Rolls back the events of a delete that found nothing. */
 const NOTHING_DELETED = new Error("nothing deleted");
 
@@ -53,7 +96,11 @@ export class ResourceStore {
   private readonly referrer;
   private readonly applicationReferrer;
 
+  /** postgres.js: hot reads are prepared statements read here (open-database.ts `executePrepared`). */
+  private readonly prepared: boolean;
+
   constructor(private readonly db: Db) {
+    this.prepared = runsPrepared(db);
     this.byId = db.select().from(resources).where(eq(resources.id, sql.placeholder("id"))).prepare("resource_by_id");
     // One round trip for what a GET needs: the row and its outgoing links.
     this.byIdWithLinks = db
@@ -85,9 +132,17 @@ export class ResourceStore {
     return rows[0];
   }
 
-  /** A resource and its outgoing links, in one query. */
+  /**
+   * A resource and its outgoing links, in one query. On postgres.js the statement is prepared and
+   * its row read here: drizzle's mapping of a prepared select (its entity checks per column) was
+   * the largest single cost of a GET's JavaScript (docs/performance.md).
+   */
   async getWithLinks(id: string): Promise<{ row: StoredResource; links: StoredLink[] } | undefined> {
-    const [found] = await this.byIdWithLinks.execute({ id });
+    let found: { row: StoredResource; links: string } | undefined;
+    if (this.prepared) {
+      const raw = rowsOf<RawResourceRow & { links: string }>(await executePrepared(this.db, { text: BY_ID_WITH_LINKS, values: [id] }))[0];
+      found = raw && { row: storedResource(raw), links: raw.links };
+    } else [found] = await this.byIdWithLinks.execute({ id });
     if (!found) return undefined;
     const pairs = JSON.parse(found.links) as [string, string][];
     return { row: found.row, links: pairs.map(([relation, targetId]) => ({ relation, targetId })) };
