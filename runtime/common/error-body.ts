@@ -12,6 +12,7 @@ export const ErrorClass = {
   403: "Forbidden",
   404: "NotFound",
   405: "MethodNotAllowed",
+  408: "RequestTimeout",
   409: "Conflict",
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",

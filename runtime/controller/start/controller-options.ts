@@ -44,7 +44,7 @@ export interface ControllerOptions {
   readonly openApi?: Record<string, unknown>;
   /** Retries of event delivery (defaults: events/event-deliverer.ts). */
   readonly eventDelivery?: Partial<DeliveryPolicy>;
-  /** Time-outs of the HTTPS server (defaults: https-limits.ts). */
+  /** Time-outs and transfer limits of the HTTPS server: phases, body rate, reply stall, lingering close (defaults: https-limits.ts). */
   readonly serverTimeouts?: Partial<ServerTimeouts>;
   /** Revocation feed, failed token verification and navigation limits (defaults in their modules). */
   readonly identity?: IdentityOptions;

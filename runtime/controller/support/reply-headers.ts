@@ -2,7 +2,9 @@
  * Headers every reply of the controller carries (issue 15 item 22): `X-Content-Type-Options:
  * nosniff`, so a browser never reads a JSON reply or a package file as HTML or script, and
  * `Cache-Control: no-store`, so replies that hold resources, tokens or secrets stay out of
- * browser and proxy caches. A route that says how its reply may be cached keeps its own.
+ * browser and proxy caches. A route that says how its reply may be cached keeps its own. A reply
+ * given before its request's body has all arrived also says `Connection: close`
+ * (request-body.ts says why).
  *
  * JSON replies (support/http-json.ts `sendJson`) are made with these headers and the request id
  * already in them, as one plain object: @hono/node-server writes such a reply straight to the
@@ -13,6 +15,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { REQUEST_ID_HEADER } from "../../common/request-id.ts";
 import type { ControllerEnv } from "../context.ts";
+import { bodyStillArriving } from "./request-body.ts";
 
 /** Marks a reply made with every header of this module (and the request id) in it. */
 const COMPLETE = Symbol("reply headers in place");
@@ -24,6 +27,7 @@ export function completeReply(c: Context, body: string, status: number, headers:
   const all: Record<string, string> = { "x-content-type-options": "nosniff", "cache-control": "no-store" };
   if (requestId) all[REQUEST_ID_HEADER.toLowerCase()] = requestId;
   for (const name in headers) all[name.toLowerCase()] = headers[name]!;
+  if (bodyStillArriving(c)) all["connection"] = "close";
   const reply: Marked = new Response(body, { status, headers: all });
   reply[COMPLETE] = true;
   return reply;
@@ -42,5 +46,6 @@ export function replyHeaders(): MiddlewareHandler {
     const headers = c.res.headers;
     headers.set("X-Content-Type-Options", "nosniff");
     if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
+    if (bodyStillArriving(c)) headers.set("Connection", "close");
   };
 }
