@@ -28,10 +28,10 @@ export const serveCommand: Command<ServeArgs> = (context) => ({
   command: "serve",
   describe: "Run the controller over HTTPS for the declarations (PGlite in the data folder unless a database URL is given).",
   builder,
-  handler: (args) => context.run(() => runServe(args, context.io, context.cwd)),
+  handler: (args) => context.run(() => runServe(args, context.io, context.cwd, context.ownProcess)),
 });
 
-async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<number> {
+async function runServe(options: ServeArgs, io: Console, cwd: string, ownProcess: boolean): Promise<number> {
   const { workerRole } = await import("../serve-workers/messages.ts");
   const role = workerRole();
   if (role) return runWorker(options, io, cwd, role);
@@ -39,7 +39,7 @@ async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<n
   const { ExitCode, plural } = await import("../console.ts");
   const { workerPlan } = await import("../serve-workers/worker-plan.ts");
   const databaseUrl = databaseUrlOf(options);
-  const plan = workerPlan(options.workers, Boolean(databaseUrl));
+  const plan = workerPlan(options.workers, Boolean(databaseUrl), ownProcess);
   if ("error" in plan) {
     io.err(`aps-gen serve: ${plan.error}`);
     return ExitCode.unusable;

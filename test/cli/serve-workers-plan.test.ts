@@ -9,19 +9,24 @@ import { workerPlan } from "../../cli/serve-workers/worker-plan.ts";
 
 describe("serve --workers", () => {
   it("defaults to the machine's available parallelism on PostgreSQL, and takes what is asked there", () => {
-    expect(workerPlan(undefined, true, 8)).toEqual({ count: 8 });
-    expect(workerPlan(3, true, 8)).toEqual({ count: 3 });
-    expect(workerPlan(1, true, 8)).toEqual({ count: 1 });
+    expect(workerPlan(undefined, true, true, 8)).toEqual({ count: 8 });
+    expect(workerPlan(3, true, true, 8)).toEqual({ count: 3 });
+    expect(workerPlan(1, true, true, 8)).toEqual({ count: 1 });
   });
 
   it("serves the embedded database from one process, saying so when more were asked", () => {
-    expect(workerPlan(undefined, false, 8)).toEqual({ count: 1 });
-    expect(workerPlan(1, false, 8)).toEqual({ count: 1 });
-    expect(workerPlan(4, false, 8)).toEqual({ count: 1, note: "PGlite serves from one process: --workers 4 runs as 1 (give a PostgreSQL --database-url for more)" });
+    expect(workerPlan(undefined, false, true, 8)).toEqual({ count: 1 });
+    expect(workerPlan(1, false, true, 8)).toEqual({ count: 1 });
+    expect(workerPlan(4, false, true, 8)).toEqual({ count: 1, note: "PGlite serves from one process: --workers 4 runs as 1 (give a PostgreSQL --database-url for more)" });
+  });
+
+  it("serves from the calling process when the CLI's main() runs inside another program", () => {
+    expect(workerPlan(undefined, true, false, 8)).toEqual({ count: 1 });
+    expect(workerPlan(2, true, false, 8)).toEqual({ count: 1, note: "serve called inside another program serves from its process: --workers 2 runs as 1 (run the aps-gen command for more)" });
   });
 
   it("refuses a count that is not a whole number of at least 1", () => {
-    for (const asked of [0, -2, 1.5, Number.NaN]) expect(workerPlan(asked, true, 8)).toEqual({ error: `--workers takes a whole number of at least 1, not ${asked}` });
+    for (const asked of [0, -2, 1.5, Number.NaN]) expect(workerPlan(asked, true, true, 8)).toEqual({ error: `--workers takes a whole number of at least 1, not ${asked}` });
   });
 });
 
