@@ -94,6 +94,8 @@ async function runServe(options: ServeArgs, io: Console, cwd: string, ownProcess
  * applies migrations; a start error is one line, as for `serve` alone, and ends the process.
  */
 async function runWorker(options: ServeArgs, io: Console, cwd: string, role: WorkerRole): Promise<number> {
+  const { serveAsWorker, stopRequested } = await import("../serve-workers/worker.ts");
+  const stop = stopRequested();
   const { compileCleanOrReport, serveInputs } = await import("../compile-report.ts");
   const { ExitCode } = await import("../console.ts");
   const result = compileCleanOrReport("serve", ExitCode.findings, options, { out: () => {}, err: (line) => io.err(line) }, cwd, serveInputs(options, cwd).inputs);
@@ -101,7 +103,6 @@ async function runWorker(options: ServeArgs, io: Console, cwd: string, role: Wor
   const { serveModel } = await import("../serve-model.ts");
   const { ControllerStartError } = await import("../../runtime/controller/support/start-errors.ts");
   const { defaultControllerLogger } = await import("../../runtime/controller/observability/controller-logger.ts");
-  const { serveAsWorker } = await import("../serve-workers/worker.ts");
   const serveOptions = { ...options, data: resolve(cwd, options.data), ...(role.migrate ? {} : { migrate: false }) };
   let controller: Awaited<ReturnType<typeof serveModel>>;
   try {
@@ -111,7 +112,7 @@ async function runWorker(options: ServeArgs, io: Console, cwd: string, role: Wor
     io.err(`aps-gen serve: ${error.message}`);
     process.exit(ExitCode.unusable);
   }
-  await serveAsWorker(controller, role);
+  await serveAsWorker(controller, role, stop);
   // The IPC channel to the primary would keep the process alive.
   process.exit(ExitCode.ok);
 }

@@ -12,8 +12,30 @@ import { isMessage, type DrainMessage, type ListeningMessage, type MetricsReply,
 /** How long /metrics waits for the primary (which waits at most 5 s for each worker: prom-client). */
 const METRICS_WAIT_MS = 10_000;
 
-/** Runs a started controller as a worker until it is told to stop; resolves once it has stopped. */
-export async function serveAsWorker(controller: RunningController, role: WorkerRole): Promise<void> {
+/**
+ * Resolves when the worker is told to stop: the primary's drain message, or SIGTERM/SIGINT (a
+ * terminal's Ctrl-C reaches every process of the group). Called first thing, so a stop asked
+ * while the worker is still starting is not lost: it stops as soon as it has started.
+ */
+export function stopRequested(): Promise<void> {
+  return new Promise<void>((stop) => {
+    const onStop = () => {
+      process.off("SIGTERM", onStop);
+      process.off("SIGINT", onStop);
+      process.off("message", onMessage);
+      stop();
+    };
+    const onMessage = (message: unknown) => {
+      if (isMessage<DrainMessage>(message, "aps-gen:drain")) onStop();
+    };
+    process.on("SIGTERM", onStop);
+    process.on("SIGINT", onStop);
+    process.on("message", onMessage);
+  });
+}
+
+/** Runs a started controller as a worker until `stop`; resolves once it has stopped. */
+export async function serveAsWorker(controller: RunningController, role: WorkerRole, stop: Promise<void>): Promise<void> {
   // Answers the primary's requests for this worker's registry (prom-client's cluster protocol).
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([controller.metrics.registry]);
@@ -28,21 +50,7 @@ export async function serveAsWorker(controller: RunningController, role: WorkerR
     database: controller.database,
   };
   process.send!(listening);
-  await new Promise<void>((stop) => {
-    // A terminal's Ctrl-C reaches every process of the group: the worker drains on its own too.
-    const onStop = () => {
-      process.off("SIGTERM", onStop);
-      process.off("SIGINT", onStop);
-      process.off("message", onMessage);
-      stop();
-    };
-    const onMessage = (message: unknown) => {
-      if (isMessage<DrainMessage>(message, "aps-gen:drain")) onStop();
-    };
-    process.on("SIGTERM", onStop);
-    process.on("SIGINT", onStop);
-    process.on("message", onMessage);
-  });
+  await stop;
   await controller.close();
 }
 
