@@ -22,6 +22,11 @@ export interface CommandContext {
   readonly cwd: string;
   readonly stdin: () => Promise<string>;
   /**
+   * Whether this process is the CLI run with these arguments in this folder (bin/aps-gen.js), not
+   * main() called inside another program: `serve --workers` forks the process's own command line.
+   */
+  readonly ownProcess: boolean;
+  /**
    * Runs the command's work and keeps its exit code, unless yargs has already reported a usage
    * error (it may still call the handler afterwards; the usage error wins).
    */

@@ -80,6 +80,7 @@ export async function main(argv: readonly string[], io: Console = processConsole
     io,
     cwd,
     stdin,
+    ownProcess: cwd === process.cwd() && argv.length === process.argv.length - 2 && argv.every((a, i) => a === process.argv[i + 2]),
     async run(work) {
       if (usageError) return;
       exitCode = await work();

@@ -4,6 +4,7 @@ import { buildOpenApi } from "../generator/emit/openapi/emit-openapi.ts";
 import { loadValidators } from "./load-validators.ts";
 import { startPackages } from "./package-import/package-compiler.ts";
 import { compileArchiveInWorker } from "./package-import/worker-compiler.ts";
+import type { Logger } from "pino";
 import type { ApsModel } from "../generator/model/model.ts";
 import { databaseUrlOf } from "./database-url.ts";
 
@@ -21,13 +22,22 @@ export interface ServeOptions {
   readonly "commit-margin"?: number;
   /** False: apply no migration, refuse to start while one is pending (`serve --no-migrate`). */
   readonly migrate?: boolean;
+  /** Processes serving on the port (PostgreSQL only; default: available parallelism there, 1 on PGlite). */
+  readonly workers?: number;
+}
+
+/** How this process serves when it is one of several (`serve --workers N`, cli/serve-workers/). */
+export interface ServeProcessRole {
+  /** False: leave the polling loops to another process (ControllerOptions.backgroundLoops). */
+  readonly backgroundLoops: boolean;
+  readonly logger: Logger;
 }
 
 /**
  * Starts the controller for a compiled model: the registry and validators are built from the
  * declarations once, here, and the controller runs on them.
  */
-export async function serveModel(model: ApsModel, options: ServeOptions, cwd: string): Promise<RunningController> {
+export async function serveModel(model: ApsModel, options: ServeOptions, cwd: string, role?: ServeProcessRole): Promise<RunningController> {
   const validators = await loadValidators(model);
   const databaseUrl = databaseUrlOf(options);
   return startController({
@@ -46,5 +56,6 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     ...(options["commit-margin"] !== undefined ? { commitMarginMs: Math.max(0, options["commit-margin"]) * 1000 } : {}),
     eventDelivery: { ...(options["event-attempts"] !== undefined ? { maxAttempts: Math.max(1, options["event-attempts"]) } : {}), ...(options["event-retry"] !== undefined ? { retryBaseSeconds: Math.max(0, options["event-retry"]) } : {}) },
     ...(options["jwks-url"] ? { externalIssuer: { jwksUrl: options["jwks-url"], issuer: options["jwks-issuer"] ?? new URL(options["jwks-url"]).origin } } : {}),
+    ...(role ? { backgroundLoops: role.backgroundLoops, logger: role.logger } : {}),
   });
 }

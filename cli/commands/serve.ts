@@ -5,6 +5,7 @@ import type { Command, CommonOptions } from "../command-context.ts";
 import type { Console } from "../console.ts";
 import type { ServeOptions } from "../serve-model.ts";
 import { databaseUrlOf } from "../database-url.ts";
+import type { WorkerRole } from "../serve-workers/messages.ts";
 
 type ServeArgs = CommonOptions & ServeOptions;
 
@@ -20,26 +21,46 @@ const builder = (y: Argv<CommonOptions>): Argv<ServeArgs> =>
     .option("event-retry", { type: "number", default: 5, describe: "Seconds before the first retry of a failed delivery; doubled for each further one (at most 600)." })
     .option("endpoint-timeout", { type: "number", default: 30, describe: "Seconds to wait for an application endpoint before answering 504." })
     .option("commit-margin", { type: "number", default: 20, describe: "Seconds allowed for the commit after an application's answer: a crashed process's resource claims and provisioning intents are taken over after --endpoint-timeout plus this." })
+    .option("workers", { type: "number", describe: "Processes serving on the port, on PostgreSQL (default: the machine's available parallelism); the embedded database is served by one." })
     .option("migrate", { type: "boolean", default: true, describe: "Apply pending migrations before serving; --no-migrate refuses to start while any is pending (run aps-gen migrate first)." });
 
 export const serveCommand: Command<ServeArgs> = (context) => ({
   command: "serve",
   describe: "Run the controller over HTTPS for the declarations (PGlite in the data folder unless a database URL is given).",
   builder,
-  handler: (args) => context.run(() => runServe(args, context.io, context.cwd)),
+  handler: (args) => context.run(() => runServe(args, context.io, context.cwd, context.ownProcess)),
 });
 
-async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<number> {
+async function runServe(options: ServeArgs, io: Console, cwd: string, ownProcess: boolean): Promise<number> {
+  const { workerRole } = await import("../serve-workers/messages.ts");
+  const role = workerRole();
+  if (role) return runWorker(options, io, cwd, role);
   const { compileCleanOrReport, serveInputs } = await import("../compile-report.ts");
   const { ExitCode, plural } = await import("../console.ts");
+  const { workerPlan } = await import("../serve-workers/worker-plan.ts");
+  const databaseUrl = databaseUrlOf(options);
+  const plan = workerPlan(options.workers, Boolean(databaseUrl), ownProcess);
+  if ("error" in plan) {
+    io.err(`aps-gen serve: ${plan.error}`);
+    return ExitCode.unusable;
+  }
+  if (plan.note) io.err(plan.note);
   const { inputs, looked } = serveInputs(options, cwd);
   if (looked) io.err(looked);
   const result = compileCleanOrReport("serve", ExitCode.findings, options, io, cwd, inputs);
   if (typeof result === "number") return result;
   // Say what is coming before the slow part: a first start creates the embedded database.
-  const databaseUrl = databaseUrlOf(options);
   const firstStart = !databaseUrl && !existsSync(join(resolve(cwd, options.data), "pgdata", "PG_VERSION"));
-  io.err(`starting the controller: ${plural(result.model.types.size, "type")} · ${databaseUrl ? "PostgreSQL" : firstStart ? `embedded database, created now in ${options.data} (first start: a few seconds)` : `embedded database in ${options.data}`}`);
+  const processes = plan.count > 1 ? ` · ${plan.count} worker processes` : "";
+  io.err(`starting the controller: ${plural(result.model.types.size, "type")} · ${databaseUrl ? "PostgreSQL" : firstStart ? `embedded database, created now in ${options.data} (first start: a few seconds)` : `embedded database in ${options.data}`}${processes}`);
+  if (plan.count > 1) {
+    const { runWorkers } = await import("../serve-workers/primary.ts");
+    return runWorkers(plan.count, io, (first) => {
+      io.err(`✓ controller on ${first.url} · ${plural(result.model.types.size, "type")} · database ${first.database}${processes}`);
+      io.err(`  CA certificate: ${first.caCertPath} (curl --cacert ${first.caCertPath} ...)`);
+      io.err(`  provider account ${first.accountId}; admin token in ${first.adminTokenPath}`);
+    });
+  }
   const { serveModel } = await import("../serve-model.ts");
   const { ControllerStartError } = await import("../../runtime/controller/support/start-errors.ts");
   let controller: Awaited<ReturnType<typeof serveModel>>;
@@ -65,4 +86,33 @@ async function runServe(options: ServeArgs, io: Console, cwd: string): Promise<n
   io.err("stopping: finishing running requests");
   await controller.close();
   return ExitCode.ok;
+}
+
+/**
+ * A worker of `serve --workers N` (cli/serve-workers/): the declarations the primary checked,
+ * compiled again here (quietly), served until the primary says stop. Only slot 1's first start
+ * applies migrations; a start error is one line, as for `serve` alone, and ends the process.
+ */
+async function runWorker(options: ServeArgs, io: Console, cwd: string, role: WorkerRole): Promise<number> {
+  const { serveAsWorker, stopRequested } = await import("../serve-workers/worker.ts");
+  const stop = stopRequested();
+  const { compileCleanOrReport, serveInputs } = await import("../compile-report.ts");
+  const { ExitCode } = await import("../console.ts");
+  const result = compileCleanOrReport("serve", ExitCode.findings, options, { out: () => {}, err: (line) => io.err(line) }, cwd, serveInputs(options, cwd).inputs);
+  if (typeof result === "number") process.exit(result);
+  const { serveModel } = await import("../serve-model.ts");
+  const { ControllerStartError } = await import("../../runtime/controller/support/start-errors.ts");
+  const { defaultControllerLogger } = await import("../../runtime/controller/observability/controller-logger.ts");
+  const serveOptions = { ...options, data: resolve(cwd, options.data), ...(role.migrate ? {} : { migrate: false }) };
+  let controller: Awaited<ReturnType<typeof serveModel>>;
+  try {
+    controller = await serveModel(result.model, serveOptions, cwd, { backgroundLoops: role.loops, logger: defaultControllerLogger().child({ worker: role.slot }) });
+  } catch (error) {
+    if (!(error instanceof ControllerStartError)) throw error;
+    io.err(`aps-gen serve: ${error.message}`);
+    process.exit(ExitCode.unusable);
+  }
+  await serveAsWorker(controller, role, stop);
+  // The IPC channel to the primary would keep the process alive.
+  process.exit(ExitCode.ok);
 }

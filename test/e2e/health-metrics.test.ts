@@ -47,7 +47,7 @@ describe.each(databases)("health, readiness and metrics on %s", (kind) => {
   it("answers /healthz and /readyz without credentials", async () => {
     const health = await t.call("GET", "/healthz");
     expect(health.status).toBe(200);
-    expect(health.json).toEqual({ status: "ok" });
+    expect(health.json).toEqual({ status: "ok", pid: process.pid });
     const ready = await t.call("GET", "/readyz");
     expect(ready.status, ready.text).toBe(200);
     expect(ready.json).toMatchObject({ status: "ready", database: "ok" });

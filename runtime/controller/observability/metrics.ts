@@ -26,6 +26,8 @@ export type EndpointOutcome = "1xx" | "2xx" | "3xx" | "4xx" | "5xx" | "timeout" 
 
 export class ControllerMetrics {
   readonly registry = new Registry();
+  /** Where /metrics takes its text from when not this registry alone: the workers of `serve --workers N` together. */
+  private gather?: () => Promise<string>;
   readonly requests: Counter<"method" | "route" | "status">;
   readonly requestSeconds: Histogram<"method" | "route" | "status">;
   readonly endpointCalls: Counter<"method" | "outcome">;
@@ -50,6 +52,8 @@ export class ControllerMetrics {
       name: "aps_task_queue_depth",
       help: "Asynchronous operations (SPEC 3) waiting to be repeated to their application; NaN when the database did not answer.",
       registers,
+      // Every worker of `serve --workers N` counts the same rows: their figures are one, not a sum.
+      aggregator: "first",
       async collect() {
         const rows = await count("the task queue", sql`select 'pending' as state, count(*)::int as n from tasks where state = 'pending'`);
         this.set(rows ? (rows[0]?.n ?? 0) : Number.NaN);
@@ -60,6 +64,7 @@ export class ControllerMetrics {
       help: "Event notifications not delivered yet (pending) or given up (dead); NaN when the database did not answer.",
       labelNames: ["state"],
       registers,
+      aggregator: "first",
       async collect() {
         const rows = await count("the event outbox", sql`select state, count(*)::int as n from notifications group by state`);
         for (const state of ["pending", "dead"]) this.set({ state }, rows ? (rows.find((r) => r.state === state)?.n ?? 0) : Number.NaN);
@@ -67,6 +72,20 @@ export class ControllerMetrics {
     });
     // Process figures (memory, CPU, event-loop lag, open handles) into this registry only.
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The Prometheus text /metrics answers: this registry's, or the whole deployment's once {@link gatherWith} was called. */
+  text(): Promise<string> {
+    return this.gather ? this.gather() : this.registry.metrics();
+  }
+
+  /**
+   * Makes /metrics answer with `gather`'s text: a worker of `serve --workers N` asks the primary
+   * process, which sums the registries of all workers (prom-client's AggregatorRegistry), so a
+   * scrape that lands on any worker sees the deployment's requests.
+   */
+  gatherWith(gather: () => Promise<string>): void {
+    this.gather = gather;
   }
 
   /** The outcome label of an endpoint call that got a reply. */

@@ -1,10 +1,11 @@
 /**
  * What operators and their tooling ask (issue 18), outside /aps and without credentials:
  *
- * - `GET /healthz`: 200 `{"status":"ok"}` while the process serves HTTP; touches nothing else.
+ * - `GET /healthz`: 200 `{"status":"ok","pid":n}` while the process serves HTTP; touches nothing else.
  * - `GET /readyz`: 200 when the database answers and is fully migrated, else 503 in the error
  *   shape of every controller error, saying which (observability/readiness.ts).
- * - `GET /metrics`: Prometheus text of this controller's registry (observability/metrics.ts).
+ * - `GET /metrics`: Prometheus text of this controller's registry (observability/metrics.ts), or
+ *   of all the workers of `serve --workers N` summed.
  *
  * None needs the provider's token: probes and Prometheus scrape without APS credentials, and
  * nothing here names a resource, an account or a tenant (metrics are labelled by route pattern,
@@ -22,13 +23,14 @@ import type { Db } from "../store/open-database.ts";
 
 export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Logger): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
-  app.get("/healthz", (c) => sendJson(c, { status: "ok" }));
+  // The pid tells which process answered (the workers of `serve --workers N` share one port).
+  app.get("/healthz", (c) => sendJson(c, { status: "ok", pid: process.pid }));
   app.get("/readyz", async (c) => {
     const state = await readiness(db, c.get("request")?.log ?? logger);
     if (state.status === "ready") return sendJson(c, state);
     // The controller's one error shape (errors.ts), with what is not ready beside it.
     return sendJson(c, { ...new ControllerError(503, state.message).toBody(), ...state }, 503);
   });
-  app.get("/metrics", async (c) => c.body(await metrics.registry.metrics(), 200, { "content-type": metrics.registry.contentType }));
+  app.get("/metrics", async (c) => c.body(await metrics.text(), 200, { "content-type": metrics.registry.contentType }));
   return app;
 }

@@ -55,6 +55,14 @@ export interface ControllerOptions {
    */
   readonly migrate?: boolean;
   /**
+   * Run the polling loops: asynchronous tasks, provisioning intents, event delivery and the
+   * pruning of expired transactions (default). False in the workers of `serve --workers N` but
+   * one (cli/serve-workers/): the loops claim their rows with `FOR UPDATE SKIP LOCKED`, so every
+   * process could run them, but N processes polling the same idle queues several times a second
+   * only multiply the queries. The property indexer runs either way: lists ask it in memory.
+   */
+  readonly backgroundLoops?: boolean;
+  /**
    * Tests only: a new embedded database starts as a copy of this migrated, empty `pgdata` folder
    * instead of running initdb (see store/open-database.ts). Unset, as `aps-gen serve` leaves it.
    */

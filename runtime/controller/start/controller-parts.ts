@@ -39,7 +39,7 @@ export interface AssembledController {
   readonly app: ControllerApp["app"];
   readonly provider: ProviderIdentity;
   readonly metrics: ControllerMetrics;
-  /** Asynchronous tasks, provisioning intents, event delivery and expired transactions: started once it listens. */
+  /** Asynchronous tasks, provisioning intents, event delivery and expired transactions (unless `backgroundLoops` is false), property indexes: started once it listens. */
   readonly loops: { start(): void; stop(): Promise<void> };
   /** Stops the app's own work (the revocation feed); before the database closes. */
   stopApp(): Promise<void>;
@@ -97,10 +97,12 @@ export async function assembleController(foundation: ControllerFoundation): Prom
   const reconciler = new IntentReconciler({ intents: applications.intents, forwarder: applications.forwarder, registry: () => catalog.registry, targetOf: (id) => applications.instanceLookup.targetOf(id) }, logger);
   const loops = {
     start: () => {
-      runner.start();
-      reconciler.start();
-      deliverer.start();
-      pruner.start();
+      if (options.backgroundLoops !== false) {
+        runner.start();
+        reconciler.start();
+        deliverer.start();
+        pruner.start();
+      }
       indexing.start();
     },
     stop: async () => {
