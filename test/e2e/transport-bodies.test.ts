@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type TLSSocket } from "node:tls";
@@ -218,6 +218,23 @@ describe("the HTTPS server under slow, oversized and unread bodies", () => {
       clearInterval(meter);
     }
   }, 30_000);
+
+  it("keeps the connection of a request without a body, also when its reply is made before Node marks the request complete", async () => {
+    // /healthz answers without awaiting anything; a list of types awaits more. The client asks to keep the connection.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    for (const path of ["/healthz", "/aps/2/types"]) {
+      const connection = await new Promise<string | undefined>((resolve, reject) => {
+        request(`${t.controller.url}${path}`, { ca: t.controller.caCert, agent, headers: { "aps-token": t.adminToken } }, (res) => {
+          res.resume();
+          resolve(res.headers.connection);
+        })
+          .on("error", reject)
+          .end();
+      });
+      expect(connection, path).not.toBe("close");
+    }
+    agent.destroy();
+  });
 
   it("answers a 50 MB chunked package upload 413 with Connection: close, read by Node's https client, curl and Python", async () => {
     const node = await nodeUpload("/aps/2/packages", 50_000_000, { contentType: "application/zip" });

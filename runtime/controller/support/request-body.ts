@@ -54,7 +54,11 @@ export async function readBodyBytes(c: Context, limit = MAX_BODY_BYTES): Promise
  */
 export function bodyStillArriving(c: Context): boolean {
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-  return incoming !== undefined && !incoming.complete;
+  if (incoming === undefined || incoming.complete) return false;
+  // A request without a body is not complete yet while a handler that awaits nothing answers it
+  // (Node marks it once the parser returns): it has nothing more to send, and keeps its connection.
+  const { "content-length": length, "transfer-encoding": chunked } = incoming.headers;
+  return chunked !== undefined || (length !== undefined && length !== "0");
 }
 
 function tooLarge(limit: number): ControllerError {
