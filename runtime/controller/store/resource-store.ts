@@ -3,6 +3,7 @@
  * links, the referrer test) are prepared statements, planned once per connection.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
 import { executePrepared, rowsOf, runsPrepared, type Db } from "./open-database.ts";
 import { notificationStatement, pgArray, recordEvents, type RaisedEvent } from "../events/outbox.ts";
@@ -64,6 +65,17 @@ interface RawResourceRow {
   seq: string | number | null;
 }
 
+const dialect = new PgDialect();
+
+/** Distinct list statements (filter shapes) a process prepares; others run unprepared. */
+const MAX_PREPARED_LISTS = 500;
+
+/** Drizzle SQL as the text and values executePrepared takes. */
+function statementOf(query: SQL): { text: string; values: unknown[] } {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return { text, values: params };
+}
+
 /** The row as drizzle maps it (schema.ts). */
 function storedResource(r: RawResourceRow): StoredResource {
   return {
@@ -98,6 +110,12 @@ export class ResourceStore {
 
   /** postgres.js: hot reads are prepared statements read here (open-database.ts `executePrepared`). */
   private readonly prepared: boolean;
+  /**
+   * The list statements prepared so far. Each connection keeps what it prepared until it is
+   * recycled, and filters can be written in endless shapes: past {@link MAX_PREPARED_LISTS}
+   * shapes, others run unprepared, so no caller can fill the server's memory with statements.
+   */
+  private readonly preparedLists = new Set<string>();
 
   constructor(private readonly db: Db) {
     this.prepared = runsPrepared(db);
@@ -352,13 +370,20 @@ export class ResourceStore {
    * Content-Range) from the same query.
    */
   async list(where: SQL, order: readonly SQL[], start: number, count: number): Promise<{ rows: StoredResource[]; total: number }> {
-    const rows = await this.db
+    const page = this.db
       .select()
       .from(resources)
       .where(where)
       .orderBy(...order, resources.seq)
       .offset(start)
       .limit(count);
+    // On postgres.js as a prepared statement: the same list asked again (the same filter, caller
+    // and page, other values) is not planned again, and planning its access conditions cost more
+    // than running them (docs/performance.md).
+    let rows: StoredResource[];
+    const statement = this.prepared ? page.toSQL() : undefined;
+    if (statement && this.mayPrepare(statement.sql)) rows = rowsOf<RawResourceRow>(await executePrepared(this.db, { text: statement.sql, values: statement.params })).map(storedResource);
+    else rows = await page;
     // A page that ends before `count` is the last one: the total is known without counting.
     if (rows.length < count && (rows.length > 0 || start === 0)) return { rows, total: start + rows.length };
     return { rows, total: await this.total(where, rows.length ? start + rows.length : 0) };
@@ -370,12 +395,22 @@ export class ResourceStore {
    * the limit). So a page costs what it holds plus at most the limit, not the whole table.
    */
   private async total(where: SQL, seen: number): Promise<number> {
-    const [c] = rowsOf<{ n: string }>(await this.db.execute(sql`select count(*) as n from (select 1 from ${resources} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matches`));
+    const counting = sql`select count(*) as n from (select 1 from ${resources} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matches`;
+    const statement = this.prepared ? statementOf(counting) : undefined;
+    const [c] = rowsOf<{ n: string }>(statement && this.mayPrepare(statement.text) ? await executePrepared(this.db, statement) : await this.db.execute(counting));
     const exact = Number(c?.n ?? 0);
     if (exact <= EXACT_COUNT_LIMIT) return Math.max(exact, seen);
     const [plan] = rowsOf<{ "QUERY PLAN": unknown }>(await this.db.execute(sql`explain (format json) select 1 from ${resources} where ${where}`));
     const estimate = planRows(plan?.["QUERY PLAN"]);
     return Math.max(Number.isFinite(estimate) ? Math.round(estimate) : 0, EXACT_COUNT_LIMIT + 1, seen);
+  }
+
+  /** Whether the list statement `text` may run prepared (see {@link preparedLists}). */
+  private mayPrepare(text: string): boolean {
+    if (this.preparedLists.has(text)) return true;
+    if (this.preparedLists.size >= MAX_PREPARED_LISTS) return false;
+    this.preparedLists.add(text);
+    return true;
   }
 
   /** Those of `ids` whose rows match `where` (e.g. role-sql.ts `visibleRows`): one query, the ids as one array parameter. */
