@@ -6,6 +6,7 @@ import type { Console } from "../console.ts";
 import type { ServeOptions } from "../serve-model.ts";
 import { databaseUrlOf } from "../database-url.ts";
 import type { WorkerRole } from "../serve-workers/messages.ts";
+import { untilStopSignal } from "../serve-workers/stop-signal.ts";
 
 type ServeArgs = CommonOptions & ServeOptions;
 
@@ -74,15 +75,7 @@ async function runServe(options: ServeArgs, io: Console, cwd: string, ownProcess
   io.err(`✓ controller on ${controller.url} · ${plural(result.model.types.size, "type")} · database ${controller.database}`);
   io.err(`  CA certificate: ${controller.caCertPath} (curl --cacert ${controller.caCertPath} ...)`);
   io.err(`  provider account ${controller.provider.accountId}; admin token in ${controller.provider.adminTokenPath}`);
-  await new Promise<void>((stop) => {
-    const onSignal = () => {
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
-      stop();
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
-  });
+  await untilStopSignal();
   io.err("stopping: finishing running requests");
   await controller.close();
   return ExitCode.ok;

@@ -12,6 +12,7 @@ import { AggregatorRegistry } from "prom-client";
 import { ExitCode, type Console } from "../console.ts";
 import { isMessage, WORKER_ROLE_VARIABLE, type DrainMessage, type ListeningMessage, type MetricsReply, type MetricsRequest, type WorkerRole } from "./messages.ts";
 import { RestartBackoff } from "./restart-backoff.ts";
+import { untilStopSignal } from "./stop-signal.ts";
 
 /** A place for one worker: started again in the same slot when it ends. */
 interface Slot {
@@ -28,15 +29,7 @@ export async function runWorkers(count: number, io: Console, started: (first: Li
   // Until every worker has listened once, a worker that ends fails the start instead of being replaced.
   let supervising = false;
   const slots: Slot[] = Array.from({ length: count }, (_, i) => ({ number: i + 1, backoff: new RestartBackoff(), startedAt: 0 }));
-  const stopped = new Promise<void>((stop) => {
-    const onSignal = () => {
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
-      stop();
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
-  });
+  const stopped = untilStopSignal();
   const metrics = new AggregatorRegistry();
   const onMessage = (worker: Worker, message: unknown) => {
     if (!isMessage<MetricsRequest>(message, "aps-gen:metrics-request")) return;

@@ -99,3 +99,17 @@ export function credentialsOf(app: FakeApplication): { cert: string; key: string
   const key = /-----BEGIN (RSA )?PRIVATE KEY-----[\s\S]+?-----END (RSA )?PRIVATE KEY-----/.exec(self)![0];
   return { cert: self.replace(key, ""), key };
 }
+
+/** A controller as tests call it: a call with a token (both harnesses have this). */
+interface Callable {
+  call(method: string, path: string, options: { token: string; body?: unknown }): Promise<{ status: number; text: string; json: any }>; // reply shapes vary per call
+  readonly adminToken: string;
+}
+
+/** Installs the cloudmail example (types/examples/cloudmail) at `app` as the provider's administrator; fails the test unless it is installed. */
+export async function installCloudmailAt(t: Callable, app: FakeApplication): Promise<void> {
+  const packages = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json as { id: string; slug: string }[];
+  const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" };
+  const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packages.find((p) => p.slug === "cloudmail")!.id, endpoint: app.url, endpointCa: app.ca, settings } });
+  if (installed.status !== 201) throw new Error(`cloudmail was not installed: ${installed.status} ${installed.text}`);
+}

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { startFakeApplication, successOf, type FakeApplication, type ReceivedCall } from "../e2e/fake-application.ts";
+import { installCloudmailAt, startFakeApplication, successOf, type FakeApplication, type ReceivedCall } from "../e2e/fake-application.ts";
 
 const MAIL = "http://cloudmail.example.com/types";
 const CORE = "http://aps-standard.org/types/core";
@@ -55,9 +55,7 @@ describe.each(databases)("configure bodies as real runtimes read them on %s", (k
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000 });
     mail = await startFakeApplication(join(dir, "mail"));
-    const packages = (await admin("GET", "/aps/2/packages")).json as { id: string; slug: string }[];
-    const installed = await admin("POST", "/aps/2/instances", { package: packages.find((p) => p.slug === "cloudmail")!.id, endpoint: mail.url, endpointCa: mail.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
-    expect(installed.status, installed.text).toBe(201);
+    await installCloudmailAt(t, mail);
     const account = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/account/1.0` }, companyName: "Customer", addressPostal: {} })).json.aps.id;
     subscription = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })).json.aps.id;
     const created = await admin("POST", "/aps/2/resources", { aps: { type: `${MAIL}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } }, mailboxCount: { limit: 10 }, storage: { limit: 5 } });

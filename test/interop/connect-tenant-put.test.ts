@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { credentialsOf, startFakeApplication, type FakeApplication } from "../e2e/fake-application.ts";
+import { credentialsOf, installCloudmailAt, startFakeApplication, type FakeApplication } from "../e2e/fake-application.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 
 const MAIL = "http://cloudmail.example.com/types";
@@ -30,9 +30,7 @@ describe.each(databases)("the Connect extension's whole-tenant PUT on %s", (kind
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000 });
     mail = await startFakeApplication(join(dir, "mail"));
-    const packages = (await admin("GET", "/aps/2/packages")).json as { id: string; slug: string }[];
-    const installed = await admin("POST", "/aps/2/instances", { package: packages.find((p) => p.slug === "cloudmail")!.id, endpoint: mail.url, endpointCa: mail.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
-    expect(installed.status, installed.text).toBe(201);
+    await installCloudmailAt(t, mail);
     asMail = httpsClient(t.controller.url, t.controller.caCert, credentialsOf(mail));
     const account = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/account/1.0` }, companyName: "Customer", addressPostal: {} })).json.aps.id;
     subscription = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })).json.aps.id;
