@@ -15,13 +15,15 @@
 //
 // Targets (issue 29, this 2-core machine): GET ≥ 90% of the baseline; --workers 2 ≥ 1.5× one;
 // the filtered list < 3 ms median for both callers. Informational: exit 0 unless the setup fails.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { httpsCall, repoDir, runCapture } from "./child-process.ts";
+import { installedCli, startLogged, stopChild } from "./installed-cli.ts";
+import { generator, requestsPerSecond } from "./load-generator.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "6" }, rounds: { type: "string", default: "3" }, resources: { type: "string", default: "100000" }, connections: { type: "string", default: "32" } } });
 const seconds = Number(values.seconds);
@@ -32,12 +34,8 @@ const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:543
 const NOTE = "http://notes.example/types/note/1.0";
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 
-console.log("building dist/ (the compiled CLI npm installs) ...");
-if (spawnSync(process.execPath, ["scripts/build-package.mjs"], { cwd: repoDir, stdio: "inherit" }).status !== 0) throw new Error("the build failed");
 const work = mkdtempSync(join(tmpdir(), "aps-bench-"));
-// What the installed bin runs once the sources are absent: dist's CLI, in a process of its own (so --workers may fork it).
-const cli = join(work, "aps-gen.mjs");
-writeFileSync(cli, `const { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`);
+const cli = installedCli(work);
 
 const dbName = `aps_bench_${process.pid}`;
 const admin = postgres(serverUrl, { onnotice: () => {} });
@@ -48,51 +46,16 @@ const port = 18000 + (process.pid % 1000);
 const base = `https://127.0.0.1:${port}`;
 const children: ChildProcess[] = [];
 
-/** Starts a server process (its output to a log file, as an operator's would go) and resolves once `ready` shows in it. */
-async function start(args: string[], ready: RegExp, logName: string): Promise<ChildProcess> {
-  const log = join(work, logName);
-  // The default log level: whatever LOG_LEVEL the bench itself was started with is not passed on.
-  const { LOG_LEVEL: _level, ...env } = process.env;
-  const fd = openSync(log, "w");
-  const child = spawn(process.execPath, args, { cwd: repoDir, env, stdio: ["ignore", fd, fd] });
+const start = async (args: string[], ready: RegExp, logName: string) => {
+  const child = await startLogged(args, ready, join(work, logName));
   children.push(child);
-  for (let i = 0; i < 240; i++) {
-    if (ready.test(readFileSync(log, "utf8"))) return child;
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${args.join(" ")} did not start: ${readFileSync(log, "utf8").slice(-2000)}`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const done = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
-  if (child.exitCode === null) child.kill("SIGKILL");
-}
+  return child;
+};
+const stop = stopChild;
 
 const serveArgs = (workers: number) => [cli, "serve", "--types", "test/fixtures/controller/notes", "--port", String(port), "--data", dataDir, "--database-url", dbUrl, "--workers", String(workers)];
 
-/** Requests per second of `url` under the load generator, after a 2 s warm-up. */
-function load(url: string, headers: Record<string, string>, ca: string): number {
-  const wrk = spawnSync("wrk", ["--version"], { encoding: "utf8" });
-  if (wrk.error === undefined) {
-    const script = join(work, "headers.lua");
-    writeFileSync(script, Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join("\n"));
-    spawnSync("wrk", ["-t1", `-c${connections}`, "-d2s", "-s", script, url], { encoding: "utf8" });
-    const out = spawnSync("wrk", ["-t1", `-c${connections}`, `-d${seconds}s`, "-s", script, url], { encoding: "utf8" }).stdout;
-    return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  }
-  // autocannon's CLI, a process of its own; it needs the CA through the environment.
-  const caFile = join(work, "ca.pem");
-  writeFileSync(caFile, ca);
-  const args = [join(repoDir, "node_modules/autocannon/autocannon.js"), "-j", "-c", String(connections), ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]), url];
-  const env = { ...process.env, NODE_EXTRA_CA_CERTS: caFile };
-  spawnSync(process.execPath, [...args.slice(0, 1), "-d", "2", ...args.slice(1)], { env, encoding: "utf8" });
-  const out = spawnSync(process.execPath, [...args.slice(0, 1), "-d", String(seconds), ...args.slice(1)], { env, encoding: "utf8" }).stdout;
-  return (JSON.parse(out) as { requests: { average: number } }).requests.average;
-}
+const load = (url: string, headers: Record<string, string>, ca: string) => requestsPerSecond({ url, headers, ca, connections, seconds, work });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -154,7 +117,7 @@ try {
   }
   const getRatio = median(rows.map((x) => x.ours1 / x.bare));
   const workerRatio = median(rows.map((x) => x.ours2 / x.ours1));
-  console.log(`\nGET one resource, ${connections} connections, ${seconds} s per turn, ${rounds} rounds, ${total} resources, default log level, ${spawnSync("wrk", ["--version"]).error ? "autocannon" : "wrk"}:`);
+  console.log(`\nGET one resource, ${connections} connections, ${seconds} s per turn, ${rounds} rounds, ${total} resources, default log level, ${generator}:`);
   console.log(`  one worker: ${(getRatio * 100).toFixed(0)}% of the baseline (median of rounds; target ≥ 90%) ${getRatio >= 0.9 ? "✓" : "✗"}`);
   console.log(`  --workers 2: ${workerRatio.toFixed(2)}× one worker (target ≥ 1.5×) ${workerRatio >= 1.5 ? "✓" : "✗"}`);
   console.log(`\neq(size,500) + limit(0,10) over ${total} notes, 300 sequential requests over HTTPS:`);
