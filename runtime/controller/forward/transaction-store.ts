@@ -74,6 +74,15 @@ export class TransactionStore {
     return id;
   }
 
+  /**
+   * A provisioning's transaction, committed by the statement that records its intent (one commit
+   * before the call: intents/intent-store.ts) with this store's validity (`validMs`): remembered
+   * here as if issued here.
+   */
+  recordedWithIntent(id: string, claims: TransactionClaims, recordedAt: number): void {
+    this.remember(id, claims, recordedAt + this.validMs);
+  }
+
   /** The claims of a transaction id this controller issued and that has not expired; else undefined. */
   async read(transactionId: string | undefined): Promise<TransactionClaims | undefined> {
     const id = transactionId?.trim().toLowerCase();

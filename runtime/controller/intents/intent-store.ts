@@ -32,9 +32,12 @@ export interface DueIntent extends ProvisioningIntent {
 
 // Intents travel as arrays: one statement text (planned once) for any number of them.
 // Each intent's `reaches` travels as one comma-separated text (arrays of arrays must be rectangular).
-const RECORD = `insert into provisioning_intents (resource_id, type_id, instance_id, transaction_id, operation, lease_until, reaches)
+// The intent's transaction (forward/transaction-store.ts) goes in the same statement: one commit before the call, not two.
+const RECORD = `with x as (select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $6::text[]) as x(id, type, instance, tx, reaches)),
+  issued as (insert into transactions (id, resource_id, type_id, instance_id, expires) select x.tx::uuid, x.id, x.type, x.instance, now() + $7 * interval '1 millisecond' from x)
+  insert into provisioning_intents (resource_id, type_id, instance_id, transaction_id, operation, lease_until, reaches)
   select x.id, x.type, x.instance, x.tx, 'provision', now() + $5 * interval '1 millisecond', coalesce(string_to_array(nullif(x.reaches, ''), ',')::uuid[], '{}')
-  from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $6::text[]) as x(id, type, instance, tx, reaches)`;
+  from x`;
 // Leftovers of any process; the new lease keeps a second reconciler off it while this one works.
 const CLAIM_DUE = `update provisioning_intents p set lease_until = now() + $2 * interval '1 millisecond', attempts = p.attempts + 1
   from (select resource_id from provisioning_intents where lease_until < now() order by lease_until limit $1 for update skip locked) due
@@ -50,10 +53,15 @@ export class IntentStore {
     private readonly db: Db,
     /** How long a provisioning may take from its intent to its commit: the endpoint time-out and some. */
     readonly leaseMs: number,
+    /** How long the transaction recorded with an intent is honoured (forward/transaction-store.ts `validMs`). */
+    private readonly transactionValidMs: number,
   ) {}
 
   /**
-   * Commits the intent (a statement of its own: it must outlive a crash during the call).
+   * Commits the intent and its transaction (a row of `transactions` with the intent's transaction
+   * id, resource, type and instance), in a statement of its own: both must be there before the
+   * call, the intent to outlive a crash during it, the transaction for the application's calls
+   * back. The transaction id must be a UUID.
    * Intents recorded in the same turn of the event loop share one statement: under load the
    * provisioning hot path costs one round trip more, not one statement more per request.
    */
@@ -69,7 +77,7 @@ export class IntentStore {
     this.batch = [];
     const column = (f: (i: ProvisioningIntent) => string) => pgArray(batch.map((b) => f(b.intent)));
     try {
-      await executePrepared(this.db, { text: RECORD, values: [column((i) => i.resourceId), column((i) => i.typeId), column((i) => i.instanceId), column((i) => i.transactionId), this.leaseMs, column((i) => (i.reaches ?? []).join(","))] });
+      await executePrepared(this.db, { text: RECORD, values: [column((i) => i.resourceId), column((i) => i.typeId), column((i) => i.instanceId), column((i) => i.transactionId), this.leaseMs, column((i) => (i.reaches ?? []).join(",")), this.transactionValidMs] });
       for (const b of batch) b.done();
     } catch (error) {
       for (const b of batch) b.done(error ?? new Error("recording provisioning intents failed"));

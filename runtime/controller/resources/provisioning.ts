@@ -130,19 +130,16 @@ async function provisionAtApplication(ctx: ResourceContext, caller: Caller, type
   const app = applicationsFor(ctx.applications, type);
   const id = meta.id;
   const transactionId = randomUUID();
-  // Both committed before the call, side by side: the transaction, which any process reads
+  // Both committed before the call, in one statement: the transaction, which any process reads
   // when the application calls back with its id (forward/transaction-store.ts), and the intent:
   // if this process dies before it stores the resource, the reconciler removes what the
   // application created (intents/intent-reconciler.ts). Its link targets are what the
-  // application may read while it works (role-sql.ts reachedByInstance).
+  // application may read while it works (role-sql.ts reachedByInstance). If the statement
+  // fails, neither is there and nothing is sent.
   const claims = { resourceId: id, typeId: type.id, instanceId: target.instanceId };
-  const committed = await Promise.allSettled([app.transactions.issue(claims, transactionId), app.intents.record({ ...claims, transactionId, reaches })]);
-  const failed = committed.find((r) => r.status === "rejected");
-  if (failed) {
-    // Nothing was sent: an intent without its call has nothing to undo.
-    await app.intents.drop(id).catch(() => undefined);
-    throw failed.reason;
-  }
+  const recordedAt = Date.now();
+  await app.intents.record({ ...claims, transactionId, reaches });
+  app.transactions.recordedWithIntent(transactionId, claims, recordedAt);
   try {
     const outcome = await app.forwarder.provision(target, type, applicationBody(meta, type, values, newLinks), { ...forwardOrigin(caller), transactionId });
     const merged = { ...values };

@@ -144,7 +144,7 @@ function applicationParts(
     forwarder,
     tasks: new TaskStore(db, sealer),
     claims: new ResourceClaims(db, leaseMs),
-    intents: new IntentStore(db, leaseMs),
+    intents: new IntentStore(db, leaseMs, transactions.validMs),
     provider,
     transactions,
     events: { store: notifications, nudge: () => deliverer.nudge() },
