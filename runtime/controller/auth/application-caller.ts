@@ -33,7 +33,13 @@ export class ApplicationCallers {
    * none (then the request is judged by its APS-Token). A certificate this controller did not
    * issue, or that no instance holds, is refused rather than ignored.
    */
-  async resolve(c: Context<Env>): Promise<Caller | undefined> {
+  resolve(c: Context<Env>): Promise<Caller | undefined> | undefined {
+    // Most calls (a token, no certificate, no OAuth header) carry no application credentials: known at once, with nothing awaited.
+    if (!peerCertificate(c) && c.req.header("authorization") === undefined) return undefined;
+    return this.resolveCredentials(c);
+  }
+
+  private async resolveCredentials(c: Context<Env>): Promise<Caller | undefined> {
     const instanceId = await this.instanceOf(c);
     if (!instanceId) return undefined;
     const actingAs = c.req.header("aps-resource-id");

@@ -11,7 +11,8 @@ import { requestSource } from "./request-source.ts";
 
 export function callerMiddleware(callers: CallerResolver, applicationCallers: ApplicationCallers | undefined): MiddlewareHandler<ControllerEnv> {
   return async (c, next) => {
-    const application = applicationCallers ? await applicationCallers.resolve(c as never) : undefined;
+    const resolving = applicationCallers?.resolve(c as never);
+    const application = resolving ? await resolving : undefined;
     const caller = application ?? (await callers.resolve(c.req.header("aps-token"), requestSource(c)));
     // A copy: the resolved caller may be cached and shared by other requests.
     c.set("caller", { ...caller, request: c.get("request") });

@@ -8,10 +8,19 @@ export interface PeerCertificate {
   readonly authorized: boolean;
 }
 
-/** The client certificate of the request, or undefined when none was presented. */
+/** What each TLS connection presented: it cannot change while the connection lasts (null: nothing). */
+const presented = new WeakMap<TLSSocket, PeerCertificate | null>();
+
+/** The client certificate of the request, or undefined when none was presented. Read once per connection. */
 export function peerCertificate(c: { readonly env: HttpBindings }): PeerCertificate | undefined {
   // Requests made in process (app.request, tests) have no socket.
   const socket = c.env?.incoming?.socket as TLSSocket | undefined;
-  const peer = socket && typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
-  return socket && peer?.fingerprint256 ? { fingerprint: peer.fingerprint256, authorized: socket.authorized } : undefined;
+  if (!socket || typeof socket.getPeerCertificate !== "function") return undefined;
+  let known = presented.get(socket);
+  if (known === undefined) {
+    const peer = socket.getPeerCertificate(false);
+    known = peer?.fingerprint256 ? { fingerprint: peer.fingerprint256, authorized: socket.authorized } : null;
+    presented.set(socket, known);
+  }
+  return known ?? undefined;
 }
