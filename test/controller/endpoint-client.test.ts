@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,5 +70,38 @@ describe("endpoint calls over keep-alive connections the endpoint closes", () =>
     const before = (await counts())["/reset"] ?? 0;
     await expect(freshClient()(target, "POST", "/reset", {}, Buffer.from("{}"))).rejects.toMatchObject({ status: 502 });
     expect((await counts())["/reset"]).toBe(before + 1);
+  });
+});
+
+/** An application's reply is held whole in memory, so the controller takes one only up to a bound. */
+describe("replies larger than the controller takes", () => {
+  const dir = mkdtempSync(join(tmpdir(), "aps-endpoint-reply-"));
+  let server: Server;
+  let target: EndpointTarget;
+  let call: ReturnType<typeof endpointClient>;
+  const MiB = 1024 * 1024;
+
+  beforeAll(async () => {
+    const tls = await ensureControllerTls(dir, ["127.0.0.1"]);
+    server = createServer({ cert: tls.server.cert, key: tls.server.key }, (req, res) => {
+      const size = req.url === "/small" ? 1000 : 3 * MiB;
+      // Declared, or streamed without a length in 64 KiB chunks.
+      if (req.url === "/declared") res.writeHead(200, { "content-length": size });
+      for (let sent = 0; sent < size; sent += 64 * 1024) res.write(Buffer.alloc(Math.min(64 * 1024, size - sent), 120));
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    target = { instanceId: randomUUID(), endpoint: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, endpointCa: tls.ca.cert };
+    call = endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: 5_000, maxReplyBytes: MiB });
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers 502 for a reply past the bound, declared or streamed, and still takes one within it", async () => {
+    for (const path of ["/declared", "/streamed"]) await expect(call(target, "GET", path, {}), path).rejects.toMatchObject({ status: 502, message: expect.stringMatching(/more than 1048576 bytes/) });
+    expect((await call(target, "GET", "/small", {})).body.length).toBe(1000);
   });
 });

@@ -64,15 +64,15 @@ describe("the HTTPS server under slow, oversized and unread bodies", () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  /** Posts `total` bytes (chunked unless `declared`) with Node's https client, as an application would. */
-  const nodeUpload = (path: string, total: number, options: { contentType: string; declared?: boolean }): Promise<Upload> =>
+  /** Posts (or sends with `method`) `total` bytes, chunked unless `declared`, with Node's https client, as an application would. */
+  const nodeUpload = (path: string, total: number, options: { contentType: string; declared?: boolean; method?: string }): Promise<Upload> =>
     new Promise((resolve) => {
       let error: string | undefined;
       let reply: Omit<Upload, "error"> | undefined;
       const done = () => reply && resolve({ ...reply, error });
       const req = request(
         `${t.controller.url}${path}`,
-        { method: "POST", ca: t.controller.caCert, agent: false, headers: { "aps-token": t.adminToken, "content-type": options.contentType, ...(options.declared ? { "content-length": total } : {}) } },
+        { method: options.method ?? "POST", ca: t.controller.caCert, agent: false, headers: { "aps-token": t.adminToken, "content-type": options.contentType, ...(options.declared ? { "content-length": total } : {}) } },
         (res) => {
           let text = "";
           res.on("data", (d: Buffer) => (text += d));
@@ -101,9 +101,9 @@ describe("the HTTPS server under slow, oversized and unread bodies", () => {
     });
 
   /** Posts a file with curl (`--data-binary @file`, chunked when asked). */
-  const curlUpload = (path: string, file: string, options: { contentType: string; chunked?: boolean }): Promise<Upload & { exit: number }> =>
+  const curlUpload = (path: string, file: string, options: { contentType: string; chunked?: boolean; method?: string }): Promise<Upload & { exit: number }> =>
     new Promise((resolve) => {
-      const args = ["-sS", "--cacert", join(t.dataDir, "tls/ca.crt"), "-H", `APS-Token: ${t.adminToken}`, "-H", `Content-Type: ${options.contentType}`, ...(options.chunked ? ["-H", "Transfer-Encoding: chunked"] : []), "--data-binary", `@${file}`, "-D", "-", `${t.controller.url}${path}`];
+      const args = ["-sS", ...(options.method ? ["-X", options.method] : []), "--cacert", join(t.dataDir, "tls/ca.crt"), "-H", `APS-Token: ${t.adminToken}`, "-H", `Content-Type: ${options.contentType}`, ...(options.chunked ? ["-H", "Transfer-Encoding: chunked"] : []), "--data-binary", `@${file}`, "-D", "-", `${t.controller.url}${path}`];
       execFile("curl", args, { maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
         // curl asks `Expect: 100-continue` for a large body: the final reply follows the 100.
         const parts = stdout.split("\r\n\r\n");
@@ -260,6 +260,17 @@ describe("the HTTPS server under slow, oversized and unread bodies", () => {
     const wrongType = await nodeUpload("/aps/2/resources", 3_000_000, { contentType: "application/zip" });
     expect(wrongType).toMatchObject({ status: 415, connection: "close", error: undefined });
   }, 30_000);
+
+  it("bounds the body of DELETE .../aps/subscriptions like every other body", async () => {
+    const note = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: NOTE }, title: "subscribed" } });
+    expect(note.status, note.text).toBe(201);
+    const path = `/aps/2/resources/${note.json.aps.id}/aps/subscriptions`;
+    // Node's client sends a DELETE body with its length only (it does not chunk DELETE bodies); curl chunks it.
+    expect(await nodeUpload(path, 2_000_000, { contentType: "application/json", declared: true, method: "DELETE" })).toMatchObject({ status: 413, connection: "close", json: { code: 413 } });
+    const file = join(folder, "two-megabytes.json");
+    writeFileSync(file, Buffer.alloc(2_000_000, 32));
+    expect(await curlUpload(path, file, { contentType: "application/json", chunked: true, method: "DELETE" })).toMatchObject({ exit: 0, status: 413, json: { code: 413 } });
+  });
 
   it("reads what follows a 413 only for the lingering time, then closes, whether or not the client stops", async () => {
     const s = await open({ allowHalfOpen: true });

@@ -32,7 +32,15 @@ export interface EndpointClientOptions {
   readonly cert: string;
   readonly key: string;
   readonly timeoutMs: number;
+  /** The largest reply body taken from an application (default {@link DEFAULT_MAX_REPLY_BYTES}). */
+  readonly maxReplyBytes?: number;
 }
+
+/**
+ * An application's reply is held in memory whole (it is stored, or passed to the caller), so its
+ * size is bounded like a request's: 32 MiB, the largest package archive the controller takes.
+ */
+export const DEFAULT_MAX_REPLY_BYTES = 32 * 1024 * 1024;
 
 /** How a call may be treated beyond its HTTP method. */
 interface CallSafety {
@@ -98,10 +106,26 @@ export function endpointClient(options: EndpointClientOptions) {
       if (BROKEN_BEFORE_REPLY.has(e.code ?? "") || BROKEN_BEFORE_REPLY.has(cause ?? "")) brokenBeforeReply.add(unreachable);
       throw unreachable;
     }
+    const limit = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+    const tooLarge = () => new ControllerError(502, `The application endpoint ${target.endpoint} answered ${method} ${path.split("?")[0]} with more than ${limit} bytes, more than the controller takes.`);
+    if (Number(reply.headers["content-length"] ?? 0) > limit) {
+      reply.body.destroy();
+      throw tooLarge();
+    }
     try {
-      const bytes = Buffer.from(await reply.body.arrayBuffer());
-      return { status: reply.statusCode, headers: reply.headers, body: bytes };
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for await (const chunk of reply.body) {
+        total += (chunk as Buffer).length;
+        if (total > limit) {
+          reply.body.destroy();
+          throw tooLarge();
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return { status: reply.statusCode, headers: reply.headers, body: Buffer.concat(chunks, total) };
     } catch (error) {
+      if (error instanceof ControllerError) throw error;
       const e = error as NodeJS.ErrnoException;
       if (e.code === "UND_ERR_BODY_TIMEOUT") throw new ControllerError(504, `The application endpoint ${target.endpoint} did not finish its reply to ${method} ${path} within ${options.timeoutMs / 1000} s.`);
       throw new ControllerError(502, `The application endpoint ${target.endpoint} broke off its reply: ${e.message}.`);

@@ -18,6 +18,7 @@ import type { InstanceLookup } from "../instances/instance-lookup.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ResourceStore } from "../store/resource-store.ts";
 import { isUuid } from "../support/uuid.ts";
+import { readBodyBytes } from "../support/request-body.ts";
 
 type Env = { Bindings: HttpBindings };
 
@@ -48,7 +49,8 @@ export function subscriptionRoutes(service: SubscriptionService, lookup: Subscri
   // SPEC 4.2 writes DELETE .../aps/subscriptions: the one named by query or body `id`.
   app.delete("/:id/aps/subscriptions", async (c) => {
     const subscriber = await subscriberOf(c, lookup);
-    const body = (await c.req.text()).trim();
+    // Read within the body limit, as every other body (support/request-body.ts).
+    const body = (await readBodyBytes(c)).toString("utf8").trim();
     const fromBody = body ? (parseRequestJson(body) as { id?: unknown } | null)?.id : undefined;
     const id = c.req.query("id") ?? fromBody;
     if (typeof id !== "string" || !id) throw new ControllerError(400, "DELETE .../aps/subscriptions names the subscription to remove by ?id=<id> or a body {\"id\": <id>}; or DELETE .../aps/subscriptions/<id>.");
