@@ -97,7 +97,7 @@ export function visibleRows(registry: TypeRegistry, caller: Caller, scope?: read
 }
 
 /**
- * Rows on which the caller may read property `name` (SPEC 2.7), among those it sees: filters
+ * Rows on which the caller may read property `name` (its `access` roles), among those it sees: filters
  * and sorts only look at it there. Undefined when that is every row it sees (of `scope`'s types,
  * when given): each type that declares it lets every role that retrieves read it, or the caller
  * is the provider's administrator and the property lets admins read it. A type that does not
