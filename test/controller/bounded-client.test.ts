@@ -39,8 +39,8 @@ describe.skipIf(!url)("a postgres.js client bounded to its pool size", () => {
       expect(most).toBeLessThanOrEqual(2);
       // Six rounds of two: at least 6 × 50 ms.
       expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-      // Waiting ones start in order: the last to finish is among the last sent (not, as in a stack, one of the first).
-      expect(order.slice(-1)[0]).toBeGreaterThanOrEqual(8);
+      // Waiting ones start in order: the last to finish is one of the last two sent.
+      expect(order.slice(-1)[0]).toBeGreaterThanOrEqual(10);
     } finally {
       await observer.end({ timeout: 5 });
     }
