@@ -10,7 +10,6 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { makePrivate } from "../support/private-files.ts";
-import { boundedClient } from "./bounded-client.ts";
 
 /** The Drizzle database both drivers give, as the store uses it. */
 export type Db = PgDatabase<PgQueryResultHKT>;
@@ -50,9 +49,6 @@ function withParameters(text: string, values: readonly unknown[]): SQL {
   parts.forEach((part, i) => chunks.push(i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`));
   return sql.join(chunks);
 }
-
-/** Connections of a controller process to PostgreSQL, and so statements in flight (store/bounded-client.ts). */
-const POOL_SIZE = 10;
 
 /** How long one statement may run on PostgreSQL before the server cancels it (ms). */
 const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
@@ -94,12 +90,11 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
     }
   }
   if (options.url) {
-    const client = postgres(options.url, { onnotice: () => {}, max: POOL_SIZE, connection: { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS } });
+    const client = postgres(options.url, { onnotice: () => {}, max: 10, connection: { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS } });
     client.options.parsers[114] = asText;
     client.options.parsers[3802] = asText;
-    const bounded = boundedClient(client, POOL_SIZE);
-    const db = drizzlePostgres({ client: bounded });
-    preparedRunners.set(db as unknown as Db, (text, values) => bounded.unsafe(text, values as never[], { prepare: true }));
+    const db = drizzlePostgres({ client });
+    preparedRunners.set(db as unknown as Db, (text, values) => client.unsafe(text, values as never[], { prepare: true }));
     return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
   const dir = join(options.dataDir, "pgdata");
