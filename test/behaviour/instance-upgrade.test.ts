@@ -6,35 +6,21 @@
  * `POST /app/{id}/upgrade?version=<old>`, and reads the root back through the controller while
  * it handles it. Refusals change nothing; an endpoint error puts everything back.
  */
-import { readdirSync, readFileSync, statSync, mkdtempSync, rmSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { zipSync } from "fflate";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { PropertySealer } from "../../runtime/controller/support/encryption.ts";
 import { startFakeApplication, successOf, type FakeApplication, type ReceivedCall } from "../e2e/fake-application.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { zipFolder } from "../helpers/zip-folder.ts";
 import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const T = "http://upgrade.example/types";
 const V2 = join(repoRoot, "test/fixtures/upgrade/v2");
 
-/** An .app.zip of a package folder, with files replaced by `patch`. */
-function zipFolder(dir: string, patch: Record<string, string> = {}): Uint8Array {
-  const files: Record<string, Uint8Array> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const abs = join(d, name);
-      if (statSync(abs).isDirectory()) walk(abs);
-      else files[relative(dir, abs).split("\\").join("/")] = readFileSync(abs);
-    }
-  };
-  walk(dir);
-  for (const [path, text] of Object.entries(patch)) files[path] = new TextEncoder().encode(text);
-  return zipSync(files);
-}
 
 /** v2's APP-META.xml as version `version` admitting `match`. */
 function metaOf(version: string, match: string): string {

@@ -1,29 +1,15 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
-import { zipSync } from "fflate";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { repoRoot } from "../helpers/paths.ts";
+import { zipFolder } from "../helpers/zip-folder.ts";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "./controller-harness.ts";
 
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 const VPS = "http://vpscloud.example.net/types/vps/1.1";
 
-/** An .app.zip of a package folder, as a vendor would upload it. */
-function zipFolder(dir: string, patch: Record<string, string> = {}): Uint8Array {
-  const files: Record<string, Uint8Array> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const abs = join(d, name);
-      if (statSync(abs).isDirectory()) walk(abs);
-      else files[relative(dir, abs).split("\\").join("/")] = readFileSync(abs);
-    }
-  };
-  walk(dir);
-  for (const [path, text] of Object.entries(patch)) files[path] = new TextEncoder().encode(text);
-  return zipSync(files);
-}
 
 describe.each(databases)("packages on %s", (kind) => {
   let t: ControllerUnderTest;

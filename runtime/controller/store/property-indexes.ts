@@ -49,9 +49,15 @@ export function indexedKind(type: RegistryType | undefined, property: string): s
   return p && !p.encrypted && INDEXED_KINDS.has(p.kind) ? p.kind : undefined;
 }
 
+/** Indexes by type and property, named once: a list asks for them on every request. */
+const named = new Map<string, PropertyIndex>();
+
 /** The index `eq` on `property` of `typeId` uses. */
 export function propertyIndex(typeId: string, property: string): PropertyIndex {
-  return { name: PREFIX + createHash("sha256").update(`${typeId}\n${property}`).digest("hex").slice(0, 24), typeId, property };
+  const key = `${typeId}\n${property}`;
+  let ix = named.get(key);
+  if (!ix) named.set(key, (ix = { name: PREFIX + createHash("sha256").update(key).digest("hex").slice(0, 24), typeId, property }));
+  return ix;
 }
 
 /** A string as an SQL literal (standard_conforming_strings, PostgreSQL's default since 9.1). */
