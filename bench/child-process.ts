@@ -1,23 +1,8 @@
-// Helpers the benchmarks share: child servers that print a ready line, and a keep-alive HTTPS call.
-import { spawn, type ChildProcess } from "node:child_process";
+// Helpers the benchmarks share: a CLI run to its end, and a keep-alive HTTPS call.
+import { spawn } from "node:child_process";
 import { Agent, request } from "node:https";
 
 export const repoDir = new URL("..", import.meta.url).pathname;
-
-/** Starts `node <args>` in the repository and resolves once its output matches `ready`. */
-export function startChild(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: repoDir, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let seen = "";
-    const onData = (d: Buffer) => {
-      seen += String(d);
-      if (ready.test(seen)) resolve({ child, output: seen });
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${seen}`)));
-  });
-}
 
 /** Runs `node <args>` to the end and returns its standard output. */
 export function runCapture(args: string[]): Promise<string> {

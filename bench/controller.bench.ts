@@ -17,13 +17,14 @@
 // the filtered list < 3 ms median for both callers. Informational: exit 0 unless the setup fails.
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import postgres from "postgres";
 import { httpsCall, repoDir, runCapture } from "./child-process.ts";
 import { installedCli, startLogged, stopChild } from "./installed-cli.ts";
 import { generator, requestsPerSecond } from "./load-generator.ts";
+import { CpuMeter, serverBudget } from "./process-cpu.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "6" }, rounds: { type: "string", default: "3" }, resources: { type: "string", default: "100000" }, connections: { type: "string", default: "32" } } });
 const seconds = Number(values.seconds);
@@ -55,7 +56,11 @@ const stop = stopChild;
 
 const serveArgs = (workers: number) => [cli, "serve", "--types", "test/fixtures/controller/notes", "--port", String(port), "--data", dataDir, "--database-url", dbUrl, "--workers", String(workers)];
 
-const load = (url: string, headers: Record<string, string>, ca: string) => requestsPerSecond({ url, headers, ca, connections, seconds, work });
+const load = (url: string, headers: Record<string, string>, ca: string, server: ChildProcess) => {
+  meter = new CpuMeter(() => ({ server: server.pid }));
+  return requestsPerSecond({ url, headers, ca, connections, seconds, work }, meter);
+};
+let meter: CpuMeter | undefined;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -102,16 +107,21 @@ try {
   const baseline = [join(repoDir, "node_modules/tsx/dist/cli.mjs"), "bench/baseline-server.ts", dbUrl, join(dataDir, "tls/server.crt"), join(dataDir, "tls/server.key"), String(port)];
   const get = `/aps/2/resources/${one!.id}`;
   const rows: { ours1: number; bare: number; ours2: number }[] = [];
+  let splits: CpuMeter[] = [];
   for (let r = 0; r < rounds; r++) {
     controller = await start(serveArgs(1), /controller on/, `serve-1-${r}.log`);
-    const ours1 = load(`${base}${get}`, { "aps-token": token }, ca);
+    const ours1 = load(`${base}${get}`, { "aps-token": token }, ca, controller);
+    const split1 = meter!;
     await stop(controller);
     const bare = await start(baseline, /ready/, `baseline-${r}.log`);
-    const b = load(`${base}/resources/${one!.id}`, {}, ca);
+    const b = load(`${base}/resources/${one!.id}`, {}, ca, bare);
+    const splitBare = meter!;
     await stop(bare);
     controller = await start(serveArgs(2), /controller on/, `serve-2-${r}.log`);
-    const ours2 = load(`${base}${get}`, { "aps-token": token }, ca);
+    const ours2 = load(`${base}${get}`, { "aps-token": token }, ca, controller);
+    const split2 = meter!;
     await stop(controller);
+    splits = [split1, splitBare, split2];
     rows.push({ ours1, bare: b, ours2 });
     console.log(`round ${r + 1}: controller ${ours1.toFixed(0)} req/s, baseline ${b.toFixed(0)}, --workers 2 ${ours2.toFixed(0)}  (${((100 * ours1) / b).toFixed(0)}%, ${(ours2 / ours1).toFixed(2)}×)`);
   }
@@ -120,6 +130,14 @@ try {
   console.log(`\nGET one resource, ${connections} connections, ${seconds} s per turn, ${rounds} rounds, ${total} resources, default log level, ${generator}:`);
   console.log(`  one worker: ${(getRatio * 100).toFixed(0)}% of the baseline (median of rounds; target ≥ 90%) ${getRatio >= 0.9 ? "✓" : "✗"}`);
   console.log(`  --workers 2: ${workerRatio.toFixed(2)}× one worker (target ≥ 1.5×) ${workerRatio >= 1.5 ? "✓" : "✗"}`);
+  if (CpuMeter.available) {
+    console.log("  CPU per request in the last round (all cores busy: throughput is the cores divided by the sum):");
+    for (const [i, name] of ["one worker", "baseline", "--workers 2"].entries()) console.log(`    ${name}: ${splits[i]!.describe()}`);
+    console.log(`    ${serverBudget(splits[0]!, splits[1]!, 0.9)}`);
+    // Two workers: at most the cores over the one worker's CPU per request, whatever the work is spread over.
+    const cores = availableParallelism();
+    console.log(`    --workers 2 at most ${((cores * 1e6) / splits[0]!.micros() / rows.at(-1)!.ours1).toFixed(2)}× one worker on ${cores} cores if a request kept costing what it costs with one worker (${splits[0]!.micros().toFixed(0)} µs of CPU in all)`);
+  }
   console.log(`\neq(size,500) + limit(0,10) over ${total} notes, 300 sequential requests over HTTPS:`);
   console.log(lists.join("\n"));
 } finally {

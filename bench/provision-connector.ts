@@ -12,7 +12,9 @@ const tls = await ensureControllerTls(tlsDir!, ["127.0.0.1"]);
 let n = 0;
 const app = createConnectorApp({
   credentials: fileCredentialStore(credentialsDir!),
-  services: { app: {}, items: { provision: () => ({ externalId: `ext-${++n}` }) } },
+  services: { app: {}, items: { provision: () => ({ externalId: `ext-${++n}` }), configure: () => ({}) } },
 });
 const running = await startConnector(app, tls.server);
 process.stdout.write(`ready ${running.url} ${join(tlsDir!, "tls/ca.crt")}\n`);
+// Exits on SIGTERM through process.exit, so that a --cpu-prof profile is written (BENCH_PROFILE).
+process.once("SIGTERM", () => process.exit(0));

@@ -43,6 +43,13 @@ export interface LinkChange {
 const DROP_INTENT_CTE = "dropped_intent as (delete from provisioning_intents where resource_id = $1::uuid)";
 
 /** A resource and its outgoing links as `[relation, target]` pairs in JSON text (what `getWithLinks` reads). */
+const RESOURCE_COLUMNS = "id, type_id, status, revision, created, modified, owner_account, owner_path, subscription, package_id, instance_id, body, secrets, seq";
+const BY_ID = `select ${RESOURCE_COLUMNS} from resources where id = $1::uuid`;
+/** FOR NO KEY UPDATE: links to the row may still be written while it is held. */
+const BY_ID_LOCKED = `${BY_ID} for no key update`;
+/** Optimistic concurrency: written only while the stored revision is still $2. */
+const UPDATE_AT_REVISION = `update resources set body = $3::jsonb, secrets = $4::bytea, modified = $5::timestamptz, revision = $2 + 1, status = coalesce($6, status)
+  where id = $1::uuid and revision = $2 returning ${RESOURCE_COLUMNS}`;
 const BY_ID_WITH_LINKS = `select r.id, r.type_id, r.status, r.revision, r.created, r.modified, r.owner_account, r.owner_path, r.subscription, r.package_id, r.instance_id, r.body, r.secrets, r.seq,
   (select coalesce(json_agg(json_build_array(l.relation, l.target_id)), '[]'::json)::text from links l where l.source_id = r.id) as links
   from resources r where r.id = $1::uuid`;
@@ -146,8 +153,15 @@ export class ResourceStore {
   }
 
   async get(id: string): Promise<StoredResource | undefined> {
+    if (this.prepared) return this.readRaw(this.db, BY_ID, [id]);
     const rows = await this.byId.execute({ id });
     return rows[0];
+  }
+
+  /** One resources row of a prepared statement, mapped as drizzle maps it, without drizzle's per-column entity checks. */
+  private async readRaw(db: Db, text: string, values: readonly unknown[]): Promise<StoredResource | undefined> {
+    const raw = rowsOf<RawResourceRow>(await executePrepared(db, { text, values }))[0];
+    return raw && storedResource(raw);
   }
 
   /**
@@ -168,6 +182,7 @@ export class ResourceStore {
 
   /** The row, locked against other writers of it until `tx` ends (FOR NO KEY UPDATE: links to it may still be written). */
   async getLocked(id: string, tx: Db): Promise<StoredResource | undefined> {
+    if (this.prepared) return this.readRaw(tx, BY_ID_LOCKED, [id]);
     const [row] = await tx.select().from(resources).where(eq(resources.id, id)).for("no key update");
     return row;
   }
@@ -345,6 +360,12 @@ export class ResourceStore {
    */
   async update(id: string, revision: number, changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string }, tx?: Db, events: readonly RaisedEvent[] = []): Promise<StoredResource | undefined> {
     if (!tx && events.length) return this.transaction((t) => this.update(id, revision, changes, t, events));
+    if (this.prepared) {
+      const db = tx ?? this.db;
+      const row = await this.readRaw(db, UPDATE_AT_REVISION, [id, revision, stringifyJson(changes.body), changes.secrets, changes.modified, changes.status || null]);
+      if (row) await recordEvents(db, events);
+      return row;
+    }
     const rows = await (tx ?? this.db)
       .update(resources)
       .set({ body: changes.body, secrets: changes.secrets, modified: changes.modified, revision: revision + 1, ...(changes.status ? { status: changes.status } : {}) })
