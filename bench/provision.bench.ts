@@ -101,7 +101,7 @@ try {
   // for the first's claim). No baseline: its CPU split says where a configure's time goes.
   if (generator === "wrk") {
     const db = postgres(dbUrl, { onnotice: () => {} });
-    const items = await db<{ id: string }[]>`select id from resources where type_id = ${ITEM} and status = 'aps:ready' order by seq desc limit 400`;
+    const items = await db<{ id: string }[]>`select id from resources where type_id = ${ITEM} and owner_account = ${account.aps.id} and status = 'aps:ready' order by seq desc limit 400`;
     await db.end();
     const meter = new CpuMeter(() => ({ server: controller.pid, connector: connectorProcess.pid }));
     const rate = requestsPerSecond({ url: `${base}/aps/2/resources`, paths: items.map((r) => `/aps/2/resources/${r.id}`), ca, connections, seconds, method: "PUT", headers: { "aps-token": token }, body: JSON.stringify({ size: 4 }), work: dir }, meter);

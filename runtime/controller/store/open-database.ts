@@ -2,11 +2,11 @@ import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
-import { sql, type SQL } from "drizzle-orm";
+import { is, sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { drizzle as drizzlePostgres, PostgresJsTransaction } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { makePrivate } from "../support/private-files.ts";
@@ -28,18 +28,22 @@ const preparedRunners = new WeakMap<Db, PreparedRunner>();
 
 /**
  * Runs a statement (text with `$n` parameters) that a hot path repeats with other values: on
- * postgres.js it is prepared once per connection and text, with no query building per call
- * (drizzle's `execute` builds and re-plans every time); elsewhere (PGlite, a transaction) it
- * goes through `execute`. The result has the shape `rowsOf` reads.
+ * postgres.js, in a transaction as outside one, it is prepared once per connection and text,
+ * with no query building per call (drizzle's `execute` builds and re-plans every time: in a
+ * configure, the largest part of the controller's own work); on PGlite it goes through
+ * `execute`. The result has the shape `rowsOf` reads.
  */
 export function executePrepared(db: Db, statement: { readonly text: string; readonly values: readonly unknown[] }): Promise<unknown> {
   const run = preparedRunners.get(db);
-  return run ? run(statement.text, [...statement.values]) : db.execute(withParameters(statement.text, statement.values));
+  if (run) return run(statement.text, [...statement.values]);
+  // A postgres.js transaction of drizzle: its session's client is the transaction's own connection.
+  if (is(db, PostgresJsTransaction)) return (db as unknown as { session: { client: postgres.Sql } }).session.client.unsafe(statement.text, [...statement.values] as never[], { prepare: true });
+  return db.execute(withParameters(statement.text, statement.values));
 }
 
 /** Whether {@link executePrepared} prepares on this database (postgres.js) rather than going through drizzle's `execute`. */
 export function runsPrepared(db: Db): boolean {
-  return preparedRunners.has(db);
+  return preparedRunners.has(db) || is(db, PostgresJsTransaction);
 }
 
 /** Text with `$n` placeholders as drizzle SQL. */
