@@ -8,12 +8,13 @@
 import type { TLSSocket } from "node:tls";
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { parseJsonText, stringifyJson } from "../common/json-text.ts";
 import { callContext, type ApsCallContext } from "./context.ts";
 import type { CredentialStore } from "./credentials.ts";
 import { Accepted, ConnectorError, RawReply, type MaybePromise } from "./replies.ts";
 import { isSignedBy } from "./trust.ts";
+import { defaultConnectorLogger } from "./connector-logger.ts";
 import { connectorRequestLog, type RequestLogVariables } from "./request-log.ts";
 import { routePattern } from "../common/path-template.ts";
 import type { ApsLinkRef, ApsX509 } from "../common/types.ts";
@@ -69,7 +70,8 @@ export interface ConnectorOptions {
   readonly trustOnFirstInstall?: boolean;
   /**
    * Where a line per call goes (request-log.ts); by default JSON lines on stdout at the level of
-   * `LOG_LEVEL` (info), as the controller logs. `pino({ level: "silent" })` for none.
+   * `LOG_LEVEL` (info), as the controller logs, written in blocks (connector-logger.ts).
+   * `pino({ level: "silent" })` for none.
    */
   readonly logger?: Logger;
 }
@@ -80,7 +82,7 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
   const app = new Hono<Env>();
 
   // First, so that refused calls are logged as well.
-  app.use("*", connectorRequestLog(options.logger ?? pino({ level: process.env.LOG_LEVEL ?? "info" })));
+  app.use("*", connectorRequestLog(options.logger ?? defaultConnectorLogger()));
   app.use("*", async (c, next) => {
     const socket = c.env.incoming.socket as TLSSocket;
     const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;

@@ -1,11 +1,14 @@
 /**
  * Runs a connector app over HTTPS, asking callers for a client certificate (the controller
- * presents its own; the app checks it against the controller CA it trusts).
+ * presents its own; the app checks it against the controller CA it trusts). `close()` stops
+ * serving and then writes the log lines the default logger still holds (connector-logger.ts), so
+ * that a process stopped by its SIGTERM or SIGINT handler through `close()` keeps every call's line.
  */
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import { flushBlockWrittenStdout } from "../common/block-written-stdout.ts";
 
 /** A running endpoint. */
 export interface RunningConnector {
@@ -26,10 +29,12 @@ export async function startConnector(app: Hono<any>, options: { cert: string; ke
   return {
     url: `https://${host}:${port}`,
     port,
-    close: () =>
-      new Promise<void>((done) => {
+    close: async () => {
+      await new Promise<void>((done) => {
         server.close(() => done());
         server.closeAllConnections();
-      }),
+      });
+      await flushBlockWrittenStdout();
+    },
   };
 }
