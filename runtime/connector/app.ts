@@ -13,7 +13,7 @@ import { parseJsonText, stringifyJson } from "../common/json-text.ts";
 import { callContext, type ApsCallContext } from "./context.ts";
 import type { CredentialStore } from "./credentials.ts";
 import { Accepted, ConnectorError, RawReply, type MaybePromise } from "./replies.ts";
-import { isSignedBy } from "./trust.ts";
+import { isControllerCertificate, presentedCertificate } from "./peer-certificate.ts";
 import { defaultConnectorLogger } from "./connector-logger.ts";
 import { connectorRequestLog, type RequestLogVariables } from "./request-log.ts";
 import { routePattern } from "../common/path-template.ts";
@@ -84,12 +84,11 @@ export function createConnectorApp(options: ConnectorOptions): Hono<Env> {
   // First, so that refused calls are logged as well.
   app.use("*", connectorRequestLog(options.logger ?? defaultConnectorLogger()));
   app.use("*", async (c, next) => {
-    const socket = c.env.incoming.socket as TLSSocket;
-    const peer = typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate(false) : undefined;
     const trusted = await options.credentials.controllerCas();
     if (trusted.length === 0 && options.trustOnFirstInstall !== false) return next();
-    if (!peer?.raw) return c.json({ code: 401, error: "Unauthorized", message: "Calls to this endpoint need the controller's client certificate." }, 401);
-    if (!(await isSignedBy(peer.raw, trusted))) return c.json({ code: 403, error: "Forbidden", message: "The client certificate was not issued by the controller this endpoint trusts." }, 403);
+    const peer = presentedCertificate(c.env?.incoming?.socket as TLSSocket | undefined);
+    if (!peer) return c.json({ code: 401, error: "Unauthorized", message: "Calls to this endpoint need the controller's client certificate." }, 401);
+    if (!(await isControllerCertificate(peer, trusted))) return c.json({ code: 403, error: "Forbidden", message: "The client certificate was not issued by the controller this endpoint trusts." }, 403);
     return next();
   });
 
