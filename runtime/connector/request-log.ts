@@ -9,6 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { loggableHeaderValue, REQUEST_ID_HEADER, requestIdOf } from "../common/request-id.ts";
+import { urlPath } from "../common/url-path.ts";
 
 /** What the middleware puts on the context. */
 export interface RequestLogVariables {
@@ -29,6 +30,6 @@ export function connectorRequestLog(logger: Logger): MiddlewareHandler<{ Variabl
     // Headers of a caller not checked yet (the certificate check comes after): bounded before they reach the log.
     const instance = loggableHeaderValue(c.req.header("aps-instance-id"));
     const phase = c.req.header("aps-request-phase");
-    log.info({ method: c.req.method, path: new URL(c.req.url).pathname, ...(instance ? { instance } : {}), ...(phase === "sync" || phase === "async" ? { phase } : {}), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
+    log.info({ method: c.req.method, path: urlPath(c.req.url), ...(instance ? { instance } : {}), ...(phase === "sync" || phase === "async" ? { phase } : {}), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
   };
 }

@@ -10,6 +10,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { loggableHeaderValue, REQUEST_ID_HEADER, requestIdOf } from "../../common/request-id.ts";
+import { urlPath } from "../../common/url-path.ts";
 import type { ControllerEnv } from "../context.ts";
 import type { RequestScope } from "./request-scope.ts";
 import { routePattern } from "./route-pattern.ts";
@@ -28,7 +29,7 @@ export function requestLog(logger: Logger): MiddlewareHandler<ControllerEnv> {
     c.set("request", scope);
     await next();
     if (!isCompleteReply(c.res)) c.res.headers.set(REQUEST_ID_HEADER, requestId);
-    const path = pathOf(c.req.url);
+    const path = urlPath(c.req.url);
     const line = { method: c.req.method, path, route: routePattern(c), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 };
     const quiet = QUIET_PATHS.has(path) && c.res.status < 400;
     if (quiet && !logger.isLevelEnabled("debug")) return;
@@ -51,12 +52,4 @@ function requestScope(logger: Logger, requestId: string, transactionId: string |
     },
     logged: () => child,
   };
-}
-
-/** The path of a request URL (`https://host:port/path?query`), without building a URL object. */
-function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const query = url.indexOf("?", start);
-  return query < 0 ? url.slice(start) : url.slice(start, query);
 }
