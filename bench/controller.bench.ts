@@ -57,7 +57,7 @@ const stop = stopChild;
 const serveArgs = (workers: number) => [cli, "serve", "--types", "test/fixtures/controller/notes", "--port", String(port), "--data", dataDir, "--database-url", dbUrl, "--workers", String(workers)];
 
 const load = (url: string, headers: Record<string, string>, ca: string, server: ChildProcess) => {
-  meter = new CpuMeter(() => ({ server: server.pid }));
+  meter = new CpuMeter(() => ({ server: server.pid }), dbName);
   return requestsPerSecond({ url, headers, ca, connections, seconds, work }, meter);
 };
 let meter: CpuMeter | undefined;

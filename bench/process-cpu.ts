@@ -21,8 +21,26 @@ function processTicks(pid: string): { ticks: number; parent: string; name: strin
 
 type Snapshot = Map<string, number>;
 
-/** Ticks per named group: each named pid with its descendants, `postgres`, and `load generator` (children this process has waited for). */
-function snapshot(named: Readonly<Record<string, number | undefined>>): Snapshot {
+/**
+ * Whether a `postgres` process works for `database`: its client backends name their database in
+ * their title ("postgres: 15/main: user db 127.0.0.1(port) idle"); background processes (WAL
+ * writer, checkpointer, ...) serve every database and count. Other databases' backends (other
+ * work on the machine) do not.
+ */
+function servesDatabase(pid: string, database: string | undefined): boolean {
+  if (database === undefined) return true;
+  let title = "";
+  try {
+    title = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+  } catch {
+    return false;
+  }
+  const backend = /^postgres: \S+: \S+ (\S+) \S+\(\d+\)/.exec(title);
+  return !backend || backend[1] === database;
+}
+
+/** Ticks per named group: each named pid with its descendants, `postgres` (of `database`), and `load generator` (children this process has waited for). */
+function snapshot(named: Readonly<Record<string, number | undefined>>, database: string | undefined): Snapshot {
   const all = new Map<string, { ticks: number; parent: string; name: string }>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -37,7 +55,7 @@ function snapshot(named: Readonly<Record<string, number | undefined>>): Snapshot
   };
   const out: Snapshot = new Map();
   for (const [pid, p] of all) {
-    const group = p.name === "postgres" ? "postgres" : groupOf(pid);
+    const group = p.name === "postgres" ? (servesDatabase(pid, database) ? "postgres" : undefined) : groupOf(pid);
     if (group) out.set(group, (out.get(group) ?? 0) + p.ticks);
   }
   // The load generator runs to its end inside spawnSync: its time shows in this process's
@@ -50,18 +68,22 @@ function snapshot(named: Readonly<Record<string, number | undefined>>): Snapshot
 export class CpuMeter {
   private before: Snapshot | undefined;
   private last: Map<string, number> = new Map();
-  constructor(private readonly named: () => Readonly<Record<string, number | undefined>>) {}
+  constructor(
+    private readonly named: () => Readonly<Record<string, number | undefined>>,
+    /** The benchmark's database: PostgreSQL's backends of other databases are left out. */
+    private readonly database?: string,
+  ) {}
 
   static readonly available = existsSync("/proc/self/stat");
 
   start(): void {
-    this.before = CpuMeter.available ? snapshot(this.named()) : undefined;
+    this.before = CpuMeter.available ? snapshot(this.named(), this.database) : undefined;
   }
 
   /** Ends the turn: microseconds of CPU per request, per group. */
   stop(requests: number): void {
     if (!this.before || requests <= 0) return;
-    const after = snapshot(this.named());
+    const after = snapshot(this.named(), this.database);
     const tickMicros = 1_000_000 / 100; // USER_HZ is 100 on Linux.
     this.last = new Map([...after].map(([group, ticks]) => [group, ((ticks - (this.before!.get(group) ?? 0)) * tickMicros) / requests]));
   }

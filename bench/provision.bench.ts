@@ -74,7 +74,7 @@ try {
     { name: "baseline, row into resources (same indexes)", url: `https://127.0.0.1:${baselinePort + 1}/items`, headers: {}, body: JSON.stringify({ name: "bench item", size: 3 }), server: sameTable },
   ];
   // CPU per request of the last round, per target: server, connector, PostgreSQL, load generator.
-  const splits = targets.map((t) => new CpuMeter(() => ({ server: t.server.pid, connector: connectorProcess.pid })));
+  const splits = targets.map((t) => new CpuMeter(() => ({ server: t.server.pid, connector: connectorProcess.pid }), dbName));
   const load = (t: (typeof targets)[number], i: number) => requestsPerSecond({ url: t.url, ca, connections, seconds, method: "POST", headers: t.headers, body: t.body, work: dir }, splits[i]);
   const results: number[][] = targets.map(() => []);
   for (let round = 1; round <= rounds; round++) {
@@ -103,7 +103,7 @@ try {
     const db = postgres(dbUrl, { onnotice: () => {} });
     const items = await db<{ id: string }[]>`select id from resources where type_id = ${ITEM} and owner_account = ${account.aps.id} and status = 'aps:ready' order by seq desc limit 400`;
     await db.end();
-    const meter = new CpuMeter(() => ({ server: controller.pid, connector: connectorProcess.pid }));
+    const meter = new CpuMeter(() => ({ server: controller.pid, connector: connectorProcess.pid }), dbName);
     const rate = requestsPerSecond({ url: `${base}/aps/2/resources`, paths: items.map((r) => `/aps/2/resources/${r.id}`), ca, connections, seconds, method: "PUT", headers: { "aps-token": token }, body: JSON.stringify({ size: 4 }), work: dir }, meter);
     console.log(`\nconfigure (PUT one property) over ${items.length} resources: ${rate.toFixed(0)} req/s; ${meter.describe()}`);
   }
