@@ -54,7 +54,8 @@ export const joinCommand: Command<JoinArgs> = (context) => ({
         if (!(error instanceof ControllerStartError)) throw error;
         return fail(error.message, deploymentFailureCode(error));
       }
-      const shown = (path: string) => relative(context.cwd, path) || ".";
+      // Relative to the working folder when inside it, as given; else in full.
+      const shown = (path: string) => (relative(context.cwd, path).startsWith("..") ? path : relative(context.cwd, path) || ".");
       const { io } = context;
       io.out(`✓ joined the deployment on ${redactedUrl(databaseUrl)}: the deployment key opens its keys`);
       io.out(`  server certificate for ${report.hosts.join(", ")}: ${shown(report.serverCertPath)} (issued by the deployment's CA)`);
