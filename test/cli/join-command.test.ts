@@ -5,7 +5,7 @@
  * node's tokens and CA are good for. Run as processes, as an operator runs them: exit codes,
  * one-line refusals without a stack trace.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes, X509Certificate } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,11 +21,19 @@ import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-databa
 
 const cli = join(repoRoot, "bin/aps-gen.js");
 
-/** `aps-gen <argv>` as a process, to its end. */
-function aps(argv: readonly string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [cli, ...argv], { cwd: repoRoot, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 });
+/**
+ * `aps-gen <argv>` as a process, to its end. Not spawnSync: a test process blocked for seconds
+ * keeps its kept-alive HTTPS sockets from seeing the server close them, and reuses a dead one.
+ */
+async function aps(argv: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string[]; err: string[] }> {
+  const child = spawn(process.execPath, [cli, ...argv], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d: Buffer) => (out += String(d)));
+  child.stderr.on("data", (d: Buffer) => (err += String(d)));
+  const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
   const lines = (text: string) => text.split("\n").filter(Boolean);
-  return { code: r.status, out: lines(r.stdout), err: lines(r.stderr) };
+  return { code, out: lines(out), err: lines(err) };
 }
 
 describe.skipIf(!process.env.DATABASE_URL)("aps-gen join (skipped without DATABASE_URL)", () => {
@@ -48,12 +56,12 @@ describe.skipIf(!process.env.DATABASE_URL)("aps-gen join (skipped without DATABA
   });
 
   it("refuses, exit 1 in one line, a database that is not migrated or where no controller has stored the keys yet", async () => {
-    const unmigrated = aps(["join", "--database-url", database.url, "--data", nodeB, "--deployment-key-file", keyFile]);
+    const unmigrated = await aps(["join", "--database-url", database.url, "--data", nodeB, "--deployment-key-file", keyFile]);
     expect(unmigrated.code).toBe(1);
     expect(unmigrated.err).toEqual([expect.stringMatching(/^aps-gen join: the database at .* has \d+ of \d+ migrations not applied: run `aps-gen migrate`, then start the first controller with the deployment key$/)]);
     const migrated = await runCli(["migrate", "--database-url", database.url, "--data", root]);
     expect(migrated.code, migrated.err.join("\n")).toBe(0);
-    const noKeys = aps(["join", "--database-url", database.url, "--data", nodeB, "--deployment-key-file", keyFile]);
+    const noKeys = await aps(["join", "--database-url", database.url, "--data", nodeB, "--deployment-key-file", keyFile]);
     expect(noKeys.code).toBe(1);
     expect(noKeys.err).toEqual([expect.stringMatching(/^aps-gen join: the database at .* holds no deployment keys yet: start the first controller with `aps-gen serve --deployment-key-file FILE`/)]);
     expect(existsSync(nodeB)).toBe(false);
@@ -64,7 +72,7 @@ describe.skipIf(!process.env.DATABASE_URL)("aps-gen join (skipped without DATABA
     const model = await controllerModel(["test/fixtures/controller/notes"]);
     first = await startController({ ...model, host: "127.0.0.1", port: 0, dataDir: join(root, "a"), databaseUrl: database.url, migrate: false, deploymentKey: DeploymentKey.fromText(readFileSync(keyFile, "utf8"), keyFile), logger: pino({ level: "silent" }) });
 
-    const joined = aps(["join", "--database-url", database.url, "--data", nodeB, "--deployment-key-file", keyFile, "--host", "node-b.example.test", "--host", "10.9.8.7"]);
+    const joined = await aps(["join", "--database-url", database.url, "--data", nodeB, "--deployment-key-file", keyFile, "--host", "node-b.example.test", "--host", "10.9.8.7"]);
     expect(joined.err).toEqual([]);
     expect(joined.code).toBe(0);
     expect(joined.out[0]).toBe(`✓ joined the deployment on ${database.url}: the deployment key opens its keys`);
@@ -99,10 +107,10 @@ describe.skipIf(!process.env.DATABASE_URL)("aps-gen join (skipped without DATABA
       expect(new X509Certificate(readFileSync(join(nodeB, "tls/server.crt"), "utf8")).fingerprint256).toBe(server.fingerprint256);
 
       // `aps-gen token` on the joined node: with the deployment key it signs with the deployment's token key.
-      const token = aps(["token", "--data", nodeB, "--account", first.provider.accountId, "--deployment-key-file", keyFile, "--database-url", database.url]);
+      const token = await aps(["token", "--data", nodeB, "--account", first.provider.accountId, "--deployment-key-file", keyFile, "--database-url", database.url]);
       expect(token.code, token.err.join("\n")).toBe(0);
       expect((await onB("GET", "/aps/2/resources", { token: token.out[0]! })).status).toBe(200);
-      const withoutKey = aps(["token", "--data", nodeB]);
+      const withoutKey = await aps(["token", "--data", nodeB]);
       expect(withoutKey.code).toBe(2);
       expect(withoutKey.err).toEqual([expect.stringMatching(/is not a controller's data folder .*the deployment key and database$/)]);
 
@@ -114,18 +122,18 @@ describe.skipIf(!process.env.DATABASE_URL)("aps-gen join (skipped without DATABA
     }
   }, 180_000);
 
-  it("refuses another deployment key: exit 1, one line, no stack trace, nothing written", () => {
+  it("refuses another deployment key: exit 1, one line, no stack trace, nothing written", async () => {
     const nodeC = join(root, "c");
-    const wrong = aps(["join", "--database-url", database.url, "--data", nodeC, "--deployment-key-file", wrongKeyFile]);
+    const wrong = await aps(["join", "--database-url", database.url, "--data", nodeC, "--deployment-key-file", wrongKeyFile]);
     expect(wrong.code).toBe(1);
     expect(wrong.err).toEqual(["aps-gen join: the deployment key does not open the keys stored in the database: it is not the key they were sealed with (nothing was changed)"]);
     expect(existsSync(nodeC)).toBe(false);
-    const token = aps(["token", "--data", nodeC, "--deployment-key-file", wrongKeyFile, "--database-url", database.url]);
+    const token = await aps(["token", "--data", nodeC, "--deployment-key-file", wrongKeyFile, "--database-url", database.url]);
     expect(token.code).toBe(1);
     expect(token.err).toHaveLength(1);
   }, 60_000);
 
-  it("bad usage is exit 2 in one line: no database, no key, a key that is not one, a key file that is not there", () => {
+  it("bad usage is exit 2 in one line: no database, no key, a key that is not one, a key file that is not there", async () => {
     const nodeD = join(root, "d");
     const shortKey = join(root, "short.key");
     writeFileSync(shortKey, "c2hvcnQ=\n");
@@ -138,18 +146,18 @@ describe.skipIf(!process.env.DATABASE_URL)("aps-gen join (skipped without DATABA
       [["serve", "--data", nodeD, "--types", "test/fixtures/controller/notes", "--port", "0", "--deployment-key-file", keyFile], { DATABASE_URL: "" }, /^aps-gen serve: a deployment key shares the keys of controllers on one PostgreSQL database; the embedded database serves one controller/],
     ];
     for (const [argv, env, message] of cases) {
-      const r = aps(argv, env);
+      const r = await aps(argv, env);
       expect(r.code, argv.join(" ")).toBe(2);
       expect(r.err, argv.join(" ")).toEqual([expect.stringMatching(message)]);
     }
     expect(existsSync(join(nodeD, "tls"))).toBe(false);
   }, 120_000);
 
-  it("takes the key from APS_DEPLOYMENT_KEY when no file is named, and the named file over it", () => {
-    const fromEnv = aps(["join", "--database-url", database.url, "--data", join(root, "e")], { APS_DEPLOYMENT_KEY: readFileSync(keyFile, "utf8").trim() });
+  it("takes the key from APS_DEPLOYMENT_KEY when no file is named, and the named file over it", async () => {
+    const fromEnv = await aps(["join", "--database-url", database.url, "--data", join(root, "e")], { APS_DEPLOYMENT_KEY: readFileSync(keyFile, "utf8").trim() });
     expect(fromEnv.code, fromEnv.err.join("\n")).toBe(0);
     expect(fromEnv.out.at(-1)).toBe(`  aps-gen serve --data ${join(root, "e")} --database-url ${database.url} --no-migrate (with APS_DEPLOYMENT_KEY set as now)`);
-    const fileWins = aps(["join", "--database-url", database.url, "--data", join(root, "f"), "--deployment-key-file", keyFile], { APS_DEPLOYMENT_KEY: readFileSync(wrongKeyFile, "utf8").trim() });
+    const fileWins = await aps(["join", "--database-url", database.url, "--data", join(root, "f"), "--deployment-key-file", keyFile], { APS_DEPLOYMENT_KEY: readFileSync(wrongKeyFile, "utf8").trim() });
     expect(fileWins.code, fileWins.err.join("\n")).toBe(0);
   }, 60_000);
 });

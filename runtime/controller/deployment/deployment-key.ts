@@ -19,7 +19,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const HEADER_BYTES = 1 + SALT_BYTES + IV_BYTES + TAG_BYTES;
 /** The smallest deployment key taken: as many bytes as the AES-256 keys derived from it. */
-export const DEPLOYMENT_KEY_MIN_BYTES = 32;
+const DEPLOYMENT_KEY_MIN_BYTES = 32;
 
 /** A deployment key that is not one: too short, or not base64. The message is one line for an operator. */
 export class DeploymentKeyFormatError extends Error {
