@@ -6,6 +6,7 @@ import { buildCommand } from "./commands/build.ts";
 import { checkCommand } from "./commands/check.ts";
 import { declarationsCommand } from "./commands/declarations.ts";
 import { initCommand } from "./commands/init.ts";
+import { joinCommand } from "./commands/join.ts";
 import { migrateCommand } from "./commands/migrate.ts";
 import { rulesCommand } from "./commands/rules.ts";
 import { serveCommand } from "./commands/serve.ts";
@@ -110,13 +111,14 @@ export async function main(argv: readonly string[], io: Console = processConsole
     .command(validateCommand(context))
     .command(serveCommand(context))
     .command(migrateCommand(context))
+    .command(joinCommand(context))
     .command(tokenCommand(context))
     .command(initCommand(context))
     .command(declarationsCommand(context))
     .command(rulesCommand(context));
   parser
     .completion("completion", "Print a shell completion script (bash or zsh): aps-gen completion >> ~/.bashrc")
-    .demandCommand(1, "Name a command: check, build, validate, serve, migrate, token, init, declarations or rules.")
+    .demandCommand(1, "Name a command: check, build, validate, serve, migrate, join, token, init, declarations or rules.")
     .recommendCommands()
     .strict()
     .help()

@@ -7,6 +7,7 @@ import { compileArchiveInWorker } from "./package-import/worker-compiler.ts";
 import type { Logger } from "pino";
 import type { ApsModel } from "../generator/model/model.ts";
 import { databaseUrlOf } from "./database-url.ts";
+import { deploymentKeyOf } from "./deployment-key-option.ts";
 
 /** Options of `aps-gen serve`. */
 export interface ServeOptions {
@@ -16,6 +17,8 @@ export interface ServeOptions {
   readonly "database-url"?: string;
   readonly "jwks-url"?: string;
   readonly "jwks-issuer"?: string;
+  /** File holding the deployment key (else `$APS_DEPLOYMENT_KEY`): keys shared through the database (cli/deployment-key-option.ts). */
+  readonly "deployment-key-file"?: string;
   readonly "event-attempts"?: number;
   readonly "event-retry"?: number;
   readonly "endpoint-timeout"?: number;
@@ -40,6 +43,7 @@ export interface ServeProcessRole {
 export async function serveModel(model: ApsModel, options: ServeOptions, cwd: string, role?: ServeProcessRole): Promise<RunningController> {
   const validators = await loadValidators(model);
   const databaseUrl = databaseUrlOf(options);
+  const deploymentKey = deploymentKeyOf(options, cwd);
   return startController({
     types: buildRegistry(model),
     validators,
@@ -52,6 +56,7 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     dataDir: options.data,
     ...(options.migrate === false ? { migrate: false } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
+    ...(deploymentKey ? { deploymentKey } : {}),
     ...(options["endpoint-timeout"] !== undefined ? { endpointTimeoutMs: Math.max(0.1, options["endpoint-timeout"]) * 1000 } : {}),
     ...(options["commit-margin"] !== undefined ? { commitMarginMs: Math.max(0, options["commit-margin"]) * 1000 } : {}),
     eventDelivery: { ...(options["event-attempts"] !== undefined ? { maxAttempts: Math.max(1, options["event-attempts"]) } : {}), ...(options["event-retry"] !== undefined ? { retryBaseSeconds: Math.max(0, options["event-retry"]) } : {}) },

@@ -23,6 +23,7 @@ const builder = (y: Argv<CommonOptions>): Argv<ServeArgs> =>
     .option("endpoint-timeout", { type: "number", default: 30, describe: "Seconds to wait for an application endpoint before answering 504." })
     .option("commit-margin", { type: "number", default: 20, describe: "Seconds allowed for the commit after an application's answer: a crashed process's resource claims and provisioning intents are taken over after --endpoint-timeout plus this." })
     .option("workers", { type: "number", describe: "Processes serving on the port, on PostgreSQL (default: the machine's available parallelism); the embedded database is served by one." })
+    .option("deployment-key-file", { type: "string", describe: "File holding the deployment key (default: $APS_DEPLOYMENT_KEY): keys and CA sealed in the PostgreSQL database, shared by every controller on it." })
     .option("migrate", { type: "boolean", default: true, describe: "Apply pending migrations before serving; --no-migrate refuses to start while any is pending (run aps-gen migrate first)." });
 
 export const serveCommand: Command<ServeArgs> = (context) => ({
@@ -40,6 +41,12 @@ async function runServe(options: ServeArgs, io: Console, cwd: string, ownProcess
   const { ExitCode, plural } = await import("../console.ts");
   const { workerPlan } = await import("../serve-workers/worker-plan.ts");
   const databaseUrl = databaseUrlOf(options);
+  // Read once here, so a key that is not one is told in one line before anything starts.
+  const keyProblem = await deploymentKeyProblem(options, cwd, Boolean(databaseUrl));
+  if (keyProblem) {
+    io.err(`aps-gen serve: ${keyProblem}`);
+    return ExitCode.unusable;
+  }
   const plan = workerPlan(options.workers, Boolean(databaseUrl), ownProcess);
   if ("error" in plan) {
     io.err(`aps-gen serve: ${plan.error}`);
@@ -108,4 +115,18 @@ async function runWorker(options: ServeArgs, io: Console, cwd: string, role: Wor
   await serveAsWorker(controller, role, stop);
   // The IPC channel to the primary would keep the process alive.
   process.exit(ExitCode.ok);
+}
+
+/** Why the deployment key of the options cannot be used (unreadable file, not a key, no PostgreSQL to share keys through), or undefined. */
+async function deploymentKeyProblem(options: ServeArgs, cwd: string, onPostgres: boolean): Promise<string | undefined> {
+  const { deploymentKeyOf } = await import("../deployment-key-option.ts");
+  const { DeploymentKeyFormatError } = await import("../../runtime/controller/deployment/deployment-key.ts");
+  try {
+    if (!deploymentKeyOf(options, cwd) || onPostgres) return undefined;
+    const { refuseDeploymentKeyOnEmbeddedDatabase } = await import("../../runtime/controller/start/deployment-keys.ts");
+    return refuseDeploymentKeyOnEmbeddedDatabase().message;
+  } catch (error) {
+    if (!(error instanceof DeploymentKeyFormatError)) throw error;
+    return error.message;
+  }
 }

@@ -7,7 +7,7 @@
  */
 import "reflect-metadata";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createPrivateKey, webcrypto } from "node:crypto";
+import { createPrivateKey, webcrypto, X509Certificate } from "node:crypto";
 import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 
@@ -39,14 +39,11 @@ export interface ControllerTls {
   readonly created: boolean;
 }
 
-/**
- * Loads the CA and server certificate from `<dir>/tls/`, creating them when missing. The server
- * certificate names `hosts` (DNS names or IP addresses) and is re-issued when that list changes.
- */
-export async function ensureControllerTls(dir: string, hosts: readonly string[]): Promise<ControllerTls> {
+/** Where the files of a TLS identity lie under `<dir>/tls/`. */
+export function controllerTlsFiles(dir: string) {
   const tlsDir = join(dir, "tls");
-  mkdirSync(tlsDir, { recursive: true });
-  const paths = {
+  return {
+    dir: tlsDir,
     caCert: join(tlsDir, "ca.crt"),
     caKey: join(tlsDir, "ca.key"),
     cert: join(tlsDir, "server.crt"),
@@ -55,37 +52,114 @@ export async function ensureControllerTls(dir: string, hosts: readonly string[])
     clientCert: join(tlsDir, "controller-client.crt"),
     clientKey: join(tlsDir, "controller-client.key"),
   };
+}
+
+/**
+ * Loads the CA and server certificate from `<dir>/tls/`, creating them when missing. The server
+ * certificate names `hosts` (DNS names or IP addresses) and is re-issued when that list changes
+ * or when the CA did not issue it.
+ */
+export async function ensureControllerTls(dir: string, hosts: readonly string[]): Promise<ControllerTls> {
+  const paths = controllerTlsFiles(dir);
+  mkdirSync(paths.dir, { recursive: true });
   let created = false;
   let newCa = false;
   if (!existsSync(paths.caCert) || !existsSync(paths.caKey)) {
-    const ca = await createCa("aps-gen controller CA");
+    const ca = await createCertificateAuthority();
     writePem(paths.caKey, ca.key, true);
     writePem(paths.caCert, ca.cert, false);
     created = newCa = true;
   }
   const ca = { cert: readFileSync(paths.caCert, "utf8"), key: readFileSync(paths.caKey, "utf8") };
-  const hostList = [...hosts].sort().join(",");
-  if (created || !existsSync(paths.cert) || !existsSync(paths.key) || !existsSync(paths.hosts) || readFileSync(paths.hosts, "utf8") !== hostList) {
-    const server = await issueCertificate(ca, { commonName: hosts[0] ?? "localhost", hosts, usage: "server" });
-    writePem(paths.key, server.key, true);
-    writePem(paths.cert, server.cert, false);
-    writeFileSync(paths.hosts, hostList);
-    created = true;
-  }
+  const server = await ensureServerCertificate(dir, ca, hosts);
+  created ||= server.created;
   // Endpoints keep this certificate as the controller's identity (aps.x509.controller, compared
   // byte for byte by aps-node-runtime): issued again only with a new CA, not when the host list changes.
   if (newCa || !existsSync(paths.clientCert) || !existsSync(paths.clientKey)) {
-    const client = await issueCertificate(ca, { commonName: "aps-gen controller", usage: "client" });
+    const client = await issueControllerClientCertificate(ca);
     writePem(paths.clientKey, client.key, true);
     writePem(paths.clientCert, client.cert, false);
   }
   return {
     ca,
-    server: { cert: readFileSync(paths.cert, "utf8"), key: readFileSync(paths.key, "utf8") },
+    server: server.pair,
     client: { cert: readFileSync(paths.clientCert, "utf8"), key: readFileSync(paths.clientKey, "utf8") },
     caCertPath: paths.caCert,
     created,
   };
+}
+
+/**
+ * The TLS identity of one controller of a deployment whose CA and client certificate are given
+ * (shared by every controller, kept elsewhere): `<dir>/tls/ca.crt` is written as the given CA
+ * certificate (operators and clients trust it), and this node's own server certificate is issued
+ * by that CA unless the one in `<dir>/tls/` already is and names the right hosts. The CA's private
+ * key and the client certificate are not written here: they are the deployment's, not the node's.
+ *
+ * `names: "replace"` (joining a node) wants exactly `hosts`; `names: "extend"` (a start) wants at
+ * least `hosts`, and a certificate issued now keeps the names the previous one had, so the names
+ * a node was joined with survive its starts.
+ */
+export async function ensureNodeTls(dir: string, shared: { readonly ca: KeyPairPem; readonly client: KeyPairPem }, hosts: readonly string[], names: "replace" | "extend"): Promise<ControllerTls> {
+  const paths = controllerTlsFiles(dir);
+  mkdirSync(paths.dir, { recursive: true });
+  const caChanged = !existsSync(paths.caCert) || readFileSync(paths.caCert, "utf8") !== shared.ca.cert;
+  if (caChanged) writePem(paths.caCert, shared.ca.cert, false);
+  const named = existsSync(paths.hosts) ? readFileSync(paths.hosts, "utf8").split(",").filter(Boolean) : [];
+  const wanted = names === "replace" ? [...hosts] : [...named, ...hosts.filter((h) => !named.includes(h))];
+  const server = await ensureServerCertificate(dir, shared.ca, wanted, names === "extend" ? (current) => hosts.every((h) => current.includes(h)) : undefined);
+  return { ca: shared.ca, server: server.pair, client: shared.client, caCertPath: paths.caCert, created: caChanged || server.created };
+}
+
+/**
+ * The CA and client certificate `<dir>/tls/` holds, creating none: a CA whose certificate and
+ * key are both there, and the client certificate only when that CA issued it.
+ */
+export function existingControllerTls(dir: string): { readonly ca?: KeyPairPem; readonly client?: KeyPairPem } {
+  const paths = controllerTlsFiles(dir);
+  if (!existsSync(paths.caCert) || !existsSync(paths.caKey)) return {};
+  const ca = { cert: readFileSync(paths.caCert, "utf8"), key: readFileSync(paths.caKey, "utf8") };
+  if (!existsSync(paths.clientCert) || !existsSync(paths.clientKey)) return { ca };
+  const client = { cert: readFileSync(paths.clientCert, "utf8"), key: readFileSync(paths.clientKey, "utf8") };
+  return isIssuedBy(client.cert, ca.cert) ? { ca, client } : { ca };
+}
+
+/**
+ * The server certificate of `<dir>/tls/`: kept when `ca` issued it and its names are `hosts`
+ * (or, with `enough`, when they satisfy it), else issued now for `hosts` and written.
+ */
+async function ensureServerCertificate(dir: string, ca: KeyPairPem, hosts: readonly string[], enough?: (named: readonly string[]) => boolean): Promise<{ pair: KeyPairPem; created: boolean }> {
+  const paths = controllerTlsFiles(dir);
+  const hostList = [...hosts].sort().join(",");
+  const current = existsSync(paths.cert) && existsSync(paths.key) && existsSync(paths.hosts) ? { cert: readFileSync(paths.cert, "utf8"), key: readFileSync(paths.key, "utf8"), named: readFileSync(paths.hosts, "utf8") } : undefined;
+  const namesFit = (named: string) => (enough ? enough(named.split(",")) : named === hostList);
+  if (current && namesFit(current.named) && isIssuedBy(current.cert, ca.cert)) return { pair: { cert: current.cert, key: current.key }, created: false };
+  const server = await issueCertificate(ca, { commonName: hosts[0] ?? "localhost", hosts, usage: "server" });
+  writePem(paths.key, server.key, true);
+  writePem(paths.cert, server.cert, false);
+  writeFileSync(paths.hosts, hostList);
+  return { pair: server, created: true };
+}
+
+/** Whether the CA certificate `caCertPem` signed `certPem` (names match and the signature verifies); false for text that is no certificate. */
+export function isIssuedBy(certPem: string, caCertPem: string): boolean {
+  try {
+    const cert = new X509Certificate(certPem);
+    const ca = new X509Certificate(caCertPem);
+    return cert.checkIssued(ca) && cert.verify(ca.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/** A new CA for a controller: ECDSA P-256, self-signed, valid ten years. */
+export function createCertificateAuthority(): Promise<KeyPairPem> {
+  return createCa("aps-gen controller CA");
+}
+
+/** The certificate the controller presents to application endpoints, issued by its CA. */
+export function issueControllerClientCertificate(ca: KeyPairPem): Promise<KeyPairPem> {
+  return issueCertificate(ca, { commonName: "aps-gen controller", usage: "client" });
 }
 
 async function createCa(commonName: string): Promise<KeyPairPem> {

@@ -1,6 +1,6 @@
 /**
  * Starts the controller: data directory, keys, TLS, database and migrations, the provider
- * account, then HTTPS. `close()` stops accepting, finishes running requests and closes the
+ * account, then HTTPS. With a deployment key the keys and TLS come after the database, from it. `close()` stops accepting, finishes running requests and closes the
  * database (used on SIGTERM/SIGINT). Each step is a module of start/.
  */
 import { resolve } from "node:path";
@@ -9,6 +9,7 @@ import { loadKeys } from "./support/data-directory.ts";
 import { ensureControllerTls } from "../common/certificate-authority.ts";
 import { assembleController, type AssembledController } from "./start/controller-parts.ts";
 import { openControllerDatabase } from "./start/controller-database.ts";
+import { deploymentKeysOfNode, refuseDeploymentKeyOnEmbeddedDatabase } from "./start/deployment-keys.ts";
 import type { ControllerOptions, RunningController } from "./start/controller-options.ts";
 import { holdDataFolder } from "./start/data-folder.ts";
 import { HeldResources } from "./start/held-resources.ts";
@@ -18,6 +19,8 @@ import { listenTls, type TlsListener } from "./start/listen-tls.ts";
 export { migrateDatabase, type MigrationReport } from "./migrate.ts";
 /** What startController takes and gives (`aps-gen/controller` exports them from here). */
 export type { ControllerOptions, RunningController } from "./start/controller-options.ts";
+/** The deployment key of `ControllerOptions.deploymentKey` (`DeploymentKey.fromText(text, where)`). */
+export { DeploymentKey } from "./deployment/deployment-key.ts";
 
 export async function startController(options: ControllerOptions): Promise<RunningController> {
   const dataDir = resolve(options.dataDir);
@@ -26,10 +29,14 @@ export async function startController(options: ControllerOptions): Promise<Runni
   // Given back newest first when a step fails (so the process can end with one line), or by close().
   const held = new HeldResources();
   try {
-    holdDataFolder(dataDir, options.database ? options.database.kind === "postgres" : Boolean(options.databaseUrl), held);
-    const keys = loadKeys(dataDir);
-    const tls = await ensureControllerTls(dataDir, [...new Set([host, "localhost", "127.0.0.1"])]);
+    const sharedDatabase = options.database ? options.database.kind === "postgres" : Boolean(options.databaseUrl);
+    holdDataFolder(dataDir, sharedDatabase, held);
+    if (options.deploymentKey && !sharedDatabase) throw refuseDeploymentKeyOnEmbeddedDatabase();
+    const hosts = [...new Set([host, "localhost", "127.0.0.1"])];
+    // One controller: the data folder's keys, ready before the database opens. With a deployment key: the database's.
+    const own = options.deploymentKey ? undefined : { keys: loadKeys(dataDir), tls: await ensureControllerTls(dataDir, hosts) };
     const database = await openControllerDatabase(options, dataDir, held);
+    const { keys, tls } = own ?? (await deploymentKeysOfNode(database.db, options.deploymentKey!, dataDir, hosts, logger));
     let url = "";
     const controller = await assembleController({ options, dataDir, logger, keys, tls, db: database.db, url: () => url });
     const listener = await listenTls(controller.app.fetch, host, options.port ?? 8443, tls, options.serverTimeouts).catch(async (error: unknown) => {

@@ -8,6 +8,7 @@ import type { TypeValidator } from "../../common/type-validator.ts";
 import type { IdentityOptions } from "../app.ts";
 import type { ExternalIssuer } from "../auth/tokens.ts";
 import type { ProviderIdentity } from "../bootstrap.ts";
+import type { DeploymentKey } from "../deployment/deployment-key.ts";
 import type { DeliveryPolicy } from "../events/event-deliverer.ts";
 import type { ControllerMetrics } from "../observability/metrics.ts";
 import type { PackageCompiler, PackageRecord } from "../packages/catalog.ts";
@@ -31,6 +32,12 @@ export interface ControllerOptions {
   /** PostgreSQL URL; PGlite in the data directory when absent. */
   readonly databaseUrl?: string;
   readonly externalIssuer?: ExternalIssuer;
+  /**
+   * The deployment key (`serve --deployment-key-file`, `APS_DEPLOYMENT_KEY`): the keys and the CA
+   * come from the database, sealed under it, instead of the data folder, so that every controller
+   * on one PostgreSQL uses the same ones (deployment/shared-keys.ts). PostgreSQL only.
+   */
+  readonly deploymentKey?: DeploymentKey;
   readonly logger?: Logger;
   /** How long to wait for an application endpoint (default 30 s). */
   readonly endpointTimeoutMs?: number;

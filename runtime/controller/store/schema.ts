@@ -403,3 +403,18 @@ export const upgradeSnapshots = pgTable(
   },
   (t) => [primaryKey({ columns: [t.instanceId, t.resourceId] })],
 );
+
+/**
+ * The keys every controller of a deployment shares (migration 0015, deployment/shared-keys.ts):
+ * the token key, the encryption key of encrypted properties, the CA and the controller's client
+ * certificate, one row each, sealed under the deployment key the operator gives every node
+ * (deployment/deployment-key.ts). Never in clear: a database dump without that key opens none.
+ * Written once, by the first controller started with a deployment key, in one statement.
+ */
+export const deploymentSecrets = pgTable("deployment_secrets", {
+  /** Which secret: `token-key`, `encryption-key`, `ca-certificate`, `ca-private-key`, ... */
+  name: text("name").primaryKey(),
+  /** The secret sealed with AES-256-GCM under a key derived from the deployment key and this name. */
+  sealed: bytea("sealed").notNull(),
+  created: timestamp("created", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+});

@@ -5,7 +5,18 @@
 export class ControllerStartError extends Error {
   constructor(
     message: string,
-    readonly reason: "port-in-use" | "address-unavailable" | "data-folder-in-use" | "database-unreachable" | "migrations-pending",
+    readonly reason:
+      | "port-in-use"
+      | "address-unavailable"
+      | "data-folder-in-use"
+      | "database-unreachable"
+      | "migrations-pending"
+      /** The deployment key does not open the keys stored in the database (deployment/shared-keys.ts). */
+      | "deployment-key-wrong"
+      /** A deployment key where it cannot serve: the embedded database, a stored set that is incomplete, a key variable that disagrees with it. */
+      | "deployment-key-unusable"
+      /** `join` on a database where no controller has stored the deployment's keys yet. */
+      | "deployment-keys-absent",
   ) {
     super(message);
     this.name = "ControllerStartError";
