@@ -93,14 +93,7 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
       await migrator.end({ timeout: 5 });
     }
   }
-  if (options.url) {
-    const client = postgres(options.url, { onnotice: () => {}, max: 10, connection: { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS } });
-    client.options.parsers[114] = asText;
-    client.options.parsers[3802] = asText;
-    const db = drizzlePostgres({ client });
-    preparedRunners.set(db as unknown as Db, (text, values) => client.unsafe(text, values as never[], { prepare: true }));
-    return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
-  }
+  if (options.url) return postgresPool(options.url, { statementTimeoutMs: options.statementTimeoutMs });
   const dir = join(options.dataDir, "pgdata");
   // PGlite does not create parent folders itself.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -118,6 +111,27 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
       makePrivate(dir);
     },
   };
+}
+
+/**
+ * A pool of connections to the PostgreSQL server at `url`, without migrations: the controller's
+ * database, or a replica that lists and GETs are read from (replica-reads.ts), each read the
+ * same way (JSON as text, hot statements prepared). Nothing connects before the first query.
+ * `connectTimeoutSeconds` bounds a connection attempt (postgres.js waits 30 s by default): a
+ * replica that went away must be given up on sooner than that.
+ */
+export function postgresPool(url: string, options: { readonly statementTimeoutMs?: number | undefined; readonly connectTimeoutSeconds?: number } = {}): Database {
+  const client = postgres(url, {
+    onnotice: () => {},
+    max: 10,
+    ...(options.connectTimeoutSeconds !== undefined ? { connect_timeout: options.connectTimeoutSeconds } : {}),
+    connection: { statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS },
+  });
+  client.options.parsers[114] = asText;
+  client.options.parsers[3802] = asText;
+  const db = drizzlePostgres({ client });
+  preparedRunners.set(db as unknown as Db, (text, values) => client.unsafe(text, values as never[], { prepare: true }));
+  return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
 }
 
 /** The rows of `db.execute(...)`: postgres.js gives an array, PGlite an object with `rows`. */
