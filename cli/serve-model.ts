@@ -15,6 +15,10 @@ export interface ServeOptions {
   readonly port: number;
   readonly data: string;
   readonly "database-url"?: string;
+  /** Streaming replicas reads may go to (runtime/controller/store/replica-reads.ts). */
+  readonly "read-database-url"?: readonly string[];
+  /** Seconds a replica may be behind before it is skipped. */
+  readonly "read-max-lag"?: number;
   readonly "jwks-url"?: string;
   readonly "jwks-issuer"?: string;
   /** File holding the deployment key (else `$APS_DEPLOYMENT_KEY`): keys shared through the database (cli/deployment-key-option.ts). */
@@ -57,6 +61,8 @@ export async function serveModel(model: ApsModel, options: ServeOptions, cwd: st
     ...(options.migrate === false ? { migrate: false } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(deploymentKey ? { deploymentKey } : {}),
+    ...(options["read-database-url"]?.length ? { readDatabaseUrls: options["read-database-url"] } : {}),
+    ...(options["read-max-lag"] !== undefined ? { readMaxLagMs: Math.max(0, options["read-max-lag"]) * 1000 } : {}),
     ...(options["endpoint-timeout"] !== undefined ? { endpointTimeoutMs: Math.max(0.1, options["endpoint-timeout"]) * 1000 } : {}),
     ...(options["commit-margin"] !== undefined ? { commitMarginMs: Math.max(0, options["commit-margin"]) * 1000 } : {}),
     eventDelivery: { ...(options["event-attempts"] !== undefined ? { maxAttempts: Math.max(1, options["event-attempts"]) } : {}), ...(options["event-retry"] !== undefined ? { retryBaseSeconds: Math.max(0, options["event-retry"]) } : {}) },

@@ -16,6 +16,8 @@ const builder = (y: Argv<CommonOptions>): Argv<ServeArgs> =>
     .option("port", { type: "number", default: 8443, describe: "Port to listen on (0 picks a free one)." })
     .option("data", { type: "string", default: ".aps-data", describe: "Data folder: keys, TLS files, admin token, embedded database." })
     .option("database-url", { type: "string", describe: "PostgreSQL URL (default: $DATABASE_URL, else embedded PGlite)." })
+    .option("read-database-url", { type: "string", array: true, describe: "A streaming replica of the PostgreSQL database (repeatable): GETs and lists of resources read from it once it has replayed the caller's writes, else from the primary." })
+    .option("read-max-lag", { type: "number", default: 1, describe: "Seconds a read replica may be behind the primary; one further behind, or unreachable, is skipped until it catches up." })
     .option("jwks-url", { type: "string", describe: "Also accept APS tokens signed by this external issuer's JWKS." })
     .option("jwks-issuer", { type: "string", describe: "The external issuer's iss claim (default: the JWKS URL's origin)." })
     .option("event-attempts", { type: "number", default: 10, describe: "Failed deliveries of an event notification before it goes to the dead-letter list." })
@@ -45,6 +47,11 @@ async function runServe(options: ServeArgs, io: Console, cwd: string, ownProcess
   const keyProblem = await deploymentKeyProblem(options, cwd, Boolean(databaseUrl));
   if (keyProblem) {
     io.err(`aps-gen serve: ${keyProblem}`);
+    return ExitCode.unusable;
+  }
+  if (options["read-database-url"]?.length && !databaseUrl) {
+    const { refuseReadReplicasOnEmbeddedDatabase } = await import("../../runtime/controller/start/read-replicas.ts");
+    io.err(`aps-gen serve: ${refuseReadReplicasOnEmbeddedDatabase().message}`);
     return ExitCode.unusable;
   }
   const plan = workerPlan(options.workers, Boolean(databaseUrl), ownProcess);

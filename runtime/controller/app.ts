@@ -43,6 +43,7 @@ import { stringifyJson } from "../common/json-text.ts";
 import type { PackageCatalog, PackageCompiler } from "./packages/catalog.ts";
 import { RelationService } from "./relations/relation-service.ts";
 import { ResourceService } from "./resources/resource-service.ts";
+import { ReadViews } from "./resources/read-views.ts";
 import type { ResourceContext } from "./resources/resource-context.ts";
 import { ResourceAccess } from "./access/resource-access.ts";
 import { CustomOperations } from "./operations/custom-operations.ts";
@@ -55,6 +56,7 @@ import { typeRoutes } from "./routes/types.ts";
 import { DEFAULT_NAVIGATION_LIMITS, navigationRoutes, uiRuntimeRoutes, type NavigationLimits } from "./routes/ui.ts";
 import type { Db } from "./store/open-database.ts";
 import type { PropertyIndexer } from "./store/property-indexes.ts";
+import type { ReplicaReads } from "./store/replica-reads.ts";
 import { ResourceStore } from "./store/resource-store.ts";
 import { ResourceRows } from "./store/resource-rows.ts";
 import { replyHeaders } from "./support/reply-headers.ts";
@@ -76,6 +78,8 @@ export interface ControllerParts {
   readonly logger: Logger;
   /** Its Prometheus registry (observability/metrics.ts); one of its own when absent. */
   readonly metrics?: ControllerMetrics;
+  /** Where the reads of `/aps/2/resources` go when there are streaming replicas (store/replica-reads.ts); without it, to `db`. */
+  readonly reads?: ReplicaReads;
   /** Makes the indexes lists ask for (store/property-indexes.ts); without it, lists go without them. */
   readonly propertyIndexes?: PropertyIndexer;
   /** The OpenAPI document of the controller for its types, served at /aps/2/openapi.json. */
@@ -145,7 +149,9 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   // The platform's notification manager, which the controller serves itself (routes/platform-notifications.ts).
   const notificationManager = new NotificationManagerLocator(parts.db);
   app.route("/aps/2/resources", platformNotificationRoutes({ manager: notificationManager, log: new NotificationLog(parts.db), store }));
-  app.route("/aps/2/resources", resourceRoutes({ resources, relations: new RelationService(context, resources), operations, suspension }));
+  const relations = new RelationService(context, resources);
+  const reads = new ReadViews(context, { db: parts.db, view: { resources, relations } }, parts.reads);
+  app.route("/aps/2/resources", resourceRoutes({ resources, relations, reads, operations, suspension }));
   app.route("/aps/2/types", typeRoutes(parts.catalog));
   app.route("/aps/2/packages", packageRoutes(parts.catalog, parts.db, parts.compiler, parts.logger));
   app.route("/aps/2/navigation", navigationRoutes(parts.db, { ...DEFAULT_NAVIGATION_LIMITS, ...identity.navigation }));
@@ -185,7 +191,8 @@ function routeOpenEndpoints(app: Hono<ControllerEnv>, parts: ControllerParts, me
   app.use("*", requestLog(parts.logger));
   app.use("*", requestMetrics(metrics));
   // /healthz, /readyz, /metrics: no credentials (routes/operations.ts says why).
-  app.route("/", operationsRoutes(parts.db, metrics, parts.logger));
+  const reads = parts.reads;
+  app.route("/", operationsRoutes(parts.db, metrics, parts.logger, reads && (() => reads.statuses())));
   app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
   app.route("/aps", versionProbeRoutes());
   if (parts.openApi) {

@@ -14,6 +14,7 @@ import type { ControllerOptions, RunningController } from "./start/controller-op
 import { holdDataFolder } from "./start/data-folder.ts";
 import { HeldResources } from "./start/held-resources.ts";
 import { listenTls, type TlsListener } from "./start/listen-tls.ts";
+import { refuseReadReplicasOnEmbeddedDatabase } from "./start/read-replicas.ts";
 
 /** `aps-gen migrate`: applies the migrations without serving (`aps-gen/controller` exports it from here). */
 export { migrateDatabase, type MigrationReport } from "./migrate.ts";
@@ -32,13 +33,14 @@ export async function startController(options: ControllerOptions): Promise<Runni
     const sharedDatabase = options.database ? options.database.kind === "postgres" : Boolean(options.databaseUrl);
     holdDataFolder(dataDir, sharedDatabase, held);
     if (options.deploymentKey && !sharedDatabase) throw refuseDeploymentKeyOnEmbeddedDatabase();
+    if (options.readDatabaseUrls?.length && !sharedDatabase) throw refuseReadReplicasOnEmbeddedDatabase();
     const hosts = [...new Set([host, "localhost", "127.0.0.1"])];
     // One controller: the data folder's keys, ready before the database opens. With a deployment key: the database's.
     const own = options.deploymentKey ? undefined : { keys: loadKeys(dataDir), tls: await ensureControllerTls(dataDir, hosts) };
     const database = await openControllerDatabase(options, dataDir, held);
     const { keys, tls } = own ?? (await deploymentKeysOfNode(database.db, options.deploymentKey!, dataDir, hosts, logger));
     let url = "";
-    const controller = await assembleController({ options, dataDir, logger, keys, tls, db: database.db, url: () => url });
+    const controller = await assembleController({ options, dataDir, logger, keys, tls, db: database.db, url: () => url, held });
     const listener = await listenTls(controller.app.fetch, host, options.port ?? 8443, tls, options.serverTimeouts).catch(async (error: unknown) => {
       await controller.stopApp();
       throw error;

@@ -13,6 +13,8 @@ import type { Logger } from "pino";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { loggableError } from "../support/loggable-error.ts";
 import { rowsOf, type Db } from "../store/open-database.ts";
+import type { ReplicaStatus } from "../store/read-replica.ts";
+import type { ReadCounters } from "../store/replica-reads.ts";
 import { withinMs } from "./time-bound.ts";
 
 /** Seconds; up to the 30 s endpoint time-out, which a slow application call may reach. */
@@ -32,6 +34,8 @@ export class ControllerMetrics {
   readonly requestSeconds: Histogram<"method" | "route" | "status">;
   readonly endpointCalls: Counter<"method" | "outcome">;
   readonly endpointCallSeconds: Histogram<"method" | "outcome">;
+  /** Reads that may go to a replica (store/replica-reads.ts), by the database that answered them, the fences they took and the replicas they passed over. */
+  readonly reads: ReadCounters;
 
   constructor(db: Db, logger: Logger) {
     const registers = [this.registry];
@@ -39,6 +43,10 @@ export class ControllerMetrics {
     this.requestSeconds = new Histogram({ name: "aps_http_request_duration_seconds", help: "Time to answer an HTTP request, by route pattern, method and status.", labelNames: ["method", "route", "status"], buckets: LATENCY_BUCKETS, registers });
     this.endpointCalls = new Counter({ name: "aps_application_calls_total", help: "Calls to application endpoints (operations, their async repeats, link changes, event notifications), by method and outcome.", labelNames: ["method", "outcome"], registers });
     this.endpointCallSeconds = new Histogram({ name: "aps_application_call_duration_seconds", help: "Time an application endpoint took to answer, by method and outcome.", labelNames: ["method", "outcome"], buckets: LATENCY_BUCKETS, registers });
+    const reads = new Counter({ name: "aps_reads_total", help: "Requests that read from a replica when one has replayed the caller's writes (GET of a resource, its links, lists), by the database that answered: primary, or a replica's host:port.", labelNames: ["target"], registers });
+    const fences = new Counter({ name: "aps_read_fences_total", help: "Queries of the primary's WAL position that reads from replicas waited for; reads arriving together share one.", registers });
+    const skips = new Counter({ name: "aps_read_replica_skips_total", help: "Reads a usable replica did not answer: it had not replayed the read's fence yet (behind), or the read failed on it and was read again on the primary (failed).", labelNames: ["replica", "reason"], registers });
+    this.reads = { served: (target) => reads.inc({ target }), fence: () => fences.inc(), skipped: (replica, reason) => skips.inc({ replica, reason }) };
     const count = async (what: string, query: ReturnType<typeof sql>): Promise<{ state: string; n: number }[] | undefined> => {
       try {
         return rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map((r) => ({ state: r.state, n: Number(r.n) }));
@@ -72,6 +80,32 @@ export class ControllerMetrics {
     });
     // Process figures (memory, CPU, event-loop lag, open handles) into this registry only.
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Reports each read replica's state and lag (store/read-replica.ts) on every scrape. */
+  watchReplicas(statuses: () => readonly ReplicaStatus[]): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: "aps_read_replica_up",
+      help: "1 while reads may go to the replica, 0 while it is skipped (unreachable, lagging, not a standby of the primary).",
+      labelNames: ["replica"],
+      registers,
+      // Workers of `serve --workers N` each judge the replica: up only where all of them use it.
+      aggregator: "min",
+      collect() {
+        for (const s of statuses()) this.set({ replica: s.replica }, s.state === "up" ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "aps_read_replica_lag_seconds",
+      help: "How long ago the primary was where the replica's replay is, as last measured by the reads' fences.",
+      labelNames: ["replica"],
+      registers,
+      aggregator: "max",
+      collect() {
+        for (const s of statuses()) this.set({ replica: s.replica }, s.lagSeconds);
+      },
+    });
   }
 
   /** The Prometheus text /metrics answers: this registry's, or the whole deployment's once {@link gatherWith} was called. */

@@ -25,6 +25,9 @@ import { isLinkTargetGone } from "../store/link-target-error.ts";
 import { visibleRows } from "../store/role-sql.ts";
 import { isUuid } from "../support/uuid.ts";
 
+/** `/<relation>` or `/<relation>/<id>` below a resource. */
+const RELATION_PATH = /^\/([A-Za-z_][A-Za-z0-9_]*)(?:\/([0-9a-fA-F-]{36}))?\/?$/;
+
 export class RelationService {
   constructor(
     private readonly ctx: ResourceContext,
@@ -36,10 +39,17 @@ export class RelationService {
     return this.ctx.catalog.registry;
   }
 
+  /** Whether a GET of `rest` (the path below a resource) is one of the reads {@link handle} answers: `aps/links`, or the listing of a relation some type has. */
+  answersRead(rest: string): boolean {
+    if (rest === "/aps/links") return true;
+    const m = RELATION_PATH.exec(rest);
+    return m !== null && m[2] === undefined && relationNames(this.registry()).has(m[1]!);
+  }
+
   /** Handles `rest` (the path below the resource) when it names a relation or `aps/links`; undefined otherwise. `query` (RQL) filters a relation's listing. */
   async handle(caller: Caller, id: string, method: string, rest: string, readBody: () => Promise<unknown>, query = ""): Promise<{ status: number; value?: unknown; range?: string } | undefined> {
     if (rest === "/aps/links" && method === "GET") return { status: 200, ...(await this.allLinks(caller, id)) };
-    const m = /^\/([A-Za-z_][A-Za-z0-9_]*)(?:\/([0-9a-fA-F-]{36}))?\/?$/.exec(rest);
+    const m = RELATION_PATH.exec(rest);
     if (!m) return undefined;
     const [, relation, other] = m;
     // Custom operation paths pass through here too: only read the resource when some type has such a relation.

@@ -3,7 +3,9 @@
  *
  * - `GET /healthz`: 200 `{"status":"ok","pid":n}` while the process serves HTTP; touches nothing else.
  * - `GET /readyz`: 200 when the database answers and is fully migrated, else 503 in the error
- *   shape of every controller error, saying which (observability/readiness.ts).
+ *   shape of every controller error, saying which (observability/readiness.ts). With read
+ *   replicas, each one's state beside it (`replicas`): a replica that is down or lagging does not
+ *   make the controller unready, since reads then go to the primary (store/replica-reads.ts).
  * - `GET /metrics`: Prometheus text of this controller's registry (observability/metrics.ts), or
  *   of all the workers of `serve --workers N` summed.
  *
@@ -20,13 +22,15 @@ import { sendJson } from "../support/http-json.ts";
 import type { ControllerMetrics } from "../observability/metrics.ts";
 import { readiness } from "../observability/readiness.ts";
 import type { Db } from "../store/open-database.ts";
+import type { ReplicaStatus } from "../store/read-replica.ts";
 
-export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Logger): Hono<ControllerEnv> {
+export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Logger, replicas?: () => readonly ReplicaStatus[]): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   // The pid tells which process answered (the workers of `serve --workers N` share one port).
   app.get("/healthz", (c) => sendJson(c, { status: "ok", pid: process.pid }));
   app.get("/readyz", async (c) => {
-    const state = await readiness(db, c.get("request")?.log ?? logger);
+    const found = await readiness(db, c.get("request")?.log ?? logger);
+    const state = replicas ? { ...found, replicas: replicas() } : found;
     if (state.status === "ready") return sendJson(c, state);
     // The controller's one error shape (errors.ts), with what is not ready beside it.
     return sendJson(c, { ...new ControllerError(503, state.message).toBody(), ...state }, 503);

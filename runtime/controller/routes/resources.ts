@@ -8,6 +8,7 @@ import { lazyBody } from "../support/request-body.ts";
 import { tidyPath } from "../support/request-path.ts";
 import type { CustomOperations } from "../operations/custom-operations.ts";
 import type { RelationService } from "../relations/relation-service.ts";
+import type { ReadViews } from "../resources/read-views.ts";
 import type { ResourceService } from "../resources/resource-service.ts";
 import type { WriteResult } from "../resources/write-result.ts";
 import type { Suspension } from "../suspension/suspension.ts";
@@ -17,18 +18,20 @@ import { ResourceStatus } from "../../common/core-types.ts";
 export interface ResourceFeatures {
   readonly resources: ResourceService;
   readonly relations: RelationService;
+  /** The reads: on a replica that has replayed the caller's writes, when there is one (resources/read-views.ts). */
+  readonly reads: ReadViews;
   readonly operations: CustomOperations;
   readonly suspension: Suspension;
 }
 
 /** The resource collection routes: one router for resources, their links, enable/disable and custom operations. */
-export function resourceRoutes({ resources: service, relations, operations, suspension }: ResourceFeatures): Hono<ControllerEnv> {
+export function resourceRoutes({ resources: service, relations, reads, operations, suspension }: ResourceFeatures): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   app.get("/", async (c) => {
     const url = c.req.url;
     const q = url.indexOf("?");
     const query = withRangeHeader(q < 0 ? "" : url.slice(q + 1), c.req.header("range") ?? c.req.header("x-range"));
-    const page = await service.list(c.get("caller"), query);
+    const page = await reads.run((read) => read.resources.list(c.get("caller"), query));
     // 200 also for a part of the matches: Connect and FallBall take only 200 (docs/platform-forms.md §1.2, §1.3);
     // the total is in Content-Range, which dojo stores read (§1.7).
     return sendList(c, page.items, page.start, page.total);
@@ -41,7 +44,7 @@ export function resourceRoutes({ resources: service, relations, operations, susp
     return written(c, await relations.configure(c.get("caller"), id, body), 200);
   });
   app.post("/", async (c) => written(c, await service.provision(c.get("caller"), await readJsonBody(c)), 201));
-  app.get("/:id", async (c) => sendJson(c, await service.retrieve(c.get("caller"), c.req.param("id"))));
+  app.get("/:id", async (c) => sendJson(c, await reads.run((read) => read.resources.retrieve(c.get("caller"), c.req.param("id")))));
   // The body may be the resource as read, links and aps included (relations/relation-service.ts configure).
   app.put("/:id", async (c) => written(c, await relations.configure(c.get("caller"), c.req.param("id"), await readJsonBody(c)), 200));
   app.delete("/:id", async (c) => {
@@ -63,7 +66,12 @@ export function resourceRoutes({ resources: service, relations, operations, susp
       return bytes?.length && /json/i.test(contentType ?? "application/json") ? parseRequestJson(bytes.toString("utf8")) : undefined;
     };
     // A relation's listing takes RQL and Range as /aps/2/resources does (SpamExperts context.php:975, emails-view.js:214).
-    const linked = await relations.handle(c.get("caller"), id, c.req.method, rest, json, withRangeHeader(url.search.slice(1), c.req.header("range") ?? c.req.header("x-range")));
+    const query = withRangeHeader(url.search.slice(1), c.req.header("range") ?? c.req.header("x-range"));
+    // A relation's listing and aps/links are reads; linking and unlinking are writes, on the primary.
+    const linked =
+      c.req.method === "GET" && relations.answersRead(rest)
+        ? await reads.run((read) => read.relations.handle(c.get("caller"), id, "GET", rest, json, query))
+        : await relations.handle(c.get("caller"), id, c.req.method, rest, json, query);
     if (linked) return linked.status === 204 ? c.body(null, 204) : sendJson(c, linked.value, linked.status, linked.range ? { "Content-Range": linked.range } : {});
     const reply = await operations.onResource(c.get("caller"), id, c.req.method, rest, url.search.slice(1), body);
     const type = reply.headers["content-type"];

@@ -31,6 +31,19 @@ export interface ControllerOptions {
   readonly dataDir: string;
   /** PostgreSQL URL; PGlite in the data directory when absent. */
   readonly databaseUrl?: string;
+  /**
+   * PostgreSQL streaming replicas of `databaseUrl` (`serve --read-database-url`, repeatable): GETs
+   * of resources, their links and lists read from one that has replayed every write acknowledged
+   * before the read, else from the primary (store/replica-reads.ts). PostgreSQL only.
+   */
+  readonly readDatabaseUrls?: readonly string[];
+  /** Skip a replica more than this far behind the primary (`serve --read-max-lag`; default 1 s). */
+  readonly readMaxLagMs?: number;
+  /**
+   * Tests only: false reads from any usable replica without waiting for it to replay the caller's
+   * writes, to show what the fence prevents. Unset, as `aps-gen serve` leaves it.
+   */
+  readonly readFence?: boolean;
   readonly externalIssuer?: ExternalIssuer;
   /**
    * The deployment key (`serve --deployment-key-file`, `APS_DEPLOYMENT_KEY`): the keys and the CA

@@ -30,6 +30,8 @@ import { TaskRunner } from "../tasks/task-runner.ts";
 import { TaskStore } from "../tasks/task-store.ts";
 import type { ControllerTls } from "../../common/certificate-authority.ts";
 import type { ControllerOptions } from "./controller-options.ts";
+import type { HeldResources } from "./held-resources.ts";
+import { openReadReplicas } from "./read-replicas.ts";
 
 /** How often each process deletes expired transactions (forward/transaction-store.ts). */
 const PRUNE_TRANSACTIONS_EVERY_MS = 60_000;
@@ -55,6 +57,8 @@ interface ControllerFoundation {
   readonly db: Db;
   /** The controller's own URL, known once it listens (events and links sent to endpoints name it). */
   readonly url: () => string;
+  /** What the start holds, given back when the controller closes (the read replicas' pools join it). */
+  readonly held: HeldResources;
 }
 
 export async function assembleController(foundation: ControllerFoundation): Promise<AssembledController> {
@@ -67,6 +71,7 @@ export async function assembleController(foundation: ControllerFoundation): Prom
   await ensureNotificationManager(db, catalog.registry, provider.accountId);
   const sealer = new PropertySealer(keys.encryption);
   const metrics = new ControllerMetrics(db, logger);
+  const reads = openReadReplicas(options, db, metrics, logger, foundation.held);
   const { applications, deliverer } = applicationParts(foundation, { catalog, sealer, metrics, provider: { id: provider.accountId, path: `/${provider.accountId}/` } });
   // Indexes of the properties lists filter on, made in the background when a list first asks (store/property-indexes.ts).
   const indexing: BackgroundLoop = new BackgroundLoop(() => indexer.pass(), 60_000, (error) => logger.warn({ err: error }, "the property indexes for lists were not looked at"));
@@ -76,6 +81,7 @@ export async function assembleController(foundation: ControllerFoundation): Prom
     catalog,
     ...(options.compiler ? { compiler: options.compiler } : {}),
     db,
+    ...(reads ? { reads } : {}),
     ...(options.openApi ? { openApi: options.openApi } : {}),
     tokens,
     sealer,

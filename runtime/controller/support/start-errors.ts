@@ -16,7 +16,9 @@ export class ControllerStartError extends Error {
       /** A deployment key where it cannot serve: the embedded database, a stored set that is incomplete, a key variable that disagrees with it. */
       | "deployment-key-unusable"
       /** `join` on a database where no controller has stored the deployment's keys yet. */
-      | "deployment-keys-absent",
+      | "deployment-keys-absent"
+      /** Read replicas that cannot be used: on the embedded database, a URL that is not one, a replica given twice. */
+      | "read-replicas-unusable",
   ) {
     super(message);
     this.name = "ControllerStartError";
