@@ -53,6 +53,16 @@ export interface PgReplica {
   lag(): Promise<ReplicaLag>;
   /** Waits until the replica has replayed everything the primary had written to disk when this was called. */
   waitForReplay(ms?: number): Promise<void>;
+  /** Stops the replica's server (fast shutdown) and keeps its data, slot and port: `resume()` starts it again. */
+  halt(): Promise<void>;
+  /** Starts a halted replica again; it streams on from where it stopped. */
+  resume(): Promise<void>;
+  /**
+   * Sets one of the replica's settings (ALTER SYSTEM, in its postgresql.auto.conf) and reloads its
+   * configuration: `recovery_min_apply_delay` makes it replay each commit that much later than
+   * the primary made it (https://www.postgresql.org/docs/15/runtime-config-replication.html#GUC-RECOVERY-MIN-APPLY-DELAY).
+   */
+  configure(name: string, value: string): Promise<void>;
   /** Stops the replica (fast shutdown), drops its slot and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -120,7 +130,7 @@ export async function startPgReplica(primaryUrl = process.env.DATABASE_URL): Pro
   const run = (program: string, args: readonly string[]) => runAs(tools, program, args, directory);
 
   let replicaSql: postgres.Sql | undefined;
-  let state: "starting" | "running" | "stopped" = "starting";
+  let state: "starting" | "running" | "halted" | "stopped" = "starting";
   let url = "";
   let port = 0;
 
@@ -207,6 +217,28 @@ export async function startPgReplica(primaryUrl = process.env.DATABASE_URL): Pro
         const [r] = await replica()`select pg_last_wal_replay_lsn() >= ${target}::pg_lsn as done`;
         return r!.done === true;
       }, ms);
+    },
+    halt: async () => {
+      if (state !== "running") throw new Error(`the replica is ${state}, not running`);
+      await replicaSql?.end({ timeout: 1 }).catch(() => {});
+      replicaSql = undefined;
+      await run("pg_ctl", ["stop", "-D", dataDirectory, "-m", "fast", "-w", "-t", "30", "-s"]);
+      state = "halted";
+    },
+    resume: async () => {
+      if (state !== "halted") throw new Error(`the replica is ${state}, not halted`);
+      await run("pg_ctl", ["start", "-D", dataDirectory, "-l", logFile, "-w", "-t", "60", "-s"]);
+      state = "running";
+    },
+    configure: async (name, value) => {
+      if (!/^[a-z_]+$/.test(name)) throw new Error(`not a setting name: ${name}`);
+      await replica().unsafe(`alter system set ${name} = '${value.replace(/'/g, "''")}'`);
+      await replica()`select pg_reload_conf()`;
+      // The reload is a signal: the setting is in force once the server says so.
+      await until(`the replica's ${name} to be ${value}`, async () => {
+        const [row] = await replica().unsafe(`select current_setting('${name}') as value`);
+        return row!.value === value;
+      }, 5_000);
     },
     stop,
   };
