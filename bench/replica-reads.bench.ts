@@ -57,8 +57,25 @@ async function serve(data: string, extra: string[]): Promise<{ url: string; ca: 
   return { url, ca: readFileSync(join(dir, "tls/ca.crt"), "utf8"), token: readFileSync(join(dir, "admin.token"), "utf8").trim(), child };
 }
 
-/** Sample values of the read metrics in /metrics. */
-async function readFigures(server: { url: string; ca: string }): Promise<{ primary: number; replica: number; fences: number; behind: number }> {
+const primaryStats = postgres(serverUrl, { max: 1, onnotice: () => {} });
+
+/**
+ * What a turn is measured by: the read metrics of /metrics, the GETs answered, and the
+ * transactions of the primary's database (pg_stat_database: every statement outside a
+ * transaction is one). Backends report their statistics when they go idle, at most about 10 s
+ * late (PostgreSQL 15), so the figures after a turn are read once the server has been idle that long.
+ */
+interface Figures {
+  readonly primary: number;
+  readonly replica: number;
+  readonly fences: number;
+  readonly behind: number;
+  readonly gets: number;
+  readonly primaryTransactions: number;
+  readonly at: number;
+}
+
+async function figures(server: { url: string; ca: string }): Promise<Figures> {
   // A connection of its own: a kept-alive one idle through a turn may have been closed by the server.
   const text = await new Promise<string>((resolve, reject) => {
     get(new URL("/metrics", server.url), { ca: server.ca, agent: false }, (res) => {
@@ -69,12 +86,40 @@ async function readFigures(server: { url: string; ca: string }): Promise<{ prima
   });
   const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
   const name = replicaName.replace(/\./g, "\\.");
+  const gets = text
+    .split("\n")
+    .filter((l) => l.startsWith("aps_http_requests_total{") && l.includes('method="GET"') && l.includes('route="/aps/2/resources/:id"'))
+    .reduce((sum, l) => sum + Number(l.split(" ").at(-1)), 0);
+  await primaryStats`select pg_stat_clear_snapshot()`;
+  const [stats] = await primaryStats`select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = ${dbName}`;
   return {
     primary: value(/^aps_reads_total\{target="primary"\} (\S+)$/m),
     replica: value(new RegExp(`^aps_reads_total\\{target="${name}"\\} (\\S+)$`, "m")),
     fences: value(/^aps_read_fences_total (\S+)$/m),
     behind: value(new RegExp(`^aps_read_replica_skips_total\\{replica="${name}",reason="behind"\\} (\\S+)$`, "m")),
+    gets,
+    primaryTransactions: Number(stats!.n),
+    at: Date.now(),
   };
+}
+
+/** The figures once the statistics of a turn are in (see {@link Figures}). */
+async function settledFigures(server: { url: string; ca: string }): Promise<Figures> {
+  await new Promise((r) => setTimeout(r, 11_000));
+  return figures(server);
+}
+
+/** One line of figures for a turn: from `before` to `after`, wrk's rate beside. */
+function report(label: string, rate: number, before: Figures, after: Figures, extra = ""): void {
+  const gets = after.gets - before.gets;
+  const transactions = after.primaryTransactions - before.primaryTransactions;
+  const reads = after.primary + after.replica - before.primary - before.replica;
+  const fences = after.fences - before.fences;
+  const parts = [`${rate.toFixed(0)} GETs/s (wrk)`, `primary: ${(transactions / Math.max(1, gets)).toFixed(2)} transactions per GET`];
+  if (reads > 0) {
+    parts.push(`${(gets / Math.max(1, fences)).toFixed(1)} GETs per fence query`, `replica answered ${((100 * (after.replica - before.replica)) / reads).toFixed(1)}% of reads`, `behind its fence ${(after.behind - before.behind).toFixed(0)} times`);
+  }
+  console.log(`${label.padEnd(34)} ${parts.join(", ")}${extra}`);
 }
 
 /** The writers' loops (plain JavaScript: a worker thread of its own). Each configures its own notes, one request after the other, until told to stop; then it posts its counts. */
@@ -117,45 +162,36 @@ try {
   const paths = ids.map((id) => `/aps/2/resources/${id}`);
   const load = (server: { url: string; ca: string; token: string }) => ({ url: `${server.url}/aps/2/resources/${ids[0]}`, ca: server.ca, connections, seconds, headers: { "aps-token": server.token }, paths, work });
 
-  console.log(`load: ${generator}, ${connections} connections, ${seconds} s per turn; serve --workers ${values.workers}; 1,000 notes; replica ${replicaName}`);
+  console.log(`load: ${generator}, ${connections} connections, ${seconds} s per turn (after 2 s of warm-up); serve --workers ${values.workers}; 1,000 notes; replica ${replicaName}`);
+  let before = await figures(first);
   const baseline = requestsPerSecond(load(first));
-  console.log(`primary only:             ${baseline.toFixed(0)} reads/s`);
+  report("primary only", baseline, before, await settledFigures(first));
   await stopChild(first.child);
 
   const server = await serve("node", ["--read-database-url", replicaUrl]);
   await replica.waitForReplay();
-  // wrk's warm-up turn is 2 s; the figures are the difference over the whole run divided by its time.
-  let before = await readFigures(server);
-  let started = Date.now();
+  before = await figures(server);
   const readsOnly = requestsPerSecond(load(server));
-  let after = await readFigures(server);
-  const report = (label: string, rate: number, extra = "") => {
-    const elapsed = (Date.now() - started) / 1000;
-    const reads = after.primary + after.replica - before.primary - before.replica;
-    const fences = after.fences - before.fences;
-    console.log(
-      `${label} ${rate.toFixed(0)} reads/s (wrk); over ${elapsed.toFixed(1)} s: ${(reads / elapsed).toFixed(0)} reads/s counted, ${(fences / elapsed).toFixed(0)} fence queries/s (${(reads / Math.max(1, fences)).toFixed(1)} reads per fence), replica answered ${((100 * (after.replica - before.replica)) / Math.max(1, reads)).toFixed(1)}%, behind its fence ${(after.behind - before.behind).toFixed(0)} times${extra}`,
-    );
-  };
-  report("with the replica, reads: ", readsOnly);
+  report("with the replica", readsOnly, before, await settledFigures(server));
 
   // The same reads while writers configure notes (each its own notes: no claim waits between
   // them). In a worker thread: the load generator's turn blocks this thread (spawnSync).
-  before = await readFigures(server);
-  started = Date.now();
+  before = await figures(server);
   const writing = new Worker(WRITERS, { eval: true, workerData: { url: server.url, ca: server.ca, token: server.token, ids, writers } });
   const mixed = requestsPerSecond(load(server));
   writing.postMessage("stop");
   const { writes, failures } = await new Promise<{ writes: number; failures: string[] }>((resolve) => writing.once("message", resolve));
   await writing.terminate();
-  after = await readFigures(server);
+  const writeRate = writes / ((Date.now() - before.at) / 1000);
   if (failures.length) console.log(`${failures.length} writes failed, the first: ${failures[0]}`);
-  report(`with the replica, reads + ${writers} writers:`, mixed, `; ${(writes / ((Date.now() - started) / 1000)).toFixed(0)} writes/s`);
+  // The writes' own transactions are in the primary's count: per GET it says less here.
+  report(`with the replica + ${writers} writers`, mixed, before, await settledFigures(server), `; ${writeRate.toFixed(0)} writes/s (their transactions are in the primary's count)`);
   await stopChild(server.child);
 } finally {
   for (const child of children) await stopChild(child);
   await replica.stop();
   await admin.unsafe(`drop database if exists ${dbName} with (force)`);
   await admin.end();
+  await primaryStats.end();
   rmSync(work, { recursive: true, force: true });
 }

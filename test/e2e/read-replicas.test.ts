@@ -327,6 +327,15 @@ describe("aps-gen serve --read-database-url on the embedded database", () => {
       const r = await runCli(["serve", "--types", "test/fixtures/controller/notes", "--data", data, "--read-database-url", "postgres://postgres@127.0.0.1:5433/test"]);
       expect(r.code).toBe(2);
       expect(r.err).toEqual(["aps-gen serve: --read-database-url needs a PostgreSQL primary (--database-url): the embedded database has no replicas"]);
+      // The same from the environment (the option's variable, as every option has one).
+      process.env.APS_GEN_READ_DATABASE_URL = "postgres://postgres@127.0.0.1:5433/test,postgres://postgres@127.0.0.1:5434/test";
+      try {
+        const fromEnv = await runCli(["serve", "--types", "test/fixtures/controller/notes", "--data", data]);
+        expect(fromEnv.code).toBe(2);
+        expect(fromEnv.err).toEqual(r.err);
+      } finally {
+        delete process.env.APS_GEN_READ_DATABASE_URL;
+      }
     } finally {
       rmSync(data, { recursive: true, force: true });
     }

@@ -173,7 +173,8 @@ export class ReplicaReads {
 
   /** One of the replicas that covers `fence` (all usable ones without a fence), in turn. */
   private pick(replicas: readonly ReadReplica[], fence: bigint | undefined): ReadReplica | undefined {
-    const ready = fence === undefined ? replicas : replicas.filter((r) => r.covers(fence));
+    // Usable again: one may have been skipped while the fence was on its way.
+    const ready = replicas.filter((r) => r.usable() && (fence === undefined || r.covers(fence)));
     if (ready.length === 0) return undefined;
     this.turn = (this.turn + 1) % 1_000_000;
     return ready[this.turn % ready.length];
