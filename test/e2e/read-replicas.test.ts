@@ -182,17 +182,18 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
   it("reads every write acknowledged before the read, on either controller, with the replica 150 ms behind; without the fence the same reads miss them", async () => {
     await replica.configure("recovery_min_apply_delay", "150ms");
     try {
-      const skipsBefore = await a.controller.metrics.registry.getSingleMetric("aps_read_replica_skips_total")!.get();
+      const before = [await readsBy(a), await readsBy(b)];
       const missed = await writeThenRead([a, b], [a, b], 200);
       expect(missed).toEqual([]);
-      // The fence sent them to the primary: the replica had not replayed the writes.
-      const skips = await a.controller.metrics.registry.getSingleMetric("aps_read_replica_skips_total")!.get();
-      const behind = (values: typeof skips.values) => values.find((v) => v.labels.reason === "behind" && v.labels.replica === replicaName)?.value ?? 0;
-      expect(behind(skips.values) - behind(skipsBefore.values)).toBeGreaterThan(50);
-      // The replica stayed within the lag bound all along: it was asked, and found behind.
-      expect(await replicaState(a)).toBe("up");
+      // The fence sent them to the primary: the replica had not replayed the writes. (A read the
+      // machine's load held back past the delay may find the replica caught up, and rightly read it.)
+      const after = [await readsBy(a), await readsBy(b)];
+      const onPrimary = after.reduce((sum, counts, i) => sum + (counts.primary ?? 0) - (before[i]!.primary ?? 0), 0);
+      expect(onPrimary).toBeGreaterThan(150);
 
-      // A controller that reads without the fence (tests only) reads the replica as it is.
+      // A controller that reads without the fence (tests only) reads the replica as it is: with
+      // each commit replayed a second late, nearly every read right after a write misses it.
+      await replica.configure("recovery_min_apply_delay", "1s");
       const unfenced = await node("unfenced", { readFence: false });
       await until("the replica to be usable", async () => (await replicaState(unfenced)) === "up", 15_000);
       const stale = await writeThenRead([a], [unfenced], 20);
@@ -209,6 +210,12 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
     const logFrom = readFileSync(a.logFile, "utf8").length;
     await replica.halt();
     try {
+      // Known before any read: the poll connection closed with the server, or a poll failed
+      // meanwhile. Its polled position is forgotten (a restarted replica may start at an earlier one).
+      for (const n of [a, b]) {
+        const ready = await n.call("GET", "/readyz");
+        expect(ready.json.replicas[0]).toMatchObject({ state: "down", replayed: null, reason: expect.stringMatching(/^unreachable: /) });
+      }
       const before = await readsBy(a);
       for (let i = 0; i < 30; i++) {
         const [got, listed] = await Promise.all([a.call("GET", `/aps/2/resources/${note}`), a.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),limit(0,5)`)]);

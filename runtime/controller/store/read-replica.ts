@@ -8,8 +8,13 @@
  * - `pg_last_wal_replay_lsn()`: the end of the last WAL record the replica has replayed. Its
  *   startup process makes a record's changes visible (for a commit: marks the transaction
  *   completed for new snapshots) before it advances this position, so a query that starts after
- *   a poll saw position P sees every transaction that committed at or before P. Positions only
- *   grow: the highest one seen is a lower bound on where the replica is now, however old.
+ *   a poll saw position P sees every transaction that committed at or before P. While the server
+ *   runs, the position only grows: the last one polled (polls run one at a time) is a lower bound
+ *   on where the replica is now, however old. Not across a restart: a standby that starts again
+ *   replays from its last restartpoint and may take connections at an earlier position. The poll
+ *   connection is held open (no idle or lifetime limit), a restart closes it, and the replica is
+ *   skipped from the moment it closes until a poll on a new connection reads the new server's
+ *   position.
  * - `pg_is_in_recovery()`: false on a server that is not (or no longer) a standby; its positions
  *   say nothing about the primary's, so it is skipped.
  * - `pg_control_system().system_identifier`: the cluster the data came from; a replica of another
@@ -46,7 +51,7 @@ export interface ReplicaStatus {
   readonly state: ReplicaState;
   /** Why it is skipped; absent while it is up. */
   readonly reason?: string;
-  /** The highest replay position seen (pg_lsn text); null before the first poll that read one. */
+  /** The last replay position polled (pg_lsn text); null before the first poll that read one, or after the replica was lost. */
   readonly replayed: string | null;
   /** How long ago the primary was where the replica is, as last measured (seconds). */
   readonly lagSeconds: number;
@@ -82,7 +87,7 @@ export class ReadReplica {
   readonly db: Db;
   private readonly pool: Database;
   private poller: postgres.Sql;
-  /** The highest replay position seen; -1 before the first. Only grows (see the module's comment). */
+  /** The last replay position polled; -1 before the first (see the module's comment for why it may be trusted). */
   private replayed = -1n;
   private standby = true;
   private sameCluster = true;
@@ -134,6 +139,7 @@ export class ReadReplica {
   /** A read on it failed for a reason of the database or the connection: skip it until a poll finds it well. */
   failed(error: unknown): void {
     this.failure = `a read failed: ${(error as Error)?.message ?? String(error)}`;
+    this.replayed = -1n;
     this.evaluate();
   }
 
@@ -149,7 +155,25 @@ export class ReadReplica {
   }
 
   private newPoller(): postgres.Sql {
-    return postgres(this.url, { max: 1, onnotice: () => {}, connect_timeout: this.connectTimeoutSeconds, connection: { application_name: "aps-gen replica poll" } });
+    const poller: postgres.Sql = postgres(this.url, {
+      max: 1,
+      onnotice: () => {},
+      connect_timeout: this.connectTimeoutSeconds,
+      // Held open for good: its closing is how a restart of the replica is noticed at once.
+      idle_timeout: 0,
+      max_lifetime: 0,
+      onclose: () => this.pollerClosed(poller),
+      connection: { application_name: "aps-gen replica poll" },
+    });
+    return poller;
+  }
+
+  /** The poll connection closed: the server may be restarting, and its position polled so far may be ahead of the next run's. */
+  private pollerClosed(poller: postgres.Sql): void {
+    if (this.closed || poller !== this.poller) return;
+    this.failure = "its connection closed (the server shut down or restarted)";
+    this.replayed = -1n;
+    this.evaluate();
   }
 
   private schedule(): void {
@@ -164,13 +188,14 @@ export class ReadReplica {
     try {
       const [row] = await withinMs(this.poller.unsafe<PollRow[]>(POLL), this.pollTimeoutMs);
       const position = walPosition(row!.replayed);
-      if (position !== undefined && position > this.replayed) this.replayed = position;
+      this.replayed = position ?? -1n;
       this.standby = row!.standby && position !== undefined;
       const system = await this.primary.system();
       this.sameCluster = system === undefined || system === row!.system;
       this.failure = undefined;
     } catch (error) {
       this.failure = (error as Error).message;
+      this.replayed = -1n;
       // A poll that timed out may still hold the one connection: start over on a new one.
       const stale = this.poller;
       this.poller = this.newPoller();

@@ -16,7 +16,8 @@
  * 2. A replica may answer only when its replay position, read by a poll (read-replica.ts), is at
  *    or past the fence: the replica then shows every transaction committed up to the fence to a
  *    query that starts after the poll, which the read's queries do. A position read earlier is a
- *    lower bound (positions only grow); when it falls short, the read asks for a poll of its own
+ *    lower bound (positions only grow while the replica's server runs; read-replica.ts says how a
+ *    restart is caught); when it falls short, the read asks for a poll of its own
  *    (shared with the reads waiting beside it), and when that falls short too, it reads from the
  *    primary. No replica is made to wait for.
  * 3. Fences are shared: a read waits for the next fence query that starts after it arrived, and
