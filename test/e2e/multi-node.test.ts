@@ -7,7 +7,9 @@
  * certificate reaches whichever node serves it, a write through any node is read by every node at
  * once, and a controller killed with SIGKILL in the middle of provisioning through an application
  * loses nothing it acknowledged and leaves nothing at the application that the controller does
- * not know. Skipped, with the reason, without PostgreSQL or HAProxy.
+ * not know; events raised through all three nodes reach their subscriber once each and in
+ * order, whichever node's deliverer sends them. Skipped, with the reason, without PostgreSQL or
+ * HAProxy.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -25,6 +27,7 @@ import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 const SUBSCRIPTION = "http://aps-standard.org/types/core/subscription/1.0";
 const TENANT = "http://cloudmail.example.com/types/tenant/1.0";
+const CHANGED = "http://aps-standard.org/core/events/changed";
 
 const skipReason = !process.env.DATABASE_URL ? "DATABASE_URL is not set (no PostgreSQL to share)" : haproxySkipReason();
 
@@ -117,6 +120,31 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
     expect(after.every((c, i) => c > before[i]!)).toBe(true);
   });
 
+  it("delivers the events of changes made through all three nodes to their subscriber once each, in order", async () => {
+    const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Events", addressPostal: {} } })).json.aps.id as string;
+    const customer = (await runCli(["token", "--account", account, "--data", nodes[0]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url])).out.join("").trim();
+    const subscription = (await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: SUBSCRIPTION }, name: "watched" } })).json.aps.id as string;
+    const tenant = await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: TENANT }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } } } });
+    expect(tenant.status, tenant.text).toBe(201);
+    // The application subscribes its tenant to changes of the subscription, through the balancer with its certificate.
+    const asApplication = httpsClient(`https://127.0.0.1:${proxy.port}`, ca, credentialsOf(app));
+    const subscribed = await asApplication("POST", `/aps/2/resources/${tenant.json.aps.id}/aps/subscriptions`, { headers: fresh, body: { event: CHANGED, source: { id: subscription }, handler: "onSubscriptionLimitsChanged" } });
+    expect(subscribed.status, subscribed.text).toBe(200);
+    const handlerPath = `/tenants/${tenant.json.aps.id}/onSubscriptionLimitsChanged`;
+    const deliveries = () => app.calls.filter((c) => c.path === handlerPath).map((c) => Number((c.body as { serial: number }).serial));
+    const changes = 30;
+    for (let i = 0; i < changes; i++) {
+      const changed = await viaBalancer("PUT", `/aps/2/resources/${subscription}`, { token: customer, headers: fresh, body: { name: `watched ${i}` } });
+      expect(changed.status, changed.text).toBe(200);
+    }
+    await until(`${changes} deliveries`, () => deliveries().length >= changes, 60_000);
+    await new Promise((r) => setTimeout(r, 1500)); // room for a second delivery of one, if there were one
+    const serials = deliveries();
+    expect(serials).toHaveLength(changes);
+    expect(new Set(serials).size).toBe(changes);
+    expect(serials).toEqual([...serials].sort((a, b) => a - b));
+  }, 120_000);
+
   it("loses nothing acknowledged when a controller is killed (SIGKILL) while provisioning through an application, and leaves nothing at the application it does not know", async () => {
     const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Tenants", addressPostal: {} } })).json.aps.id as string;
     const minted = await runCli(["token", "--account", account, "--data", nodes[0]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url]);
@@ -157,7 +185,8 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
     // What the application holds is what the controller knows: a provisioning cut by the kill is
     // undone at the application by the reconciler of a surviving node once its intent's lease ends.
     const known = async () => {
-      const listed = await viaBalancer("GET", `/aps/2/resources?implementing(${encodeURIComponent(TENANT)}),limit(0,1000)`, { token: customer, headers: fresh });
+      // The provider's administrator sees every tenant (the other tests made some too).
+      const listed = await viaBalancer("GET", `/aps/2/resources?implementing(${encodeURIComponent(TENANT)}),limit(0,1000)`, { token: adminToken, headers: fresh });
       return new Set((listed.json as { aps: { id: string } }[]).map((r) => r.aps.id));
     };
     await until(
