@@ -7,7 +7,8 @@
  * certificate reaches whichever node serves it, a write through any node is read by every node at
  * once, and a controller killed with SIGKILL in the middle of provisioning through an application
  * loses nothing it acknowledged and leaves nothing at the application that the controller does
- * not know; events raised through all three nodes reach their subscriber once each and in
+ * not know; a package imported through one node is served by the others at their next request;
+ * events raised through all three nodes reach their subscriber once each and in
  * order, whichever node's deliverer sends them. Skipped, with the reason, without PostgreSQL or
  * HAProxy.
  */
@@ -21,6 +22,8 @@ import { haproxySkipReason, startHaproxy, type Haproxy } from "../helpers/haprox
 import { httpsClient } from "../helpers/https-client.ts";
 import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
 import { until } from "../helpers/until.ts";
+import { repoRoot } from "../helpers/paths.ts";
+import { zipFolder } from "../helpers/zip-folder.ts";
 import { credentialsOf, installCloudmailAt, startFakeApplication, type FakeApplication } from "./fake-application.ts";
 import { killHard, serveProcess, type ServeProcess } from "./serve-process.ts";
 
@@ -119,6 +122,18 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
     // Every node took some of those calls, each authenticated by the certificate only.
     expect(after.every((c, i) => c > before[i]!)).toBe(true);
   });
+
+  it("serves on every node, at its next request, a package imported through one", async () => {
+    const imported = await httpsClient(`https://127.0.0.1:${nodes[0]!.port}`, ca)("POST", "/aps/2/packages", { token: adminToken, rawBody: zipFolder(join(repoRoot, "test/fixtures/upgrade/v2")), headers: { "content-type": "application/zip" } });
+    expect(imported.status, imported.text.slice(0, 300)).toBe(201);
+    for (const n of nodes.slice(1)) {
+      const onNode = httpsClient(`https://127.0.0.1:${n.port}`, ca);
+      const type = await onNode("GET", `/aps/2/types/${encodeURIComponent("http://upgrade.example/types/tenant/1.0")}`, { token: adminToken });
+      expect(type.status, `node on ${n.port}: ${type.text.slice(0, 200)}`).toBe(200);
+      const listed = await onNode("GET", "/aps/2/packages", { token: adminToken });
+      expect((listed.json as { id: string }[]).map((p) => p.id)).toContain(imported.json.id);
+    }
+  }, 120_000);
 
   it("delivers the events of changes made through all three nodes to their subscriber once each, in order", async () => {
     const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Events", addressPostal: {} } })).json.aps.id as string;
