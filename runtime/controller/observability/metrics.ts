@@ -13,7 +13,9 @@ import type { Logger } from "pino";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { loggableError } from "../support/loggable-error.ts";
 import { rowsOf, type Db } from "../store/open-database.ts";
-import { withinMs } from "./time-bound.ts";
+import { TimedOut, withinMs } from "./time-bound.ts";
+import { DatabaseOutageLog } from "./database-outage-log.ts";
+import { isDatabaseUnavailable } from "../store/database-unavailable.ts";
 
 /** Seconds; up to the 30 s endpoint time-out, which a slow application call may reach. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -39,12 +41,16 @@ export class ControllerMetrics {
     this.requestSeconds = new Histogram({ name: "aps_http_request_duration_seconds", help: "Time to answer an HTTP request, by route pattern, method and status.", labelNames: ["method", "route", "status"], buckets: LATENCY_BUCKETS, registers });
     this.endpointCalls = new Counter({ name: "aps_application_calls_total", help: "Calls to application endpoints (operations, their async repeats, link changes, event notifications), by method and outcome.", labelNames: ["method", "outcome"], registers });
     this.endpointCallSeconds = new Histogram({ name: "aps_application_call_duration_seconds", help: "Time an application endpoint took to answer, by method and outcome.", labelNames: ["method", "outcome"], buckets: LATENCY_BUCKETS, registers });
+    // A scrape while the database is gone: one line for the outage, not one per gauge and scrape.
+    const outage = new DatabaseOutageLog(logger, "metrics");
     const count = async (what: string, query: ReturnType<typeof sql>): Promise<{ state: string; n: number }[] | undefined> => {
       try {
-        return rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map((r) => ({ state: r.state, n: Number(r.n) }));
+        const rows = rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map((r) => ({ state: r.state, n: Number(r.n) }));
+        outage.succeeded();
+        return rows;
       } catch (error) {
         // The scrape still answers (request metrics matter most while the database is away); the gauge says "unknown".
-        logger.warn({ error: loggableError(error) }, `metrics: cannot count ${what}`);
+        if (!outage.failed(error, isDatabaseUnavailable(error) || error instanceof TimedOut)) logger.warn({ error: loggableError(error) }, `metrics: cannot count ${what}`);
         return undefined;
       }
     };
