@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { DATABASE_RETRY_AFTER_SECONDS } from "../../runtime/controller/store/database-unavailable.ts";
 import { CONNECT_TIMEOUT_SECONDS } from "../../runtime/controller/store/open-database.ts";
@@ -90,9 +90,10 @@ function startLoad(call: Call, token: string, workers = 4) {
   const acknowledged: string[] = [];
   let going = true;
   let n = 0;
+  /** A request that got no answer at all (the connection failed) counts as status 0. */
   const timed = async (request: () => Promise<HttpReply>): Promise<HttpReply> => {
     const at = Date.now();
-    const reply = await request();
+    const reply = await request().catch((error: Error): HttpReply => ({ status: 0, headers: {}, text: error.message, json: { error: error.message } }));
     answers.push({ at, ms: Date.now() - at, status: reply.status, retryAfter: reply.headers["retry-after"] as string | undefined, body: reply.json });
     return reply;
   };
@@ -106,7 +107,7 @@ function startLoad(call: Call, token: string, workers = 4) {
     }
   };
   const running = Array.from({ length: workers }, worker);
-  return {
+  const load = {
     answers,
     acknowledged,
     async stop() {
@@ -114,7 +115,12 @@ function startLoad(call: Call, token: string, workers = 4) {
       await Promise.all(running);
     },
   };
+  loads.push(load);
+  return load;
 }
+
+/** The loads started, stopped after each test even when it failed. */
+const loads: { stop(): Promise<void> }[] = [];
 
 interface LogLine {
   readonly pid: number;
@@ -169,6 +175,10 @@ describe.skipIf(skip)(`aps-gen serve while its PostgreSQL goes away and comes ba
     customer = { token, account, subscription };
     workers = await workerPids(call);
   }, 120_000);
+
+  afterEach(async () => {
+    await Promise.all(loads.splice(0).map((l) => l.stop()));
+  });
 
   afterAll(async () => {
     if (serve) await killHard(serve);
@@ -316,7 +326,7 @@ describe.skipIf(skip)(`aps-gen serve while its PostgreSQL goes away and comes ba
     expect(toRecovery).toBeLessThan(RECOVERY_BOUND_MS);
     await new Promise((r) => setTimeout(r, 500));
     await load.stop();
-    expect(cluster.log(200)).toMatch(/not properly shut down|automatic recovery/);
+    expect(cluster.log(100_000)).toMatch(/not properly shut down|automatic recovery/);
     expect(await workerPids(call)).toEqual(workers);
 
     const { refused, slowest } = checkAnswers(load.answers);
@@ -329,7 +339,8 @@ describe.skipIf(skip)(`aps-gen serve while its PostgreSQL goes away and comes ba
     let waiting = 0;
     const ids = new Set<string>();
     app.answer = (c) => {
-      if (!(c.method === "POST" && c.path === "/tenants")) return successOf(c);
+      // (An async repeat is another test's provisioning.)
+      if (!(c.method === "POST" && c.path === "/tenants" && c.headers["aps-request-phase"] !== "async")) return successOf(c);
       ids.add((c.body?.aps as { id: string }).id);
       waiting++;
       setTimeout(() => waiting--, 700);
