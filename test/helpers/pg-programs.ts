@@ -26,7 +26,7 @@ export interface PgPrograms {
 }
 
 /** In a server's directory: the process id of the test process that made it. */
-export const OWNER_FILE = "owner.pid";
+const OWNER_FILE = "owner.pid";
 
 /**
  * The programs of PostgreSQL `major` (the highest installed under /usr/lib/postgresql when

@@ -76,7 +76,7 @@ export const CONNECT_TIMEOUT_SECONDS = 5;
  * the server is gone, and the pool finds it back within about 1 s of its return. A failed
  * attempt on a stopped server costs a refused TCP connection, so trying every second is cheap.
  */
-export function reconnectBackoffSeconds(failures: number): number {
+function reconnectBackoffSeconds(failures: number): number {
   return (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** failures, 1);
 }
 
