@@ -32,7 +32,7 @@ const writers = Number(values.writers);
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const NOTE = "http://notes.example/types/note/1.0";
 
-const skip = await pgReplicaSkipReason(serverUrl);
+const skip = await pgReplicaSkipReason({ primaryUrl: serverUrl });
 if (skip) {
   console.log(`no replica can be made here: ${skip}`);
   process.exit(0);
@@ -43,7 +43,7 @@ const dbName = `bench_replica_${process.pid}`;
 const admin = postgres(serverUrl, { onnotice: () => {} });
 await admin.unsafe(`create database ${dbName}`);
 const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
-const replica = await startPgReplica(serverUrl);
+const replica = await startPgReplica({ primaryUrl: serverUrl });
 const replicaUrl = Object.assign(new URL(databaseUrl), { port: String(replica.port) }).toString();
 const replicaName = `127.0.0.1:${replica.port}`;
 const children: ChildProcess[] = [];

@@ -1,16 +1,18 @@
-import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { freePort } from "./free-port.ts";
+import { findPgPrograms, makeOwnedDirectory, type PgPrograms, processAlive, removeAbandonedServers, runPgProgram, stopServerSync, tail, writeOwned } from "./pg-programs.ts";
 import { until } from "./until.ts";
 
 /**
- * A real streaming replica of the PostgreSQL server a test runs against (DATABASE_URL): a second
- * server on another port, made with `pg_basebackup -R` into a temporary data directory and
- * started with `pg_ctl`, which replays the primary's WAL as it streams in and answers read-only
- * queries (hot standby). For suites that need a primary and a replica that lags behind it.
+ * A real streaming replica of a PostgreSQL server: a second server on another port, made with
+ * `pg_basebackup -R` into a temporary data directory and started with `pg_ctl`, which replays the
+ * primary's WAL as it streams in and answers read-only queries (hot standby). For suites that need
+ * a primary and a replica that lags behind it. The primary is the server a test runs against
+ * (DATABASE_URL) unless `primaryUrl` names another, such as a private cluster's
+ * (helpers/pg-cluster.ts), for a suite that stops or restarts its primary.
  *
  * How it is made (https://www.postgresql.org/docs/15/app-pgbasebackup.html):
  * - `pg_basebackup -X stream -R -C -S <slot> --checkpoint=fast` copies the primary's data
@@ -26,19 +28,19 @@ import { until } from "./until.ts";
  *   outlives its replica, so stop() drops it, and start() drops the slots left by test processes
  *   that died (named `aps_gen_replica_<pid>_...`, dropped when inactive and that pid is gone).
  * - A Debian cluster keeps postgresql.conf and pg_hba.conf in /etc/postgresql, not in its data
- *   directory, so the copy has none: the replica gets its own, listening on 127.0.0.1 only,
- *   without a Unix socket, trusting local connections, and with the settings a hot standby must
- *   have at least as large as its primary's (max_connections and the others listed in
- *   https://www.postgresql.org/docs/15/hot-standby.html#HOT-STANDBY-ADMIN) copied from the primary.
- *   postgresql.auto.conf (ALTER SYSTEM) comes along with the copy.
+ *   directory, so the copy may have none (a cluster made by initdb has them in its data
+ *   directory, and the copy brings them along): either way the replica gets its own, listening
+ *   on 127.0.0.1 only, without a Unix socket, trusting local connections, and with the settings
+ *   a hot standby must have at least as large as its primary's (max_connections and the others
+ *   listed in https://www.postgresql.org/docs/15/hot-standby.html#HOT-STANDBY-ADMIN) copied from
+ *   the primary. postgresql.auto.conf (ALTER SYSTEM) comes along with the copy.
  *
- * PostgreSQL refuses to run as root, and its data directory must belong to the user it runs as:
- * a test process running as root runs pg_basebackup and pg_ctl as the `postgres` OS user
- * (runuser), and puts the directory where that user can reach it (the test run's own temporary
- * folder is root's alone, so /dev/shm or /tmp). Any other user runs them as itself.
+ * The programs run as the `postgres` OS user when the test process is root (helpers/pg-programs.ts
+ * says how and where the directory goes).
  *
  * The primary must accept a replication connection from 127.0.0.1: `.ci/allow-local-replication`
- * sets that up. pgReplicaSkipReason() says why a replica cannot be made here, for a suite to skip.
+ * sets that up for the shared server, and a private cluster has it from the start.
+ * pgReplicaSkipReason() says why a replica cannot be made here, for a suite to skip.
  */
 export interface PgReplica {
   /** The replica's URL: the primary's URL with the replica's port (same user and database). */
@@ -82,29 +84,23 @@ export interface ReplicaLag {
 
 const DIRECTORY_PREFIX = "aps-gen-pg-replica-";
 const SLOT_PREFIX = "aps_gen_replica_";
-/** In a replica's directory: the process id of the test process that made it. */
-const OWNER_FILE = "owner.pid";
 /** The primary's settings a hot standby must have at least as large (it refuses to start otherwise). */
 const AT_LEAST_PRIMARY = ["max_connections", "max_worker_processes", "max_wal_senders", "max_prepared_transactions", "max_locks_per_transaction"];
 
-/** How this process runs the PostgreSQL programs. */
-interface Tools {
-  /** Where pg_basebackup, pg_ctl and psql of the primary's major version are. */
-  readonly bin: string;
-  /** The command prefix that runs a program as the owner of the replica's files ([] for this process's own user). */
-  readonly asOwner: readonly string[];
-  /** The owner's uid and gid, when it is another user than this process's. */
-  readonly owner: { readonly uid: number; readonly gid: number } | undefined;
+/** Which server to replicate. */
+export interface PgReplicaOptions {
+  /** The primary's URL (a user allowed to replicate, any database); DATABASE_URL by default. */
+  readonly primaryUrl?: string;
 }
 
 const skipReasons = new Map<string, Promise<string | undefined>>();
 
 /**
- * Why a replica of `primaryUrl` cannot be made on this machine, or undefined when it can: no
+ * Why a replica of the primary cannot be made on this machine, or undefined when it can: no
  * DATABASE_URL, the server unreachable, pg_basebackup or pg_ctl of its version missing, no way
  * to run them as a user other than root, or the server refusing replication connections.
  */
-export function pgReplicaSkipReason(primaryUrl = process.env.DATABASE_URL): Promise<string | undefined> {
+export function pgReplicaSkipReason({ primaryUrl = process.env.DATABASE_URL }: PgReplicaOptions = {}): Promise<string | undefined> {
   if (!primaryUrl) return Promise.resolve("DATABASE_URL is not set: no PostgreSQL server to replicate");
   let reason = skipReasons.get(primaryUrl);
   if (!reason) {
@@ -114,8 +110,8 @@ export function pgReplicaSkipReason(primaryUrl = process.env.DATABASE_URL): Prom
   return reason;
 }
 
-/** Makes and starts a replica of `primaryUrl` (DATABASE_URL by default); waits until it accepts read-only connections. */
-export async function startPgReplica(primaryUrl = process.env.DATABASE_URL): Promise<PgReplica> {
+/** Makes and starts a replica of the primary (DATABASE_URL by default); waits until it accepts read-only connections. */
+export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: PgReplicaOptions = {}): Promise<PgReplica> {
   if (!primaryUrl) throw new Error("DATABASE_URL is not set: no PostgreSQL server to replicate");
   const tools = await findTools(primaryUrl);
   if (typeof tools === "string") throw new Error(`cannot make a PostgreSQL replica here: ${tools}`);
@@ -123,11 +119,10 @@ export async function startPgReplica(primaryUrl = process.env.DATABASE_URL): Pro
   await removeAbandoned(tools, primary);
 
   const slot = `${SLOT_PREFIX}${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const directory = makeDirectory(tools);
+  const directory = makeOwnedDirectory(tools, DIRECTORY_PREFIX);
   const dataDirectory = join(directory, "data");
   const logFile = join(directory, "postgres.log");
-  writeFileSync(join(directory, OWNER_FILE), String(process.pid));
-  const run = (program: string, args: readonly string[]) => runAs(tools, program, args, directory);
+  const run = (program: string, args: readonly string[]) => runPgProgram(tools, program, args, directory);
 
   let replicaSql: postgres.Sql | undefined;
   let state: "starting" | "running" | "halted" | "stopped" = "starting";
@@ -264,9 +259,8 @@ function replicaConfig(port: number, slot: string, primarySettings: readonly { n
   return `${lines.join("\n")}\n`;
 }
 
-/** The tools, or why there are none. */
-async function findTools(primaryUrl: string): Promise<Tools | string> {
-  if (process.platform !== "linux") return `a replica is only made on Linux (this is ${process.platform})`;
+/** The programs, or why there are none. */
+async function findTools(primaryUrl: string): Promise<PgPrograms | string> {
   let major: number;
   let walLevel: string;
   let senders: number;
@@ -281,41 +275,13 @@ async function findTools(primaryUrl: string): Promise<Tools | string> {
   }
   if (walLevel === "minimal" || senders === 0) return `the primary has wal_level=${walLevel} and max_wal_senders=${senders}: a replica needs wal_level replica and at least one WAL sender (changing them takes a restart)`;
 
-  const bin = [`/usr/lib/postgresql/${major}/bin`, pgConfigBindir()].find((dir) => dir && ["pg_basebackup", "pg_ctl", "psql"].every((p) => existsSync(join(dir, p))));
-  if (!bin) return `pg_basebackup, pg_ctl and psql of PostgreSQL ${major} were not found (looked in /usr/lib/postgresql/${major}/bin and pg_config --bindir)`;
-
-  let asOwner: string[] = [];
-  let owner: Tools["owner"];
-  if (process.getuid?.() === 0) {
-    const runuser = ["/usr/sbin/runuser", "/sbin/runuser"].find((p) => existsSync(p));
-    const account = passwdEntry("postgres");
-    if (!runuser || !account) return `running as root, and PostgreSQL does not run as root: ${!runuser ? "runuser is missing" : "there is no postgres OS user"} to run it as another user`;
-    asOwner = [runuser, "-u", "postgres", "--"];
-    owner = account;
-    if (spawnSync(runuser, ["-u", "postgres", "--", "true"], { stdio: "ignore" }).status !== 0) return "running as root, but `runuser -u postgres` failed: cannot run PostgreSQL as the postgres OS user";
-  }
+  const tools = findPgPrograms(major, ["pg_basebackup", "pg_ctl", "psql"]);
+  if (typeof tools === "string") return tools;
 
   // A replication connection matches only pg_hba.conf lines for the `replication` database.
-  const probe = spawnSync(join(bin, "psql"), [withParameter(primaryUrl, "replication", "true"), "-XAtqc", "IDENTIFY_SYSTEM"], { encoding: "utf8", timeout: 10_000, env: { ...process.env, PGCONNECT_TIMEOUT: "5" } });
+  const probe = spawnSync(join(tools.bin, "psql"), [withParameter(primaryUrl, "replication", "true"), "-XAtqc", "IDENTIFY_SYSTEM"], { encoding: "utf8", timeout: 10_000, env: { ...process.env, PGCONNECT_TIMEOUT: "5" } });
   if (probe.status !== 0) return `the primary refuses a replication connection (run .ci/allow-local-replication): ${(probe.stderr || probe.error?.message || "").replace(/^psql: error: /, "").trim()}`;
-  return { bin, asOwner, owner };
-}
-
-function pgConfigBindir(): string | undefined {
-  try {
-    return execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    return undefined;
-  }
-}
-
-function passwdEntry(user: string): { uid: number; gid: number } | undefined {
-  try {
-    const fields = execFileSync("getent", ["passwd", user], { encoding: "utf8" }).trim().split(":");
-    return { uid: Number(fields[2]), gid: Number(fields[3]) };
-  } catch {
-    return undefined;
-  }
+  return tools;
 }
 
 function withParameter(url: string, name: string, value: string): string {
@@ -325,85 +291,14 @@ function withParameter(url: string, name: string, value: string): string {
 }
 
 /**
- * A new directory the replica's owner can write in: the first of the temporary folders it can
- * reach (created as that user, so a folder it cannot enter is passed over).
- */
-function makeDirectory(tools: Tools): string {
-  if (!tools.owner) return mkdtempSync(join(tmpdir(), DIRECTORY_PREFIX));
-  for (const base of directoryBases()) {
-    const made = spawnSync(tools.asOwner[0]!, [...tools.asOwner.slice(1), "mktemp", "-d", "-p", base, `${DIRECTORY_PREFIX}XXXXXX`], { encoding: "utf8" });
-    if (made.status === 0) return made.stdout.trim();
-  }
-  throw new Error(`the postgres OS user can create a directory in none of ${directoryBases().join(", ")}`);
-}
-
-function directoryBases(): string[] {
-  return [...new Set([tmpdir(), "/dev/shm", "/tmp"])].filter((d) => existsSync(d));
-}
-
-/** Writes a file of the replica's into a directory of its owner's, owned by that user too. */
-function writeOwned(tools: Tools, path: string, text: string): void {
-  writeFileSync(path, text, { mode: 0o600 });
-  if (tools.owner) chownSync(path, tools.owner.uid, tools.owner.gid);
-}
-
-function runAs(tools: Tools, program: string, args: readonly string[], cwd: string): Promise<string> {
-  const command = [...tools.asOwner, join(tools.bin, program), ...args];
-  return new Promise((resolve, reject) => {
-    // cwd: the owner's own directory (runuser keeps the caller's, which postgres may not be able to enter).
-    execFile(command[0]!, command.slice(1), { cwd, encoding: "utf8", timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${program} ${args.join(" ")} failed: ${(stderr || error.message).trim()}`));
-      else resolve(stdout);
-    });
-  });
-}
-
-function stopServerSync(tools: Tools, dataDirectory: string, directory: string): void {
-  if (existsSync(join(dataDirectory, "postmaster.pid"))) {
-    const command = [...tools.asOwner, join(tools.bin, "pg_ctl"), "stop", "-D", dataDirectory, "-m", "immediate", "-w", "-t", "10", "-s"];
-    spawnSync(command[0]!, command.slice(1), { cwd: directory, stdio: "ignore", timeout: 15_000 });
-  }
-  try {
-    rmSync(directory, { recursive: true, force: true });
-  } catch {
-    // Another user's directory: left to that user's next run.
-  }
-}
-
-/**
  * Stops and removes the replicas whose test process is gone (killed before stop() or its exit
  * handler ran), and drops the slots such processes left on the primary.
  */
-async function removeAbandoned(tools: Tools, primary: postgres.Sql): Promise<void> {
-  for (const base of directoryBases()) {
-    for (const name of readdirSync(base)) {
-      if (!name.startsWith(DIRECTORY_PREFIX)) continue;
-      const directory = join(base, name);
-      const ownerFile = join(directory, OWNER_FILE);
-      const gone = existsSync(ownerFile) ? !processAlive(Number(readFileSync(ownerFile, "utf8"))) : Date.now() - statSync(directory).mtimeMs > 3_600_000;
-      if (gone) stopServerSync(tools, join(directory, "data"), directory);
-    }
-  }
+async function removeAbandoned(tools: PgPrograms, primary: postgres.Sql): Promise<void> {
+  removeAbandonedServers(tools, DIRECTORY_PREFIX);
   const slots = await primary`select slot_name from pg_replication_slots where slot_name like ${`${SLOT_PREFIX}%`} and not active`;
   for (const { slot_name: slot } of slots) {
     const pid = Number(/^aps_gen_replica_(\d+)_/.exec(slot as string)?.[1]);
     if (pid && !processAlive(pid)) await primary`select pg_drop_replication_slot(${slot as string})`.catch(() => {});
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
-}
-
-function tail(file: string): string {
-  try {
-    return readFileSync(file, "utf8").split("\n").slice(-15).join("\n").trim();
-  } catch {
-    return "";
   }
 }

@@ -9,8 +9,10 @@
  */
 import { gt, sql } from "drizzle-orm";
 import type { Logger } from "pino";
+import { DatabaseOutageLog } from "../observability/database-outage-log.ts";
 import type { Db } from "../store/open-database.ts";
 import { accountRevocations, revocationClock } from "../store/schema.ts";
+import { loggableError } from "../support/loggable-error.ts";
 
 /** What the feed tells: these accounts changed (or, after a gap it cannot fill, possibly any). */
 export interface RevocationListener {
@@ -41,13 +43,16 @@ export class AccountRevocationFeed {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private lastPrune = 0;
+  private readonly outage: DatabaseOutageLog | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly listener: RevocationListener,
     private readonly options: RevocationFeedOptions = DEFAULT_REVOCATION_FEED,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.outage = logger && new DatabaseOutageLog(logger, "account revocation feed");
+  }
 
   /**
    * True once the feed knows where it stands. Until then nothing learnt from the database may be
@@ -74,8 +79,13 @@ export class AccountRevocationFeed {
 
   /** One look at the feed (a poll already running is joined, not repeated). */
   poll(): Promise<void> {
+    // While the database is gone nothing can be revoked, and the next poll after it is back
+    // reads every revocation since the last one seen: nothing is missed.
     this.running ??= this.catchUp()
-      .catch((error: unknown) => this.logger?.warn({ err: { message: (error as Error).message } }, "account revocation feed: poll failed"))
+      .then(() => this.outage?.succeeded())
+      .catch((error: unknown) => {
+        if (!this.outage?.failed(error)) this.logger?.warn({ err: loggableError(error) }, "account revocation feed: poll failed");
+      })
       .finally(() => (this.running = undefined));
     return this.running;
   }

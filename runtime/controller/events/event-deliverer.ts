@@ -11,6 +11,8 @@
  */
 import type { Logger } from "pino";
 import type { EventNotification } from "../../common/event-notification.ts";
+import { DatabaseOutageLog } from "../observability/database-outage-log.ts";
+import { isDatabaseUnavailable } from "../store/database-unavailable.ts";
 import { BackgroundLoop } from "../support/background-loop.ts";
 import { ControllerError } from "../support/errors.ts";
 import type { EndpointReply, EndpointTarget } from "../forward/endpoint-client.ts";
@@ -53,7 +55,7 @@ export class EventDeliverer {
     private readonly logger: Logger,
     private readonly policy: DeliveryPolicy = defaultDeliveryPolicy,
   ) {
-    this.loop = new BackgroundLoop(() => this.deliverBatch(), policy.idleMs, (error) => this.logger.error({ error: loggableError(error) }, "event delivery round failed"));
+    this.loop = new BackgroundLoop(() => this.deliverBatch(), policy.idleMs, (error) => this.logger.error({ error: loggableError(error) }, "event delivery round failed"), new DatabaseOutageLog(logger, "event delivery"));
   }
 
   start(): void {
@@ -97,6 +99,9 @@ export class EventDeliverer {
         sentTo = sent.path;
       }
     } catch (error) {
+      // The subscriber was not at fault: the notification stays claimed, and is sent again once
+      // its lease ends, without counting an attempt against it.
+      if (isDatabaseUnavailable(error)) throw error;
       problem = error instanceof ControllerError ? error.message : (error as Error).message;
     }
     if (reply && (reply.status === 200 || reply.status === 204)) {

@@ -10,6 +10,7 @@
  * is lost, and the application's reply that would prove what it created died with the process.
  */
 import type { Logger } from "pino";
+import { DatabaseOutageLog } from "../observability/database-outage-log.ts";
 import { BackgroundLoop } from "../support/background-loop.ts";
 import type { EndpointTarget } from "../forward/endpoint-client.ts";
 import { ApplicationReplyError, type Forwarder } from "../forward/forwarder.ts";
@@ -44,6 +45,7 @@ export class IntentReconciler {
       },
       everyMs,
       (error) => this.logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, "reconciling provisioning intents failed"),
+      new DatabaseOutageLog(logger, "provisioning intents"),
     );
   }
 

@@ -15,7 +15,9 @@ import { loggableError } from "../support/loggable-error.ts";
 import { rowsOf, type Db } from "../store/open-database.ts";
 import type { ReplicaStatus } from "../store/read-replica.ts";
 import type { ReadCounters } from "../store/replica-reads.ts";
-import { withinMs } from "./time-bound.ts";
+import { TimedOut, withinMs } from "./time-bound.ts";
+import { DatabaseOutageLog } from "./database-outage-log.ts";
+import { isDatabaseUnavailable } from "../store/database-unavailable.ts";
 
 /** Seconds; up to the 30 s endpoint time-out, which a slow application call may reach. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -47,12 +49,16 @@ export class ControllerMetrics {
     const fences = new Counter({ name: "aps_read_fences_total", help: "Queries of the primary's WAL position that reads from replicas waited for; reads arriving together share one.", registers });
     const skips = new Counter({ name: "aps_read_replica_skips_total", help: "Reads a usable replica did not answer: it had not replayed the read's fence yet (behind), or the read failed on it and was read again on the primary (failed).", labelNames: ["replica", "reason"], registers });
     this.reads = { served: (target) => reads.inc({ target }), fence: () => fences.inc(), skipped: (replica, reason) => skips.inc({ replica, reason }) };
+    // A scrape while the database is gone: one line for the outage, not one per gauge and scrape.
+    const outage = new DatabaseOutageLog(logger, "metrics");
     const count = async (what: string, query: ReturnType<typeof sql>): Promise<{ state: string; n: number }[] | undefined> => {
       try {
-        return rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map((r) => ({ state: r.state, n: Number(r.n) }));
+        const rows = rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map((r) => ({ state: r.state, n: Number(r.n) }));
+        outage.succeeded();
+        return rows;
       } catch (error) {
         // The scrape still answers (request metrics matter most while the database is away); the gauge says "unknown".
-        logger.warn({ error: loggableError(error) }, `metrics: cannot count ${what}`);
+        if (!outage.failed(error, isDatabaseUnavailable(error) || error instanceof TimedOut)) logger.warn({ error: loggableError(error) }, `metrics: cannot count ${what}`);
         return undefined;
       }
     };

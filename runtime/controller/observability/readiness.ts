@@ -4,8 +4,7 @@
  * a database outage must take the controller out of a load balancer, not get it restarted.
  */
 import { sql } from "drizzle-orm";
-import type { Logger } from "pino";
-import { loggableError } from "../support/loggable-error.ts";
+import type { DatabaseOutageLog } from "./database-outage-log.ts";
 import { migrationState } from "../store/migration-state.ts";
 import type { Db } from "../store/open-database.ts";
 import { TimedOut, withinMs } from "./time-bound.ts";
@@ -23,10 +22,15 @@ export type Readiness =
   | { readonly status: "not ready"; readonly database: "unreachable"; readonly message: string }
   | { readonly status: "not ready"; readonly database: "ok"; readonly migrations: { readonly applied: number; readonly total: number; readonly pending: number }; readonly message: string };
 
-export async function readiness(db: Db, logger: Logger): Promise<Readiness> {
+/**
+ * `outage` logs the first failed check of an outage and the first passed one after it: a load
+ * balancer probes every second or two, and a line per probe would bury the two that matter.
+ */
+export async function readiness(db: Db, outage: DatabaseOutageLog): Promise<Readiness> {
   try {
     await withinMs(db.execute(sql`select 1`), CHECK_MS);
     const state = await withinMs(migrationState(db), CHECK_MS);
+    outage.succeeded();
     const applied = state.total - state.pending;
     if (state.pending > 0) {
       return { status: "not ready", database: "ok", migrations: { applied, total: state.total, pending: state.pending }, message: `migrations pending: ${state.pending} of ${state.total} are not applied; run the migrations (aps-gen migrate) or start serve without --no-migrate` };
@@ -34,7 +38,7 @@ export async function readiness(db: Db, logger: Logger): Promise<Readiness> {
     return { status: "ready", database: "ok", migrations: { applied, total: state.total } };
   } catch (error) {
     // The cause goes to the log, not to the unauthenticated caller (it may name hosts and users).
-    logger.warn({ error: loggableError(error) }, "readiness: the database does not answer");
+    outage.failed(error, true);
     return { status: "not ready", database: "unreachable", message: error instanceof TimedOut ? `database unreachable: no answer within ${CHECK_MS / 1000} s` : "database unreachable: the query failed (the cause is in the controller's log)" };
   }
 }

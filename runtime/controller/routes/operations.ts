@@ -20,16 +20,18 @@ import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
 import { sendJson } from "../support/http-json.ts";
 import type { ControllerMetrics } from "../observability/metrics.ts";
+import { DatabaseOutageLog } from "../observability/database-outage-log.ts";
 import { readiness } from "../observability/readiness.ts";
 import type { Db } from "../store/open-database.ts";
 import type { ReplicaStatus } from "../store/read-replica.ts";
 
 export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Logger, replicas?: () => readonly ReplicaStatus[]): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
+  const outage = new DatabaseOutageLog(logger, "readiness");
   // The pid tells which process answered (the workers of `serve --workers N` share one port).
   app.get("/healthz", (c) => sendJson(c, { status: "ok", pid: process.pid }));
   app.get("/readyz", async (c) => {
-    const found = await readiness(db, c.get("request")?.log ?? logger);
+    const found = await readiness(db, outage);
     const state = replicas ? { ...found, replicas: replicas() } : found;
     if (state.status === "ready") return sendJson(c, state);
     // The controller's one error shape (errors.ts), with what is not ready beside it.

@@ -17,6 +17,7 @@ import { InstanceLifecycle } from "../instances/instance-lifecycle.ts";
 import { InstanceLookup } from "../instances/instance-lookup.ts";
 import { IntentReconciler } from "../intents/intent-reconciler.ts";
 import { IntentStore } from "../intents/intent-store.ts";
+import { DatabaseOutageLog } from "../observability/database-outage-log.ts";
 import { ControllerMetrics } from "../observability/metrics.ts";
 import { PackageCatalog } from "../packages/catalog.ts";
 import { ensureNotificationManager } from "../platform/notification-manager.ts";
@@ -74,7 +75,7 @@ export async function assembleController(foundation: ControllerFoundation): Prom
   const reads = openReadReplicas(options, db, metrics, logger, foundation.held);
   const { applications, deliverer } = applicationParts(foundation, { catalog, sealer, metrics, provider: { id: provider.accountId, path: `/${provider.accountId}/` } });
   // Indexes of the properties lists filter on, made in the background when a list first asks (store/property-indexes.ts).
-  const indexing: BackgroundLoop = new BackgroundLoop(() => indexer.pass(), 60_000, (error) => logger.warn({ err: error }, "the property indexes for lists were not looked at"));
+  const indexing: BackgroundLoop = new BackgroundLoop(() => indexer.pass(), 60_000, (error) => logger.warn({ err: error }, "the property indexes for lists were not looked at"), new DatabaseOutageLog(logger, "property indexes"));
   const indexer = new PropertyIndexer(db, options.database?.kind ?? (options.databaseUrl ? "postgres" : "pglite"), logger, () => indexing.nudge());
   const { app, runTask, stop } = createControllerApp({
     propertyIndexes: indexer,
@@ -99,6 +100,7 @@ export async function assembleController(foundation: ControllerFoundation): Prom
     },
     PRUNE_TRANSACTIONS_EVERY_MS,
     (error) => logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, "deleting expired transactions failed"),
+    new DatabaseOutageLog(logger, "expired transactions"),
   );
   const reconciler = new IntentReconciler({ intents: applications.intents, forwarder: applications.forwarder, registry: () => catalog.registry, targetOf: (id) => applications.instanceLookup.targetOf(id) }, logger);
   const loops = {

@@ -26,6 +26,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { Logger } from "pino";
+import { isDatabaseUnavailable } from "./database-unavailable.ts";
 import type { Db } from "./open-database.ts";
 import { rowsOf } from "./open-database.ts";
 import type { RegistryType } from "../registry.ts";
@@ -119,6 +120,11 @@ export class PropertyIndexer {
       await this.db.execute(sql.raw(`create index ${concurrently}if not exists "${ix.name}" on resources ((body -> ${sqlLiteral(ix.property)}), seq) where type_id = ${sqlLiteral(ix.typeId)}`));
       return true;
     } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        // Not this index's fault: wanted again, made once the database is back.
+        this.wanted.set(ix.name, ix);
+        throw error;
+      }
       this.logger.warn({ err: error, index: ix.name, type: ix.typeId, property: ix.property }, "a property index for lists was not made");
       return false;
     }

@@ -12,6 +12,7 @@ import { stringifyJson } from "../../common/json-text.ts";
 import { applicationBody } from "../resources/application-body.ts";
 import { removalEvents } from "../resources/removal-events.ts";
 import { acceptedFromApplication } from "../resources/type-catalog.ts";
+import { isDatabaseUnavailable } from "../store/database-unavailable.ts";
 import { applyChanges } from "../store/resource-rows.ts";
 import type { TaskRow } from "./task-store.ts";
 
@@ -37,6 +38,8 @@ export async function attemptTask(ctx: ResourceContext, task: TaskRow): Promise<
     const body = task.body && (task.operation === "provision" || task.operation === "configure") ? stringifyJson(applicationBody(row, type, ctx.rows.values(row), await ctx.store.linksFrom(row.id))) : task.body;
     outcome = await app.forwarder.repeat(target, { method: task.method, path: task.path, ...(body ? { body } : {}), transactionId: task.transactionId, ...(task.identityId ? { identityId: task.identityId } : {}) }, ok);
   } catch (error) {
+    // Not the application's failure: the task stays pending and is tried again after its lease.
+    if (isDatabaseUnavailable(error)) throw error;
     const reason = error instanceof ApplicationReplyError ? `the application answered ${error.reply.status}: ${error.reply.body.toString("utf8").slice(0, 500)}` : (error as Error).message;
     await app.tasks.fail(task.id, reason);
     return "failed";

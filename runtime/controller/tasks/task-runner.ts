@@ -4,6 +4,7 @@
  * processes on one PostgreSQL share the work and none runs a task twice at the same time.
  */
 import type { Logger } from "pino";
+import { DatabaseOutageLog } from "../observability/database-outage-log.ts";
 import { BackgroundLoop } from "../support/background-loop.ts";
 import { loggableError } from "../support/loggable-error.ts";
 import type { TaskRow, TaskStore } from "./task-store.ts";
@@ -17,7 +18,7 @@ export class TaskRunner {
     private readonly logger: Logger,
     idleMs = 250,
   ) {
-    this.loop = new BackgroundLoop(() => this.attemptOne(), idleMs, (error) => this.logger.error({ error: loggableError(error) }, "task attempt failed unexpectedly"));
+    this.loop = new BackgroundLoop(() => this.attemptOne(), idleMs, (error) => this.logger.error({ error: loggableError(error) }, "task attempt failed unexpectedly"), new DatabaseOutageLog(logger, "asynchronous tasks"));
   }
 
   start(): void {
