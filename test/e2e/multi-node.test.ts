@@ -1,7 +1,8 @@
 /**
  * Issue 30: several controllers behind a real load balancer. Three `aps-gen serve` processes
  * (stand-ins for three machines: their own ports, data folders and server certificates) share
- * one PostgreSQL database and one deployment key; the second and third join with `aps-gen join`
+ * one PostgreSQL primary (a private cluster, helpers/pg-cluster.ts, so that the test may restart
+ * it), read from its streaming replica (`--read-database-url`), and share one deployment key; the second and third join with `aps-gen join`
  * and start with `--no-migrate`. HAProxy (Debian's package) passes TLS through to them and checks
  * `/readyz`. Through it: tokens minted by one node are honoured by all, an application's client
  * certificate reaches whichever node serves it, a write through any node is read by every node at
@@ -9,8 +10,10 @@
  * loses nothing it acknowledged and leaves nothing at the application that the controller does
  * not know; a package imported through one node is served by the others at their next request;
  * events raised through all three nodes reach their subscriber once each and in
- * order, whichever node's deliverer sends them. Skipped, with the reason, without PostgreSQL or
- * HAProxy.
+ * order, whichever node's deliverer sends them; reads are answered by the replica (counted) and a
+ * read right after a write through another node sees it, every time; the primary restarted
+ * under writes makes requests 503 with Retry-After, never 500, and loses nothing acknowledged.
+ * Skipped, with the reason, without a private PostgreSQL cluster, a replica or HAProxy.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,7 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli-run.ts";
 import { haproxySkipReason, startHaproxy, type Haproxy } from "../helpers/haproxy.ts";
 import { httpsClient } from "../helpers/https-client.ts";
-import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-database.ts";
+import { pgClusterSkipReason, startPgCluster, type PgCluster } from "../helpers/pg-cluster.ts";
+import { startPgReplica, type PgReplica } from "../helpers/pg-replica.ts";
 import { until } from "../helpers/until.ts";
 import { repoRoot } from "../helpers/paths.ts";
 import { zipFolder } from "../helpers/zip-folder.ts";
@@ -32,12 +36,15 @@ const SUBSCRIPTION = "http://aps-standard.org/types/core/subscription/1.0";
 const TENANT = "http://cloudmail.example.com/types/tenant/1.0";
 const CHANGED = "http://aps-standard.org/core/events/changed";
 
-const skipReason = !process.env.DATABASE_URL ? "DATABASE_URL is not set (no PostgreSQL to share)" : haproxySkipReason();
+const skipReason = pgClusterSkipReason() ?? haproxySkipReason();
 
 describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on one PostgreSQL${skipReason ? ` (skipped: ${skipReason})` : ""}`, () => {
   const root = mkdtempSync(join(tmpdir(), "aps-multi-node-"));
   const keyFile = join(root, "deployment.key");
-  let database: ScratchDatabase;
+  let cluster: PgCluster;
+  let replica: PgReplica;
+  /** The primary's database the nodes share. */
+  const database = { url: "" };
   const nodes: { dir: string; serve: ServeProcess; port: number }[] = [];
   let proxy: Haproxy;
   let app: FakeApplication;
@@ -49,11 +56,14 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
 
   // A short endpoint time-out: an intent left by a killed node is undone after its lease (the
   // time-out plus 20 s), which the last test waits for.
-  const startNode = async (dir: string, first: boolean) => serveProcess(dir, database.url, ["--deployment-key-file", keyFile, "--endpoint-timeout", "5", "--workers", "1", ...(first ? [] : ["--no-migrate"])]);
+  const startNode = async (dir: string, first: boolean) =>
+    serveProcess(dir, database.url, ["--deployment-key-file", keyFile, "--read-database-url", replica.url, "--endpoint-timeout", "5", "--workers", "1", ...(first ? [] : ["--no-migrate"])]);
   const portOf = async (serve: ServeProcess) => Number(new URL(await serve.url).port);
 
   beforeAll(async () => {
-    database = await scratchDatabase("aps_multi_node");
+    cluster = await startPgCluster();
+    database.url = await cluster.createDatabase("aps");
+    replica = await startPgReplica({ primaryUrl: database.url });
     writeFileSync(keyFile, randomBytes(32).toString("base64"), { mode: 0o600 });
     // The first node migrates and stores its keys, sealed; the others join, then start without migrating.
     const first = join(root, "node-1");
@@ -80,7 +90,8 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
     await proxy?.stop();
     for (const n of nodes) await killHard(n.serve);
     await app?.close();
-    await database?.drop();
+    await replica?.stop();
+    await cluster?.destroy();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -158,6 +169,62 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
     expect(serials).toHaveLength(changes);
     expect(new Set(serials).size).toBe(changes);
     expect(serials).toEqual([...serials].sort((a, b) => a - b));
+  }, 120_000);
+
+  it("answers reads from the replica, and a read right after a write through another node sees it, every time", async () => {
+    const replicaTarget = `127.0.0.1:${replica.port}`;
+    const replicaReads = async () => {
+      let total = 0;
+      for (const n of nodes) {
+        const metrics = await httpsClient(`https://127.0.0.1:${n.port}`, ca)("GET", "/metrics");
+        const line = new RegExp(`^aps_reads_total\\{target="${replicaTarget.replace(/\./g, "\\.")}"\\} (\\d+)`, "m").exec(metrics.text);
+        total += Number(line?.[1] ?? 0);
+      }
+      return total;
+    };
+    const before = await replicaReads();
+    // The replica applies every commit 200 ms late: a read that took it without the fence would miss the write just made.
+    await replica.configure("recovery_min_apply_delay", "200ms");
+    const direct = nodes.map((n) => httpsClient(`https://127.0.0.1:${n.port}`, ca));
+    for (let i = 0; i < 60; i++) {
+      // Written through one node, read at once through the next one, which reads from the replica when it has replayed the write.
+      const made = await direct[i % 3]!("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: ACCOUNT }, companyName: `Read ${i}`, addressPostal: {} } });
+      expect(made.status, made.text).toBe(201);
+      const read = await direct[(i + 1) % 3]!("GET", `/aps/2/resources/${made.json.aps.id}`, { token: adminToken });
+      expect(read.status, `read ${i} on the next node: ${read.text}`).toBe(200);
+      expect(read.json.companyName).toBe(`Read ${i}`);
+    }
+    await replica.configure("recovery_min_apply_delay", "0");
+    // Lists and reads of what is settled come from the replica.
+    await replica.waitForReplay();
+    for (let i = 0; i < 12; i++) expect((await viaBalancer("GET", `/aps/2/resources?implementing(${encodeURIComponent(ACCOUNT)}),limit(0,5)`, { token: adminToken, headers: fresh })).status).toBe(200);
+    expect(await replicaReads()).toBeGreaterThan(before);
+  }, 120_000);
+
+  it("answers 503 with Retry-After, never 500, while the primary restarts under writes, and loses nothing acknowledged", async () => {
+    const acknowledged: string[] = [];
+    const statuses = new Map<number, number>();
+    let stop = false;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const reply = await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: `Restart ${w}-${i}`, addressPostal: {} } }).catch(() => undefined);
+        const status = reply?.status ?? 0;
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status === 201) acknowledged.push(reply!.json.aps.id as string);
+        if (status === 503) expect(Number(reply!.headers["retry-after"])).toBeGreaterThan(0);
+        if (status !== 201) await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const writing = Promise.all([writer(1), writer(2)]);
+    await until("writes before the restart", () => acknowledged.length >= 10, 30_000);
+    await cluster.restart();
+    const restartedAt = acknowledged.length;
+    await until("writes after the restart", () => acknowledged.length >= restartedAt + 20, 30_000);
+    stop = true;
+    await writing;
+    expect([...statuses.keys()].filter((s) => s !== 201 && s !== 503), JSON.stringify([...statuses])).toEqual([]);
+    for (const id of acknowledged) expect((await viaBalancer("GET", `/aps/2/resources/${id}`, { token: adminToken, headers: fresh })).status, id).toBe(200);
+    console.info(`multi-node: answers while the primary restarted: ${JSON.stringify(Object.fromEntries(statuses))}`);
   }, 120_000);
 
   it("loses nothing acknowledged when a controller is killed (SIGKILL) while provisioning through an application, and leaves nothing at the application it does not know", async () => {
