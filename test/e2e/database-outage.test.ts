@@ -176,8 +176,10 @@ describe.skipIf(skip)(`aps-gen serve while its PostgreSQL goes away and comes ba
     workers = await workerPids(call);
   }, 120_000);
 
-  afterEach(async () => {
+  afterEach(async (context) => {
     await Promise.all(loads.splice(0).map((l) => l.stop()));
+    // What a failure needs to be understood: the server's and the controller's last lines.
+    if (context.task.result?.state === "fail") console.log(`PostgreSQL's log:\n${cluster.log(40)}\n\ncontroller's log:\n${serve.logs.slice(-20).join("\n")}`);
   });
 
   afterAll(async () => {
@@ -332,7 +334,7 @@ describe.skipIf(skip)(`aps-gen serve while its PostgreSQL goes away and comes ba
     const { refused, slowest } = checkAnswers(load.answers);
     await expectAllStored(load.acknowledged);
     console.log(`postmaster killed: first 503 ${toFirst503} ms after the kill, slowest answer ${slowest} ms, ${refused} answers 503 of ${load.answers.length}; writes succeed ${toRecovery} ms after the start (crash recovery); ${load.acknowledged.length} acknowledged, all stored`);
-  }, 60_000);
+  }, 90_000);
 
   it("provisionings waiting at the application when the database stops leave nothing there that the controller does not know", async () => {
     // The application creates at once and answers 700 ms later: the stop comes while calls wait in that window.

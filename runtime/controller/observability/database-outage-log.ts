@@ -3,7 +3,8 @@
  * database gone, and one when it finds it back, instead of a line at every tick: the task runner
  * looks every 250 ms and the event deliverer every 200 ms, so an outage of a minute would
  * otherwise log hundreds of identical errors per process, and the line that matters (since
- * when, and that the work resumed) would be lost among them.
+ * when, and that the work resumed) would be lost among them. One pair per piece of work rather
+ * than per process: each pair shows that this piece of work stopped and started again.
  */
 import type { Logger } from "pino";
 import { isDatabaseUnavailable, unavailabilityCode } from "../store/database-unavailable.ts";
