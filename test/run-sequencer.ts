@@ -10,7 +10,9 @@ import { startPackageStages } from "./helpers/packed-package.ts";
  * durations cached, and vitest then starts the largest files first).
  */
 const SLOWEST_FIRST = [
+  "test/e2e/multi-node.test.ts", // 42 (2026-11-27)
   "test/e2e/provision-crash.test.ts", // 34
+  "test/e2e/database-outage.test.ts", // 30 (2026-11-27)
   "test/emit/prettier-format.test.ts", // 25
   "test/validators/differential.test.ts", // 23
   "test/e2e/serve-cli.test.ts", // 19

@@ -52,6 +52,15 @@ export interface HaproxyOptions {
   /** Where HAProxy listens on 127.0.0.1; a free port by default. */
   readonly port?: number;
   readonly balance?: "roundrobin" | "leastconn";
+  /**
+   * Every backend a second time as a `backup` server without a health check (named
+   * "<name>-any"): when every server fails its check, as all controllers do while their shared
+   * database is away, connections still reach a controller, which answers 503 with Retry-After
+   * itself, instead of being closed by HAProxy. A backup that refuses the connection (a dead
+   * process) is skipped by `option redispatch`. Off by default; `backendStates()` lists the
+   * checked servers only.
+   */
+  readonly fallbackToAll?: boolean;
   /** The path the health check GETs; /readyz by default. */
   readonly healthPath?: string;
   /** Milliseconds between checks; 200 by default, so that a test sees a change quickly. */
@@ -123,7 +132,7 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
   };
 
   const command = (text: string) => adminCommand(socket, text);
-  const backendStates = async () => parseStats(await command("show stat")).filter((row) => row.pxname === BACKEND_SECTION && row.svname !== "BACKEND").map(stateOf);
+  const backendStates = async () => parseStats(await command("show stat")).filter((row) => row.pxname === BACKEND_SECTION && row.svname !== "BACKEND" && !(row.svname ?? "").endsWith("-any")).map(stateOf);
 
   try {
     let port = options.port ?? 0;
@@ -173,6 +182,7 @@ function haproxyConfig(options: HaproxyOptions, port: number, socket: string): s
   const inter = options.checkIntervalMs ?? 200;
   const path = options.healthPath ?? "/readyz";
   const servers = options.backends.map((b, i) => `  server ${b.name ?? `b${i}`} ${b.host}:${b.port}`);
+  const fallbacks = !options.fallbackToAll ? [] : options.backends.map((b, i) => `  server ${b.name ?? `b${i}`}-any ${b.host}:${b.port} backup no-check`);
   return [
     "global",
     `  stats socket ${socket} mode 600 level admin`,
@@ -191,11 +201,13 @@ function haproxyConfig(options: HaproxyOptions, port: number, socket: string): s
     `  default_backend ${BACKEND_SECTION}`,
     `backend ${BACKEND_SECTION}`,
     `  balance ${options.balance ?? "roundrobin"}`,
+    ...(!options.fallbackToAll ? [] : ["  option allbackups", "  option redispatch", "  retries 3"]),
     "  option httpchk",
     `  http-check send meth GET uri ${path} ver HTTP/1.1 hdr Host 127.0.0.1`,
     "  http-check expect status 200",
     `  default-server check check-ssl verify none inter ${inter} fastinter ${inter} downinter ${inter} fall ${options.fall ?? 2} rise ${options.rise ?? 1}`,
     ...servers,
+    ...fallbacks,
     "",
   ].join("\n");
 }
