@@ -4,7 +4,8 @@
  * one PostgreSQL primary (a private cluster, helpers/pg-cluster.ts, so that the test may restart
  * it), read from its streaming replica (`--read-database-url`), and share one deployment key; the second and third join with `aps-gen join`
  * and start with `--no-migrate`. HAProxy (Debian's package) passes TLS through to them and checks
- * `/readyz`. Through it: tokens minted by one node are honoured by all, an application's client
+ * `/readyz`. Through it: tokens minted by one node are honoured by all (and refused by all, within
+ * the revocation poll, once their account is deleted through one), an application's client
  * certificate reaches whichever node serves it, a write through any node is read by every node at
  * once, and a controller killed with SIGKILL in the middle of provisioning through an application
  * loses nothing it acknowledged and leaves nothing at the application that the controller does
@@ -122,6 +123,20 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
     expect(minted.code, minted.err.join("\n")).toBe(0);
     const token = minted.out.join("").trim();
     for (let i = 0; i < 6; i++) expect((await viaBalancer("GET", `/aps/2/resources/${account}`, { token, headers: fresh })).status).toBe(200);
+  });
+
+  it("refuses on every node, within the revocation poll, the token of an account deleted through one", async () => {
+    const made = await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Revoked", addressPostal: {} } });
+    const id = made.json.aps.id as string;
+    const token = (await runCli(["token", "--account", id, "--data", nodes[1]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url])).out.join("").trim();
+    const direct = nodes.map((n) => httpsClient(`https://127.0.0.1:${n.port}`, ca));
+    // Every node has verified the token and cached what it knows of the account.
+    for (const onNode of direct) expect((await onNode("GET", "/aps/2/resources", { token })).status).toBe(200);
+    const started = Date.now();
+    expect((await direct[0]!("DELETE", `/aps/2/resources/${id}`, { token: adminToken })).status).toBe(204);
+    for (const onNode of direct.slice(1)) await until("another node to refuse the token", async () => (await onNode("GET", "/aps/2/resources", { token })).status === 401, 10_000);
+    // The README's promise for several processes: within 3 s (a 1 s poll of the revocation feed).
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("lets an application's client certificate through the balancer to whichever node serves it (TLS passthrough)", async () => {
