@@ -17,6 +17,8 @@ export interface ServeProcess {
   readonly url: Promise<string>;
   /** Its log lines (pino JSON, stdout) so far, when started with a `logLevel`. */
   readonly logs: string[];
+  /** What it wrote to standard error so far (its start lines, a worker's end, a crash), for a failing test to show. */
+  stderr(): string;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function serveProcess(dataDir: string, databaseUrl: string | undefi
     child.on("exit", (code, signal) => reject(new Error(`serve ended (${code ?? signal}): ${err}`)));
   });
   url.catch(() => {});
-  return { child, url, logs };
+  return { child, url, logs, stderr: () => err };
 }
 
 /** Where `aps-gen serve --data <dataDir>` keeps its embedded database (open-database.ts). */
