@@ -11,7 +11,9 @@
  * loses nothing it acknowledged and leaves nothing at the application that the controller does
  * not know; a package imported through one node is served by the others at their next request;
  * events raised through all three nodes reach their subscriber once each and in
- * order, whichever node's deliverer sends them; reads are answered by the replica (counted) and a
+ * order, whichever node's deliverer sends them (and in order, without a gap, when a node is
+ * killed meanwhile); asynchronous provisionings accepted by a node that is then killed are
+ * completed by the others; reads are answered by the replica (counted) and a
  * read right after a write through another node sees it, every time; the primary restarted
  * under writes makes requests 503 with Retry-After, never 500, and loses nothing acknowledged.
  * Skipped, with the reason, without a private PostgreSQL cluster, a replica or HAProxy.
@@ -251,6 +253,42 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
     for (const id of acknowledged) expect((await viaBalancer("GET", `/aps/2/resources/${id}`, { token: adminToken, headers: fresh })).status, id).toBe(200);
     console.info(`multi-node: answers while the primary restarted: ${JSON.stringify(Object.fromEntries(statuses))}`);
   }, 120_000);
+
+  it("completes on the other nodes the asynchronous provisionings a killed node had accepted", async () => {
+    const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Async", addressPostal: {} } })).json.aps.id as string;
+    const customer = (await runCli(["token", "--account", account, "--data", nodes[0]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url])).out.join("").trim();
+    const subscription = (await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: SUBSCRIPTION }, name: "async" } })).json.aps.id as string;
+    // The application accepts each provisioning (202, "ask again in 1 s") and completes it when asked again.
+    const previous = app.answer;
+    app.answer = (call) => {
+      if (call.method === "POST" && call.path === "/tenants") return call.headers["aps-request-phase"] === "async" ? { status: 200, body: { organizationId: "org-async" } } : { status: 202, headers: { "aps-info": "creating", "aps-retry-timeout": "1" } };
+      return previous(call);
+    };
+    const victim = nodes[2]!;
+    const onVictim = httpsClient(`https://127.0.0.1:${victim.port}`, ca);
+    const accepted: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const reply = await onVictim("POST", "/aps/2/resources", { token: customer, body: { aps: { type: TENANT }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } } } });
+      expect(reply.status, reply.text).toBe(202);
+      accepted.push(reply.json.aps.id as string);
+    }
+    // The node that accepted them dies before it asks the application again.
+    await killHard(victim.serve);
+    try {
+      for (const id of accepted) {
+        await until(`${id} ready through another node`, async () => {
+          const read = await viaBalancer("GET", `/aps/2/resources/${id}`, { token: customer, headers: fresh });
+          return read.status === 200 && read.json.aps.status === "aps:ready" && read.json.organizationId === "org-async";
+        }, 60_000);
+      }
+    } finally {
+      app.answer = previous;
+      victim.serve = await startNode(victim.dir, false);
+      victim.port = await portOf(victim.serve);
+      for (const server of ["node3", "node3-any"]) await proxy.command(`set server backends/${server} addr 127.0.0.1 port ${victim.port}`);
+      await proxy.waitForBackend("node3", "UP", 30_000);
+    }
+  }, 180_000);
 
   it("delivers, in order and without a gap, the events of changes made while a node is killed and restarted", async () => {
     const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Events under a kill", addressPostal: {} } })).json.aps.id as string;
