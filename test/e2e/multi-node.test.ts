@@ -62,6 +62,40 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
   const startNode = async (dir: string, first: boolean) =>
     serveProcess(dir, database.url, ["--deployment-key-file", keyFile, "--read-database-url", replica.url, "--endpoint-timeout", "5", "--workers", "1", ...(first ? [] : ["--no-migrate"])]);
   const portOf = async (serve: ServeProcess) => Number(new URL(await serve.url).port);
+  /** `aps-gen token` for an account, signed on `node`'s behalf with the deployment's stored token key. */
+  const mintToken = async (account: string, node = 0) => {
+    const minted = await runCli(["token", "--account", account, "--data", nodes[node]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url]);
+    expect(minted.code, minted.err.join("\n")).toBe(0);
+    return minted.out.join("").trim();
+  };
+  /** Starts node `index` (0-based) again on its data folder and points both of its HAProxy servers at its new port. */
+  const restartNode = async (index: number) => {
+    const node = nodes[index]!;
+    node.serve = await startNode(node.dir, false);
+    node.port = await portOf(node.serve);
+    const name = `node${index + 1}`;
+    for (const server of [name, `${name}-any`]) await proxy.command(`set server backends/${server} addr 127.0.0.1 port ${node.port}`);
+    await proxy.waitForBackend(name, "UP", 30_000);
+  };
+
+  /**
+   * A customer with a subscription and a tenant of the application that subscribes, through the
+   * balancer with the application's certificate, to changes of that subscription; `deliveries()`
+   * are the serials of the notifications the application got so far, in the order it got them.
+   */
+  const watchedSubscription = async (companyName: string) => {
+    const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName, addressPostal: {} } })).json.aps.id as string;
+    const customer = await mintToken(account);
+    const subscription = (await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: SUBSCRIPTION }, name: "watched" } })).json.aps.id as string;
+    const tenant = await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: TENANT }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } } } });
+    expect(tenant.status, tenant.text).toBe(201);
+    const asApplication = httpsClient(`https://127.0.0.1:${proxy.port}`, ca, credentialsOf(app));
+    const subscribed = await asApplication("POST", `/aps/2/resources/${tenant.json.aps.id}/aps/subscriptions`, { headers: fresh, body: { event: CHANGED, source: { id: subscription }, handler: "onSubscriptionLimitsChanged" } });
+    expect(subscribed.status, subscribed.text).toBe(200);
+    const handlerPath = `/tenants/${tenant.json.aps.id}/onSubscriptionLimitsChanged`;
+    const deliveries = () => app.calls.filter((c) => c.path === handlerPath).map((c) => Number((c.body as { serial: number }).serial));
+    return { customer, subscription, deliveries };
+  };
 
   beforeAll(async () => {
     cluster = await startPgCluster();
@@ -121,16 +155,14 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
       }
     }
     const account = (await viaBalancer("GET", "/aps/2/resources?implementing(" + encodeURIComponent(ACCOUNT) + "),limit(0,1)", { token: adminToken, headers: fresh })).json[0].aps.id as string;
-    const minted = await runCli(["token", "--account", account, "--data", nodes[2]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url]);
-    expect(minted.code, minted.err.join("\n")).toBe(0);
-    const token = minted.out.join("").trim();
+    const token = await mintToken(account, 2);
     for (let i = 0; i < 6; i++) expect((await viaBalancer("GET", `/aps/2/resources/${account}`, { token, headers: fresh })).status).toBe(200);
   });
 
   it("refuses on every node, within the revocation poll, the token of an account deleted through one", async () => {
     const made = await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Revoked", addressPostal: {} } });
     const id = made.json.aps.id as string;
-    const token = (await runCli(["token", "--account", id, "--data", nodes[1]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url])).out.join("").trim();
+    const token = await mintToken(id, 1);
     const direct = nodes.map((n) => httpsClient(`https://127.0.0.1:${n.port}`, ca));
     // Every node has verified the token and cached what it knows of the account.
     for (const onNode of direct) expect((await onNode("GET", "/aps/2/resources", { token })).status).toBe(200);
@@ -166,17 +198,7 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
   }, 120_000);
 
   it("delivers the events of changes made through all three nodes to their subscriber once each, in order", async () => {
-    const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Events", addressPostal: {} } })).json.aps.id as string;
-    const customer = (await runCli(["token", "--account", account, "--data", nodes[0]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url])).out.join("").trim();
-    const subscription = (await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: SUBSCRIPTION }, name: "watched" } })).json.aps.id as string;
-    const tenant = await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: TENANT }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } } } });
-    expect(tenant.status, tenant.text).toBe(201);
-    // The application subscribes its tenant to changes of the subscription, through the balancer with its certificate.
-    const asApplication = httpsClient(`https://127.0.0.1:${proxy.port}`, ca, credentialsOf(app));
-    const subscribed = await asApplication("POST", `/aps/2/resources/${tenant.json.aps.id}/aps/subscriptions`, { headers: fresh, body: { event: CHANGED, source: { id: subscription }, handler: "onSubscriptionLimitsChanged" } });
-    expect(subscribed.status, subscribed.text).toBe(200);
-    const handlerPath = `/tenants/${tenant.json.aps.id}/onSubscriptionLimitsChanged`;
-    const deliveries = () => app.calls.filter((c) => c.path === handlerPath).map((c) => Number((c.body as { serial: number }).serial));
+    const { customer, subscription, deliveries } = await watchedSubscription("Events");
     const changes = 30;
     for (let i = 0; i < changes; i++) {
       const changed = await viaBalancer("PUT", `/aps/2/resources/${subscription}`, { token: customer, headers: fresh, body: { name: `watched ${i}` } });
@@ -256,7 +278,7 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
 
   it("completes on the other nodes the asynchronous provisionings a killed node had accepted", async () => {
     const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Async", addressPostal: {} } })).json.aps.id as string;
-    const customer = (await runCli(["token", "--account", account, "--data", nodes[0]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url])).out.join("").trim();
+    const customer = await mintToken(account);
     const subscription = (await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: SUBSCRIPTION }, name: "async" } })).json.aps.id as string;
     // The application accepts each provisioning (202, "ask again in 1 s") and completes it when asked again.
     const previous = app.answer;
@@ -283,23 +305,12 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
       }
     } finally {
       app.answer = previous;
-      victim.serve = await startNode(victim.dir, false);
-      victim.port = await portOf(victim.serve);
-      for (const server of ["node3", "node3-any"]) await proxy.command(`set server backends/${server} addr 127.0.0.1 port ${victim.port}`);
-      await proxy.waitForBackend("node3", "UP", 30_000);
+      await restartNode(2);
     }
   }, 180_000);
 
   it("delivers, in order and without a gap, the events of changes made while a node is killed and restarted", async () => {
-    const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Events under a kill", addressPostal: {} } })).json.aps.id as string;
-    const customer = (await runCli(["token", "--account", account, "--data", nodes[0]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url])).out.join("").trim();
-    const subscription = (await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: SUBSCRIPTION }, name: "watched" } })).json.aps.id as string;
-    const tenant = await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: TENANT }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } } } });
-    expect(tenant.status, tenant.text).toBe(201);
-    const asApplication = httpsClient(`https://127.0.0.1:${proxy.port}`, ca, credentialsOf(app));
-    expect((await asApplication("POST", `/aps/2/resources/${tenant.json.aps.id}/aps/subscriptions`, { headers: fresh, body: { event: CHANGED, source: { id: subscription }, handler: "onSubscriptionLimitsChanged" } })).status).toBe(200);
-    const handlerPath = `/tenants/${tenant.json.aps.id}/onSubscriptionLimitsChanged`;
-    const deliveries = () => app.calls.filter((c) => c.path === handlerPath).map((c) => Number((c.body as { serial: number }).serial));
+    const { customer, subscription, deliveries } = await watchedSubscription("Events under a kill");
     const victim = nodes[2]!;
     let acknowledged = 0;
     for (let i = 0; i < 40; i++) {
@@ -307,10 +318,7 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
       const changed = await viaBalancer("PUT", `/aps/2/resources/${subscription}`, { token: customer, headers: fresh, body: { name: `watched ${i}` } }).catch(() => undefined);
       if (changed?.status === 200) acknowledged++;
     }
-    victim.serve = await startNode(victim.dir, false);
-    victim.port = await portOf(victim.serve);
-    for (const server of ["node3", "node3-any"]) await proxy.command(`set server backends/${server} addr 127.0.0.1 port ${victim.port}`);
-    await proxy.waitForBackend("node3", "UP", 30_000);
+    await restartNode(2);
     // A notification claimed by the killed node waits out its lease (60 s) before another node sends it.
     await until(`${acknowledged} deliveries`, () => new Set(deliveries()).size >= acknowledged, 90_000);
     const serials = deliveries();
@@ -327,8 +335,7 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
 
   it("loses nothing acknowledged when a controller is killed (SIGKILL) while provisioning through an application, and leaves nothing at the application it does not know", async () => {
     const account = (await viaBalancer("POST", "/aps/2/resources", { token: adminToken, headers: fresh, body: { aps: { type: ACCOUNT }, companyName: "Tenants", addressPostal: {} } })).json.aps.id as string;
-    const minted = await runCli(["token", "--account", account, "--data", nodes[0]!.dir, "--deployment-key-file", keyFile, "--database-url", database.url]);
-    const customer = minted.out.join("").trim();
+    const customer = await mintToken(account);
     const subscription = await viaBalancer("POST", "/aps/2/resources", { token: customer, headers: fresh, body: { aps: { type: SUBSCRIPTION }, name: "s" } });
     expect(subscription.status, subscription.text).toBe(201);
     // The application answers slowly, so that provisionings are in flight when the node dies.
@@ -358,10 +365,7 @@ describe.skipIf(skipReason !== undefined)(`three controllers behind HAProxy on o
       expect(read.status, `${id}: ${read.text}`).toBe(200);
     }
     // The node comes back on its data folder and joins the rotation again.
-    victim.serve = await startNode(victim.dir, false);
-    victim.port = await portOf(victim.serve);
-    for (const server of ["node2", "node2-any"]) await proxy.command(`set server backends/${server} addr 127.0.0.1 port ${victim.port}`);
-    await proxy.waitForBackend("node2", "UP", 30_000);
+    await restartNode(1);
     // What the application holds is what the controller knows: a provisioning cut by the kill is
     // undone at the application by the reconciler of a surviving node once its intent's lease ends.
     const known = async () => {
