@@ -11,7 +11,17 @@ const [url, certPath, keyPath, port] = process.argv.slice(2);
 const sql = postgres(url!, { max: 10, onnotice: () => {} });
 const app = new Hono();
 app.get("/resources/:id", async (c) => {
-  const rows = await sql`select id, type_id, status, revision, modified, body from resources where id = ${c.req.param("id")}`;
+  const rows =
+    await sql`select id, type_id, status, revision, modified, body from resources where id = ${c.req.param("id")}`;
   return rows.length ? c.json(rows[0]) : c.json({ error: "not found" }, 404);
 });
-serve({ fetch: app.fetch, port: Number(port), hostname: "127.0.0.1", createServer, serverOptions: { cert: readFileSync(certPath!), key: readFileSync(keyPath!) } }, () => process.stdout.write("ready\n"));
+serve(
+  {
+    fetch: app.fetch,
+    port: Number(port),
+    hostname: "127.0.0.1",
+    createServer,
+    serverOptions: { cert: readFileSync(certPath!), key: readFileSync(keyPath!) },
+  },
+  () => process.stdout.write("ready\n"),
+);

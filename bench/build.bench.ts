@@ -44,18 +44,27 @@ export function typeSchema(k: number, n: number): string {
       history: { type: "array", items: { type: struct }, maxItems: 50 },
     },
     structures: {
-      [struct]: { type: "object", properties: { key: { type: "string", required: true }, value: { type: "string" }, weight: { type: "integer" } } },
+      [struct]: {
+        type: "object",
+        properties: { key: { type: "string", required: true }, value: { type: "string" }, weight: { type: "integer" } },
+      },
     },
     operations: {
       report: {
-        name: "report", verb: "GET", path: "/report/{id}",
+        name: "report",
+        verb: "GET",
+        path: "/report/{id}",
         parameters: { id: { kind: "path", type: "string", required: true }, days: { kind: "query", type: "integer" } },
-        response: { type: struct }, errorResponse,
+        response: { type: struct },
+        errorResponse,
       },
       apply: {
-        name: "apply", verb: "POST", path: "/apply",
+        name: "apply",
+        verb: "POST",
+        path: "/apply",
         parameters: { setting: { kind: "body", type: struct, required: true } },
-        response: { type: "boolean" }, errorResponse,
+        response: { type: "boolean" },
+        errorResponse,
       },
     },
     relations: {
@@ -85,9 +94,14 @@ export function synthesize(dir: string, n: number): string[] {
 
 /** One run: build stages and floor halves in ms, plus what the build produced. */
 interface Sample {
-  compile: number; emit: number; write: number; total: number;
-  floorParse: number; floorWrite: number;
-  errors: number; files: readonly GeneratedFile[];
+  compile: number;
+  emit: number;
+  write: number;
+  total: number;
+  floorParse: number;
+  floorWrite: number;
+  errors: number;
+  files: readonly GeneratedFile[];
 }
 
 /** One build exactly as `aps-gen build` runs it (core types included), timed per stage. */
@@ -109,7 +123,11 @@ function buildOnce(pkg: string, cwd: string, outDir: string): Omit<Sample, "floo
  * files with the same bytes. Builds are quoted as a multiple of it, which is steadier across
  * machines than raw milliseconds.
  */
-function floorOnce(schemas: readonly string[], files: readonly GeneratedFile[], outDir: string): { floorParse: number; floorWrite: number } {
+function floorOnce(
+  schemas: readonly string[],
+  files: readonly GeneratedFile[],
+  outDir: string,
+): { floorParse: number; floorWrite: number } {
   const t0 = performance.now();
   for (const path of schemas) JSON.parse(readFileSync(path, "utf8").replace(/^(\s*\/\/.*\n)+/, ""));
   const t1 = performance.now();
@@ -149,8 +167,13 @@ function measure(root: string, n: number, runs: number): Sample[] {
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { sizes: { type: "string", default: "100,1000,2000" }, runs: { type: "string", default: "3" } } });
-  const parsed = values.sizes.split(",").map(Number).filter((s) => Number.isInteger(s) && s > 0);
+  const { values } = parseArgs({
+    options: { sizes: { type: "string", default: "100,1000,2000" }, runs: { type: "string", default: "3" } },
+  });
+  const parsed = values.sizes
+    .split(",")
+    .map(Number)
+    .filter((s) => Number.isInteger(s) && s > 0);
   const sizes = [...new Set(parsed.length ? parsed : [100, 1000, 2000])].sort((a, b) => a - b);
   const runs = Math.max(1, Number(values.runs) || 3);
   const root = mkdtempSync(join(tmpdir(), "aps-gen-bench-"));
@@ -159,36 +182,71 @@ function main(): void {
     // penalised, and proves the synthetic declarations are clean (errors would stop a real build).
     synthesize(join(root, "warm"), 10);
     const w = buildOnce(join(root, "warm"), root, join(root, "warm-out"));
-    console.log(`warm-up N=10: ${w.errors} error(s) · ${w.files.length} files${w.errors ? "  ✗ synthetic declarations are invalid; numbers below are not a real build" : ""}\n`);
+    console.log(
+      `warm-up N=10: ${w.errors} error(s) · ${w.files.length} files${w.errors ? "  ✗ synthetic declarations are invalid; numbers below are not a real build" : ""}\n`,
+    );
 
     const lo = sizes[0]!;
-    const head = ["N", "build ms", "ms/type", `×N=${lo}`, "compile", "emit", "write", "fl.parse", "fl.write", "×floor", "errors", "files", "out bytes"];
+    const head = [
+      "N",
+      "build ms",
+      "ms/type",
+      `×N=${lo}`,
+      "compile",
+      "emit",
+      "write",
+      "fl.parse",
+      "fl.write",
+      "×floor",
+      "errors",
+      "files",
+      "out bytes",
+    ];
     const rows: string[][] = [];
     const totals = new Map<number, number>();
     for (const n of sizes) {
       const samples = measure(root, n, runs);
-      const m = (key: keyof Omit<Sample, "files"> | ((s: Sample) => number)) => median(samples.map(typeof key === "function" ? key : (s) => s[key]));
+      const m = (key: keyof Omit<Sample, "files"> | ((s: Sample) => number)) =>
+        median(samples.map(typeof key === "function" ? key : (s) => s[key]));
       const total = m("total");
       totals.set(n, total);
       const { errors, files } = samples[0]!;
       const bytes = files.reduce((sum, f) => sum + Buffer.byteLength(f.content), 0);
       const ms = (x: number) => x.toFixed(0);
       rows.push([
-        String(n), ms(total), (total / n).toFixed(2), (total / n / (totals.get(lo)! / lo)).toFixed(2),
-        ms(m("compile")), ms(m("emit")), ms(m("write")), ms(m("floorParse")), ms(m("floorWrite")),
-        (total / m((s) => s.floorParse + s.floorWrite)).toFixed(1), String(errors), String(files.length), String(bytes),
+        String(n),
+        ms(total),
+        (total / n).toFixed(2),
+        (total / n / (totals.get(lo)! / lo)).toFixed(2),
+        ms(m("compile")),
+        ms(m("emit")),
+        ms(m("write")),
+        ms(m("floorParse")),
+        ms(m("floorWrite")),
+        (total / m((s) => s.floorParse + s.floorWrite)).toFixed(1),
+        String(errors),
+        String(files.length),
+        String(bytes),
       ]);
     }
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const line = (cells: readonly string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join("  ");
-    console.log(`median of ${runs} run(s); compile = load+model+check (core types included); floor (fl.) = readFileSync+JSON.parse of the schemas, writeFileSync of the same output`);
+    console.log(
+      `median of ${runs} run(s); compile = load+model+check (core types included); floor (fl.) = readFileSync+JSON.parse of the schemas, writeFileSync of the same output`,
+    );
     for (const r of [head, widths.map((w) => "-".repeat(w)), ...rows]) console.log(line(r));
 
     const t1000 = totals.get(1000);
-    console.log(`\n${t1000 === undefined ? "1000 types: not measured (add 1000 to --sizes)" : `1000 types: ${(t1000 / 1000).toFixed(2)} s (target < 5 s) ${t1000 < 5000 ? "✓" : "✗"}`}`);
+    console.log(
+      `\n${t1000 === undefined ? "1000 types: not measured (add 1000 to --sizes)" : `1000 types: ${(t1000 / 1000).toFixed(2)} s (target < 5 s) ${t1000 < 5000 ? "✓" : "✗"}`}`,
+    );
     const hi = sizes[sizes.length - 1]!;
     const growth = totals.get(hi)! / hi / (totals.get(lo)! / lo);
-    console.log(lo === hi ? "growth: needs two sizes" : `growth ${lo}→${hi} per type: ×${growth.toFixed(2)} (linear if ≤ 1.5) ${growth <= 1.5 ? "✓" : "✗"}`);
+    console.log(
+      lo === hi
+        ? "growth: needs two sizes"
+        : `growth ${lo}→${hi} per type: ×${growth.toFixed(2)} (linear if ≤ 1.5) ${growth <= 1.5 ? "✓" : "✗"}`,
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

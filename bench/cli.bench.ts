@@ -19,7 +19,14 @@ import { compile } from "../generator/pipeline.ts";
 import { synthesize } from "./build.bench.ts";
 import { repoDir } from "./child-process.ts";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, types: { type: "string", default: "1000" }, build: { type: "boolean", default: true }, "no-build": { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "5" },
+    types: { type: "string", default: "1000" },
+    build: { type: "boolean", default: true },
+    "no-build": { type: "boolean", default: false },
+  },
+});
 const runs = Math.max(1, Number(values.runs) || 5);
 const typeCount = Math.max(1, Number(values.types) || 1000);
 const root = mkdtempSync(join(tmpdir(), "aps-gen-bench-cli-"));
@@ -34,7 +41,11 @@ interface Timing {
 function timeProcess(args: readonly string[], cwd = repoDir): Timing {
   const report = join(root, "cpu.json");
   rmSync(report, { force: true });
-  const r = spawnSync(process.execPath, ["--import", cpuReport, ...args], { cwd, encoding: "utf8", env: { ...process.env, APS_CPU_REPORT: report, NODE_OPTIONS: "", NO_COLOR: "1" } });
+  const r = spawnSync(process.execPath, ["--import", cpuReport, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, APS_CPU_REPORT: report, NODE_OPTIONS: "", NO_COLOR: "1" },
+  });
   if (r.status !== 0 && r.status !== 1) throw new Error(`node ${args.join(" ")} exited with ${r.status}: ${r.stderr}`);
   return JSON.parse(readFileSync(report, "utf8")) as Timing;
 }
@@ -59,7 +70,19 @@ function openapiTypescript(): string | undefined {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-openapi-typescript", private: true }));
   console.log("installing openapi-typescript@7 (with typescript@5) into the temporary folder...");
-  const r = spawnSync("npm", ["install", "openapi-typescript@7", "typescript@5", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir, encoding: "utf8" });
+  const r = spawnSync(
+    "npm",
+    [
+      "install",
+      "openapi-typescript@7",
+      "typescript@5",
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+    ],
+    { cwd: dir, encoding: "utf8" },
+  );
   return r.status === 0 && existsSync(cli) ? cli : undefined;
 }
 
@@ -74,7 +97,10 @@ function main(): void {
   // The installed bin runs dist/ when the sources are absent; from a checkout it runs them, so the
   // compiled entry is started directly here, with the bin's V8 settings (bin/one-shot-tuning.js).
   const runner = join(root, "aps-gen.mjs");
-  writeFileSync(runner, `(await import(${JSON.stringify(join(repoDir, "bin/one-shot-tuning.js"))})).tuneForOneShot(process.argv.slice(2));\nconst { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`);
+  writeFileSync(
+    runner,
+    `(await import(${JSON.stringify(join(repoDir, "bin/one-shot-tuning.js"))})).tuneForOneShot(process.argv.slice(2));\nconst { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+  );
   const tsc = join(repoDir, "node_modules/typescript/bin/tsc");
 
   console.log(`CLI start-up: median of ${runs} runs, whole process (node start-up included)\n`);
@@ -94,22 +120,56 @@ function main(): void {
   const pkg = join(root, "pkg");
   synthesize(pkg, typeCount);
   const out = join(root, "out");
-  const fresh = measure([runner, "build", "--types", pkg, "--out", out], () => rmSync(out, { recursive: true, force: true }), repoDir, Math.min(runs, 3));
-  console.log(`  aps-gen build (empty output)      ${ms(fresh)}  (target < 2000 ms wall) ${verdict(fresh.wallMs < 2000)}`);
+  const fresh = measure(
+    [runner, "build", "--types", pkg, "--out", out],
+    () => rmSync(out, { recursive: true, force: true }),
+    repoDir,
+    Math.min(runs, 3),
+  );
+  console.log(
+    `  aps-gen build (empty output)      ${ms(fresh)}  (target < 2000 ms wall) ${verdict(fresh.wallMs < 2000)}`,
+  );
   // The same build with V8's default settings, to show what bin/one-shot-tuning.js is worth.
   const untuned = join(root, "aps-gen-untuned.mjs");
-  writeFileSync(untuned, `const { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`);
-  const defaults = measure([untuned, "build", "--types", pkg, "--out", out], () => rmSync(out, { recursive: true, force: true }), repoDir, Math.min(runs, 3));
-  console.log(`  same, V8 defaults (TurboFan on)   ${ms(defaults)}  (one-shot tuning: ${(fresh.cpuMs / defaults.cpuMs).toFixed(2)}× CPU, ${(fresh.wallMs / defaults.wallMs).toFixed(2)}× wall)`);
+  writeFileSync(
+    untuned,
+    `const { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+  );
+  const defaults = measure(
+    [untuned, "build", "--types", pkg, "--out", out],
+    () => rmSync(out, { recursive: true, force: true }),
+    repoDir,
+    Math.min(runs, 3),
+  );
+  console.log(
+    `  same, V8 defaults (TurboFan on)   ${ms(defaults)}  (one-shot tuning: ${(fresh.cpuMs / defaults.cpuMs).toFixed(2)}× CPU, ${(fresh.wallMs / defaults.wallMs).toFixed(2)}× wall)`,
+  );
   const again = measure([runner, "build", "--types", pkg, "--out", out], () => {}, repoDir, Math.min(runs, 3));
-  console.log(`  aps-gen build (up to date)        ${ms(again)}  (target < 2000 ms wall) ${verdict(again.wallMs < 2000)}`);
-  // The same without the record of the last build (cli/build-cache.ts): compiled, emitted and compared.
-  const compared = measure([runner, "build", "--no-cache", "--types", pkg, "--out", out], () => {}, repoDir, Math.min(runs, 3));
+  console.log(
+    `  aps-gen build (up to date)        ${ms(again)}  (target < 2000 ms wall) ${verdict(again.wallMs < 2000)}`,
+  );
+  // The same without the record of the last build (cli/build/build-cache.ts): compiled, emitted and compared.
+  const compared = measure(
+    [runner, "build", "--no-cache", "--types", pkg, "--out", out],
+    () => {},
+    repoDir,
+    Math.min(runs, 3),
+  );
   console.log(`  same, --no-cache (compared)       ${ms(compared)}`);
-  const floor = measure(["-e", `const fs=require("fs");for(let i=0;i<${typeCount * 4};i++){fs.writeFileSync(${JSON.stringify(join(root, "floor"))}+i,"x".repeat(2000))}`], () => {
-    rmSync(join(root, "floor"), { recursive: true, force: true });
-  }, root, Math.min(runs, 3));
-  console.log(`  floor: create ${typeCount * 4} small files    ${ms(floor)}  (what the file system alone costs a fresh build)`);
+  const floor = measure(
+    [
+      "-e",
+      `const fs=require("fs");for(let i=0;i<${typeCount * 4};i++){fs.writeFileSync(${JSON.stringify(join(root, "floor"))}+i,"x".repeat(2000))}`,
+    ],
+    () => {
+      rmSync(join(root, "floor"), { recursive: true, force: true });
+    },
+    root,
+    Math.min(runs, 3),
+  );
+  console.log(
+    `  floor: create ${typeCount * 4} small files    ${ms(floor)}  (what the file system alone costs a fresh build)`,
+  );
 
   const cli = openapiTypescript();
   if (cli === undefined) {
@@ -121,7 +181,9 @@ function main(): void {
   const ots = measure([cli, doc, "-o", join(root, "openapi.d.ts")], () => {}, root, Math.min(runs, 3));
   console.log(`  openapi-typescript (same types)   ${ms(ots)}`);
   const ratio = fresh.cpuMs / ots.cpuMs;
-  console.log(`  aps-gen build / openapi-typescript: ${ratio.toFixed(2)}× CPU fresh, ${(again.cpuMs / ots.cpuMs).toFixed(2)}× up to date (target ≤ 0.5) ${verdict(ratio <= 0.5)}`);
+  console.log(
+    `  aps-gen build / openapi-typescript: ${ratio.toFixed(2)}× CPU fresh, ${(again.cpuMs / ots.cpuMs).toFixed(2)}× up to date (target ≤ 0.5) ${verdict(ratio <= 0.5)}`,
+  );
 }
 
 try {

@@ -17,7 +17,9 @@ const repoRoot = fileURLToPath(new URL("../", import.meta.url));
 /** 5 kB as bundle-size tools count it (1 kB = 1000 bytes), compared with the gzipped size. */
 const TARGET_BYTES = 5_000;
 
-const RUNTIME_MODULES = ["client", "pages", "rql", "aps-error", "content-range", "subscriptions"].map((m) => `./runtime/client/${m}.ts`);
+const RUNTIME_MODULES = ["client", "pages", "rql", "aps-error", "content-range", "subscriptions"].map(
+  (m) => `./runtime/client/${m}.ts`,
+);
 const SDK_MODULE = "./generated/client/examples/cloudmail/index.gen.ts";
 
 /**
@@ -26,7 +28,8 @@ const SDK_MODULE = "./generated/client/examples/cloudmail/index.gen.ts";
  * mailboxes (`listTenantMailboxes`, `tenantImportMailboxes`): what an application calling
  * Mailbox's functions imports, the rest of the module left to tree-shaking.
  */
-const isMailboxFunction = (name: string) => /^[a-z]+Mailbox(?:es)?(?:[A-Z]\w*)?$/.test(name) || /^mailbox[A-Z]/.test(name);
+const isMailboxFunction = (name: string) =>
+  /^[a-z]+Mailbox(?:es)?(?:[A-Z]\w*)?$/.test(name) || /^mailbox[A-Z]/.test(name);
 
 interface SizeRow {
   readonly name: string;
@@ -38,11 +41,16 @@ interface SizeRow {
 }
 
 /** `export { a, b } from "<module>"` for every value export, aliased where two modules share a name. */
-async function reexportEverything(modules: readonly string[], pick: (name: string) => boolean = () => true): Promise<{ contents: string; count: number }> {
+async function reexportEverything(
+  modules: readonly string[],
+  pick: (name: string) => boolean = () => true,
+): Promise<{ contents: string; count: number }> {
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const module of modules) {
-    const names = Object.keys(await import(pathToFileURL(`${repoRoot}${module}`).href)).filter(pick).sort();
+    const names = Object.keys(await import(pathToFileURL(`${repoRoot}${module}`).href))
+      .filter(pick)
+      .sort();
     const specifiers = names.map((n) => {
       const alias = seen.has(n) ? `${n}$${module.replace(/\W+/g, "_")}` : n;
       seen.add(alias);
@@ -86,12 +94,21 @@ async function measure(name: string, modules: readonly string[], pick?: (name: s
 const bytes = (n: number) => `${n.toLocaleString("en-US")} B`.padStart(10);
 
 try {
-  const rows = [await measure("client runtime (browser)", RUNTIME_MODULES), await measure("SDK Mailbox's functions + runtime", [SDK_MODULE], isMailboxFunction)];
-  console.log(`esbuild, platform browser, format esm, target es2022; gzip level 9; target < ${TARGET_BYTES.toLocaleString("en-US")} B gzipped\n`);
-  console.log(`${"bundle".padEnd(34)} ${"exports".padStart(7)} ${"raw".padStart(10)} ${"minified".padStart(10)} ${"gzipped".padStart(10)}  target`);
+  const rows = [
+    await measure("client runtime (browser)", RUNTIME_MODULES),
+    await measure("SDK Mailbox's functions + runtime", [SDK_MODULE], isMailboxFunction),
+  ];
+  console.log(
+    `esbuild, platform browser, format esm, target es2022; gzip level 9; target < ${TARGET_BYTES.toLocaleString("en-US")} B gzipped\n`,
+  );
+  console.log(
+    `${"bundle".padEnd(34)} ${"exports".padStart(7)} ${"raw".padStart(10)} ${"minified".padStart(10)} ${"gzipped".padStart(10)}  target`,
+  );
   for (const r of rows) {
     const ok = r.gzipped < TARGET_BYTES;
-    console.log(`${r.name.padEnd(34)} ${String(r.exports).padStart(7)} ${bytes(r.raw)} ${bytes(r.minified)} ${bytes(r.gzipped)}  ${ok ? "✓" : "✗"} ${((r.gzipped / TARGET_BYTES) * 100).toFixed(0)}% of 5 kB`);
+    console.log(
+      `${r.name.padEnd(34)} ${String(r.exports).padStart(7)} ${bytes(r.raw)} ${bytes(r.minified)} ${bytes(r.gzipped)}  ${ok ? "✓" : "✗"} ${((r.gzipped / TARGET_BYTES) * 100).toFixed(0)}% of 5 kB`,
+    );
   }
   console.log("");
   for (const r of rows) console.log(`${r.name}: ${r.inputs.join(", ")}`);

@@ -26,7 +26,14 @@ import { installedCli, startLogged, stopChild } from "./installed-cli.ts";
 import { generator, requestsPerSecond } from "./load-generator.ts";
 import { CpuMeter, serverBudget } from "./process-cpu.ts";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "6" }, rounds: { type: "string", default: "3" }, resources: { type: "string", default: "100000" }, connections: { type: "string", default: "32" } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "6" },
+    rounds: { type: "string", default: "3" },
+    resources: { type: "string", default: "100000" },
+    connections: { type: "string", default: "32" },
+  },
+});
 const seconds = Number(values.seconds);
 const rounds = Math.max(1, Number(values.rounds));
 const total = Number(values.resources);
@@ -54,7 +61,20 @@ const start = async (args: string[], ready: RegExp, logName: string) => {
 };
 const stop = stopChild;
 
-const serveArgs = (workers: number) => [cli, "serve", "--types", "test/fixtures/controller/notes", "--port", String(port), "--data", dataDir, "--database-url", dbUrl, "--workers", String(workers)];
+const serveArgs = (workers: number) => [
+  cli,
+  "serve",
+  "--types",
+  "test/fixtures/controller/notes",
+  "--port",
+  String(port),
+  "--data",
+  dataDir,
+  "--database-url",
+  dbUrl,
+  "--workers",
+  String(workers),
+];
 
 const load = (url: string, headers: Record<string, string>, ca: string, server: ChildProcess) => {
   meter = new CpuMeter(() => ({ server: server.pid }), dbName);
@@ -69,7 +89,18 @@ try {
   let controller = await start(serveArgs(1), /controller on/, "serve-setup.log");
   const ca = readFileSync(join(dataDir, "tls/ca.crt"), "utf8");
   const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
-  const account = JSON.parse((await httpsCall(base, ca, "POST", "/aps/2/resources", { "aps-token": adminToken }, JSON.stringify({ aps: { type: ACCOUNT }, companyName: "Bench", addressPostal: {} }))).text);
+  const account = JSON.parse(
+    (
+      await httpsCall(
+        base,
+        ca,
+        "POST",
+        "/aps/2/resources",
+        { "aps-token": adminToken },
+        JSON.stringify({ aps: { type: ACCOUNT }, companyName: "Bench", addressPostal: {} }),
+      )
+    ).text,
+  );
   const token = (await runCapture([cli, "token", "--account", account.aps.id, "--data", dataDir])).trim();
   const db = postgres(dbUrl, { onnotice: () => {} });
   const [owner] = await db`select owner_path from resources where id = ${account.aps.id}`;
@@ -81,17 +112,30 @@ try {
     from generate_series(1, ${total}) as i`;
   await db`vacuum analyze resources`;
   console.log(`${((performance.now() - seeded) / 1000).toFixed(1)} s`);
-  const [one] = await db`select id from resources where type_id = ${NOTE} order by seq limit 1 offset ${Math.floor(total / 2)}`;
+  const [one] =
+    await db`select id from resources where type_id = ${NOTE} order by seq limit 1 offset ${Math.floor(total / 2)}`;
 
   // The filtered list, by both callers. The first one asks for the property's index; it is made in the background.
   const query = `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),eq(size,500),limit(0,10)`;
   const first = JSON.parse((await httpsCall(base, ca, "GET", query, { "aps-token": token })).text);
-  if (!Array.isArray(first) || first.length !== 10) throw new Error(`the filtered list returned ${JSON.stringify(first).slice(0, 200)}`);
-  for (let i = 0; i < 600 && (await db`select 1 from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname like 'resources_prop_%' and i.indisvalid`).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  if (!Array.isArray(first) || first.length !== 10)
+    throw new Error(`the filtered list returned ${JSON.stringify(first).slice(0, 200)}`);
+  for (
+    let i = 0;
+    i < 600 &&
+    (
+      await db`select 1 from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname like 'resources_prop_%' and i.indisvalid`
+    ).length === 0;
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 100));
   await db`analyze resources`;
   await db.end();
   const lists: string[] = [];
-  for (const [who, t] of [["provider's administrator", adminToken], ["customer", token]] as const) {
+  for (const [who, t] of [
+    ["provider's administrator", adminToken],
+    ["customer", token],
+  ] as const) {
     const latencies: number[] = [];
     for (let i = 0; i < 320; i++) {
       const t0 = performance.now();
@@ -100,11 +144,20 @@ try {
     }
     latencies.sort((a, b) => a - b);
     const m = median(latencies);
-    lists.push(`  ${who.padEnd(25)} median ${m.toFixed(2)} ms, p95 ${latencies[Math.floor(latencies.length * 0.95)]!.toFixed(2)} ms (target < 3 ms) ${m < 3 ? "✓" : "✗"}`);
+    lists.push(
+      `  ${who.padEnd(25)} median ${m.toFixed(2)} ms, p95 ${latencies[Math.floor(latencies.length * 0.95)]!.toFixed(2)} ms (target < 3 ms) ${m < 3 ? "✓" : "✗"}`,
+    );
   }
   await stop(controller);
 
-  const baseline = [join(repoDir, "node_modules/tsx/dist/cli.mjs"), "bench/baseline-server.ts", dbUrl, join(dataDir, "tls/server.crt"), join(dataDir, "tls/server.key"), String(port)];
+  const baseline = [
+    join(repoDir, "node_modules/tsx/dist/cli.mjs"),
+    "bench/baseline-server.ts",
+    dbUrl,
+    join(dataDir, "tls/server.crt"),
+    join(dataDir, "tls/server.key"),
+    String(port),
+  ];
   const get = `/aps/2/resources/${one!.id}`;
   const rows: { ours1: number; bare: number; ours2: number }[] = [];
   let splits: CpuMeter[] = [];
@@ -123,20 +176,29 @@ try {
     await stop(controller);
     splits = [split1, splitBare, split2];
     rows.push({ ours1, bare: b, ours2 });
-    console.log(`round ${r + 1}: controller ${ours1.toFixed(0)} req/s, baseline ${b.toFixed(0)}, --workers 2 ${ours2.toFixed(0)}  (${((100 * ours1) / b).toFixed(0)}%, ${(ours2 / ours1).toFixed(2)}×)`);
+    console.log(
+      `round ${r + 1}: controller ${ours1.toFixed(0)} req/s, baseline ${b.toFixed(0)}, --workers 2 ${ours2.toFixed(0)}  (${((100 * ours1) / b).toFixed(0)}%, ${(ours2 / ours1).toFixed(2)}×)`,
+    );
   }
   const getRatio = median(rows.map((x) => x.ours1 / x.bare));
   const workerRatio = median(rows.map((x) => x.ours2 / x.ours1));
-  console.log(`\nGET one resource, ${connections} connections, ${seconds} s per turn, ${rounds} rounds, ${total} resources, default log level, ${generator}:`);
-  console.log(`  one worker: ${(getRatio * 100).toFixed(0)}% of the baseline (median of rounds; target ≥ 90%) ${getRatio >= 0.9 ? "✓" : "✗"}`);
+  console.log(
+    `\nGET one resource, ${connections} connections, ${seconds} s per turn, ${rounds} rounds, ${total} resources, default log level, ${generator}:`,
+  );
+  console.log(
+    `  one worker: ${(getRatio * 100).toFixed(0)}% of the baseline (median of rounds; target ≥ 90%) ${getRatio >= 0.9 ? "✓" : "✗"}`,
+  );
   console.log(`  --workers 2: ${workerRatio.toFixed(2)}× one worker (target ≥ 1.5×) ${workerRatio >= 1.5 ? "✓" : "✗"}`);
   if (CpuMeter.available) {
     console.log("  CPU per request in the last round (all cores busy: throughput is the cores divided by the sum):");
-    for (const [i, name] of ["one worker", "baseline", "--workers 2"].entries()) console.log(`    ${name}: ${splits[i]!.describe()}`);
+    for (const [i, name] of ["one worker", "baseline", "--workers 2"].entries())
+      console.log(`    ${name}: ${splits[i]!.describe()}`);
     console.log(`    ${serverBudget(splits[0]!, splits[1]!, 0.9)}`);
     // Two workers: at most the cores over the one worker's CPU per request, whatever the work is spread over.
     const cores = availableParallelism();
-    console.log(`    --workers 2 at most ${((cores * 1e6) / splits[0]!.micros() / rows.at(-1)!.ours1).toFixed(2)}× one worker on ${cores} cores if a request kept costing what it costs with one worker (${splits[0]!.micros().toFixed(0)} µs of CPU in all)`);
+    console.log(
+      `    --workers 2 at most ${((cores * 1e6) / splits[0]!.micros() / rows.at(-1)!.ours1).toFixed(2)}× one worker on ${cores} cores if a request kept costing what it costs with one worker (${splits[0]!.micros().toFixed(0)} µs of CPU in all)`,
+    );
   }
   console.log(`\neq(size,500) + limit(0,10) over ${total} notes, 300 sequential requests over HTTPS:`);
   console.log(lists.join("\n"));

@@ -4,5 +4,8 @@ import { writeFileSync } from "node:fs";
 
 process.on("exit", () => {
   const { user, system } = process.cpuUsage();
-  writeFileSync(process.env.APS_CPU_REPORT, JSON.stringify({ cpuMs: (user + system) / 1000, wallMs: performance.now() }));
+  writeFileSync(
+    process.env.APS_CPU_REPORT,
+    JSON.stringify({ cpuMs: (user + system) / 1000, wallMs: performance.now() }),
+  );
 });

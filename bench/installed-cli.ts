@@ -9,17 +9,30 @@ import { repoDir } from "./child-process.ts";
 /** Builds dist/ and writes a runner of its CLI into `work`; returns the runner's path (give it to `node`). */
 export function installedCli(work: string): string {
   console.log("building dist/ (the compiled CLI npm installs) ...");
-  if (spawnSync(process.execPath, ["scripts/build-package.mjs"], { cwd: repoDir, stdio: "inherit" }).status !== 0) throw new Error("the build failed");
+  if (spawnSync(process.execPath, ["scripts/build-package.mjs"], { cwd: repoDir, stdio: "inherit" }).status !== 0)
+    throw new Error("the build failed");
   const cli = join(work, "aps-gen.mjs");
-  writeFileSync(cli, `const { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`);
+  writeFileSync(
+    cli,
+    `const { main } = await import(${JSON.stringify(join(repoDir, "dist/cli-bundle/main.js"))});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+  );
   return cli;
 }
 
 /** Starts `node <args>` with its output in `log` and resolves once `ready` shows there; LOG_LEVEL is left at its default. */
-export async function startLogged(args: string[], ready: RegExp, log: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+export async function startLogged(
+  args: string[],
+  ready: RegExp,
+  log: string,
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
   const { LOG_LEVEL: _level, ...inherited } = process.env;
   const fd = openSync(log, "w");
-  const child = spawn(process.execPath, args, { cwd: repoDir, env: { ...inherited, ...env }, stdio: ["ignore", fd, fd] });
+  const child = spawn(process.execPath, args, {
+    cwd: repoDir,
+    env: { ...inherited, ...env },
+    stdio: ["ignore", fd, fd],
+  });
   for (let i = 0; i < 240; i++) {
     if (ready.test(readFileSync(log, "utf8"))) return child;
     if (child.exitCode !== null) break;

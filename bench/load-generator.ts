@@ -29,10 +29,21 @@ export function requestsPerSecond(load: Load, meter?: CpuMeter): number {
   const headers = { ...(load.body ? { "content-type": "application/json" } : {}), ...load.headers };
   if (generator === "wrk") {
     const script = join(load.work, "load.lua");
-    const lines = [`wrk.method = ${JSON.stringify(load.method ?? "GET")}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`), ...(load.body ? [`wrk.body = ${JSON.stringify(load.body)}`] : [])];
-    if (load.paths) lines.push(`local paths = {${load.paths.map((p) => JSON.stringify(p)).join(",")}}`, "local n = 0", "request = function() n = n % #paths + 1; return wrk.format(nil, paths[n]) end");
+    const lines = [
+      `wrk.method = ${JSON.stringify(load.method ?? "GET")}`,
+      ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+      ...(load.body ? [`wrk.body = ${JSON.stringify(load.body)}`] : []),
+    ];
+    if (load.paths)
+      lines.push(
+        `local paths = {${load.paths.map((p) => JSON.stringify(p)).join(",")}}`,
+        "local n = 0",
+        "request = function() n = n % #paths + 1; return wrk.format(nil, paths[n]) end",
+      );
     writeFileSync(script, lines.join("\n"));
-    const run = (seconds: number) => spawnSync("wrk", ["-t1", `-c${load.connections}`, `-d${seconds}s`, "-s", script, load.url], { encoding: "utf8" }).stdout;
+    const run = (seconds: number) =>
+      spawnSync("wrk", ["-t1", `-c${load.connections}`, `-d${seconds}s`, "-s", script, load.url], { encoding: "utf8" })
+        .stdout;
     run(2);
     meter?.start();
     const out = run(load.seconds);
@@ -46,7 +57,23 @@ export function requestsPerSecond(load: Load, meter?: CpuMeter): number {
   const caFile = join(load.work, "ca.pem");
   writeFileSync(caFile, load.ca);
   const run = (seconds: number) =>
-    spawnSync(process.execPath, [join(repoDir, "node_modules/autocannon/autocannon.js"), "-j", "-c", String(load.connections), "-d", String(seconds), "-m", load.method ?? "GET", ...(load.body ? ["-b", load.body] : []), ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]), load.url], { env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile }, encoding: "utf8" }).stdout;
+    spawnSync(
+      process.execPath,
+      [
+        join(repoDir, "node_modules/autocannon/autocannon.js"),
+        "-j",
+        "-c",
+        String(load.connections),
+        "-d",
+        String(seconds),
+        "-m",
+        load.method ?? "GET",
+        ...(load.body ? ["-b", load.body] : []),
+        ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
+        load.url,
+      ],
+      { env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile }, encoding: "utf8" },
+    ).stdout;
   run(2);
   meter?.start();
   const result = JSON.parse(run(load.seconds)) as { requests: { average: number; total: number } };

@@ -157,7 +157,11 @@ class Unused
 `;
 
 function appMeta(n: number, schemas: boolean): string {
-  const services = Array.from({ length: n }, (_, k) => `    <service id="s${k}">\n${schemas ? `        <schema path="schemas/s${k}.schema.gen"/>\n` : ""}        <code engine="php" path="scripts/s${k}.php"/>\n    </service>`);
+  const services = Array.from(
+    { length: n },
+    (_, k) =>
+      `    <service id="s${k}">\n${schemas ? `        <schema path="schemas/s${k}.schema.gen"/>\n` : ""}        <code engine="php" path="scripts/s${k}.php"/>\n    </service>`,
+  );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<application version="2.0" xmlns="http://aps-standard.org/ns/2">\n    <id>${APP}</id>\n    <name>PHP load</name>\n    <version>1.0</version>\n    <release>1</release>\n${services.join("\n")}\n</application>\n`;
 }
 
@@ -174,7 +178,8 @@ function synthesize(root: string, n: number): { php: string; json: string } {
   const json = join(root, "json");
   mkdirSync(join(json, "schemas"), { recursive: true });
   writeFileSync(join(json, "APP-META.xml"), appMeta(n, true));
-  for (const d of loaded.packages[0]!.documents) writeFileSync(join(json, `schemas/${d.service}.schema.gen`), schemaGenText(d.php!));
+  for (const d of loaded.packages[0]!.documents)
+    writeFileSync(join(json, `schemas/${d.service}.schema.gen`), schemaGenText(d.php!));
   return { php, json };
 }
 
@@ -190,7 +195,9 @@ function timed(run: () => void): number {
   return performance.now() - start;
 }
 
-const { values } = parseArgs({ options: { services: { type: "string", default: "100" }, runs: { type: "string", default: "15" } } });
+const { values } = parseArgs({
+  options: { services: { type: "string", default: "100" }, runs: { type: "string", default: "15" } },
+});
 const n = Number(values.services);
 const runs = Number(values.runs);
 const root = mkdtempSync(join(tmpdir(), "aps-gen-php-load-"));
@@ -201,10 +208,11 @@ try {
     check: (dir: string) => () => void compile([dir], {}),
   };
   // Warm both paths (module loading, JIT) before measuring.
-  for (const stage of Object.values(stages)) for (let i = 0; i < 3; i++) {
-    stage(php)();
-    stage(json)();
-  }
+  for (const stage of Object.values(stages))
+    for (let i = 0; i < 3; i++) {
+      stage(php)();
+      stage(json)();
+    }
   console.log(`PHP package of ${n} services vs the same ${n} JSON declarations; median of ${runs} runs, taking turns`);
   for (const [name, stage] of Object.entries(stages)) {
     const phpTimes: number[] = [];
@@ -217,7 +225,9 @@ try {
       jsonTimes.push(j);
       ratios.push(p / j);
     }
-    console.log(`  ${name.padEnd(6)} PHP ${median(phpTimes).toFixed(1)} ms · JSON ${median(jsonTimes).toFixed(1)} ms · ratio ${median(ratios).toFixed(2)}x`);
+    console.log(
+      `  ${name.padEnd(6)} PHP ${median(phpTimes).toFixed(1)} ms · JSON ${median(jsonTimes).toFixed(1)} ms · ratio ${median(ratios).toFixed(2)}x`,
+    );
   }
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -6,7 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /** CPU time of one process in clock ticks (user + system), and its parent; undefined when gone. */
-function processTicks(pid: string): { ticks: number; parent: string; name: string; reapedChildren: number } | undefined {
+function processTicks(
+  pid: string,
+): { ticks: number; parent: string; name: string; reapedChildren: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The name is in parentheses and may hold spaces; the fields after it are space-separated.
@@ -48,7 +50,11 @@ function snapshot(named: Readonly<Record<string, number | undefined>>, database:
     if (p) all.set(entry, p);
   }
   const groupOf = (pid: string): string | undefined => {
-    for (let at: string | undefined = pid, depth = 0; at && at !== "0" && depth < 8; at = all.get(at)?.parent, depth++) {
+    for (
+      let at: string | undefined = pid, depth = 0;
+      at && at !== "0" && depth < 8;
+      at = all.get(at)?.parent, depth++
+    ) {
       for (const [group, root] of Object.entries(named)) if (root !== undefined && String(root) === at) return group;
     }
     return undefined;
@@ -85,7 +91,9 @@ export class CpuMeter {
     if (!this.before || requests <= 0) return;
     const after = snapshot(this.named(), this.database);
     const tickMicros = 1_000_000 / 100; // USER_HZ is 100 on Linux.
-    this.last = new Map([...after].map(([group, ticks]) => [group, ((ticks - (this.before!.get(group) ?? 0)) * tickMicros) / requests]));
+    this.last = new Map(
+      [...after].map(([group, ticks]) => [group, ((ticks - (this.before!.get(group) ?? 0)) * tickMicros) / requests]),
+    );
   }
 
   /** Microseconds of CPU per request of the last turn: one group's, or all groups' together. */

@@ -14,16 +14,34 @@ import postgres from "postgres";
 
 const [url, dataDir, endpoint, endpointCaPath, port, into = "table"] = process.argv.slice(2);
 const sql = postgres(url!, { max: 10, onnotice: () => {} });
-const agent = new Agent({ keepAlive: true, cert: readFileSync(join(dataDir!, "tls/controller-client.crt")), key: readFileSync(join(dataDir!, "tls/controller-client.key")), ca: readFileSync(endpointCaPath!) });
+const agent = new Agent({
+  keepAlive: true,
+  cert: readFileSync(join(dataDir!, "tls/controller-client.crt")),
+  key: readFileSync(join(dataDir!, "tls/controller-client.key")),
+  ca: readFileSync(endpointCaPath!),
+});
 const instanceId = process.env.BENCH_INSTANCE ?? "";
 
 function callEndpoint(body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(`${endpoint}/items/`, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "APS-Instance-ID": instanceId, "APS-Request-Phase": "sync" } }, (res) => {
-      let text = "";
-      res.on("data", (d: Buffer) => (text += String(d)));
-      res.on("end", () => resolve(text));
-    });
+    const req = request(
+      `${endpoint}/items/`,
+      {
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "APS-Instance-ID": instanceId,
+          "APS-Request-Phase": "sync",
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (d: Buffer) => (text += String(d)));
+        res.on("end", () => resolve(text));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -43,4 +61,16 @@ app.post("/items", async (c) => {
   return c.json({ id, ...input, ...returned }, 201);
 });
 await sql`create table if not exists bench_items (id uuid primary key, body jsonb not null)`;
-serve({ fetch: app.fetch, port: Number(port), hostname: "127.0.0.1", createServer, serverOptions: { cert: readFileSync(join(dataDir!, "tls/server.crt")), key: readFileSync(join(dataDir!, "tls/server.key")) } }, () => process.stdout.write("ready\n"));
+serve(
+  {
+    fetch: app.fetch,
+    port: Number(port),
+    hostname: "127.0.0.1",
+    createServer,
+    serverOptions: {
+      cert: readFileSync(join(dataDir!, "tls/server.crt")),
+      key: readFileSync(join(dataDir!, "tls/server.key")),
+    },
+  },
+  () => process.stdout.write("ready\n"),
+);

@@ -25,7 +25,14 @@ import { repoDir } from "./child-process.ts";
 import { startLogged, stopChild } from "./installed-cli.ts";
 import { generator, requestsPerSecond } from "./load-generator.ts";
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, connections: { type: "string", default: "32" }, writers: { type: "string", default: "4" }, workers: { type: "string", default: "1" } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "32" },
+    writers: { type: "string", default: "4" },
+    workers: { type: "string", default: "1" },
+  },
+});
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const writers = Number(values.writers);
@@ -48,13 +55,40 @@ const replicaUrl = Object.assign(new URL(databaseUrl), { port: String(replica.po
 const replicaName = `127.0.0.1:${replica.port}`;
 const children: ChildProcess[] = [];
 
-async function serve(data: string, extra: string[]): Promise<{ url: string; ca: string; token: string; child: ChildProcess }> {
+async function serve(
+  data: string,
+  extra: string[],
+): Promise<{ url: string; ca: string; token: string; child: ChildProcess }> {
   const log = join(work, `${data}.log`);
   const dir = join(work, data);
-  const child = await startLogged([join(repoDir, "bin/aps-gen.js"), "serve", "--types", "test/fixtures/controller/notes", "--port", "0", "--data", dir, "--database-url", databaseUrl, "--workers", values.workers!, ...extra], /admin token in/, log, { DATABASE_URL: "" });
+  const child = await startLogged(
+    [
+      join(repoDir, "bin/aps-gen.js"),
+      "serve",
+      "--types",
+      "test/fixtures/controller/notes",
+      "--port",
+      "0",
+      "--data",
+      dir,
+      "--database-url",
+      databaseUrl,
+      "--workers",
+      values.workers!,
+      ...extra,
+    ],
+    /admin token in/,
+    log,
+    { DATABASE_URL: "" },
+  );
   children.push(child);
   const url = /controller on (https:\/\/\S+)/.exec(readFileSync(log, "utf8"))![1]!;
-  return { url, ca: readFileSync(join(dir, "tls/ca.crt"), "utf8"), token: readFileSync(join(dir, "admin.token"), "utf8").trim(), child };
+  return {
+    url,
+    ca: readFileSync(join(dir, "tls/ca.crt"), "utf8"),
+    token: readFileSync(join(dir, "admin.token"), "utf8").trim(),
+    child,
+  };
 }
 
 const primaryStats = postgres(serverUrl, { max: 1, onnotice: () => {} });
@@ -88,10 +122,16 @@ async function figures(server: { url: string; ca: string }): Promise<Figures> {
   const name = replicaName.replace(/\./g, "\\.");
   const gets = text
     .split("\n")
-    .filter((l) => l.startsWith("aps_http_requests_total{") && l.includes('method="GET"') && l.includes('route="/aps/2/resources/:id"'))
+    .filter(
+      (l) =>
+        l.startsWith("aps_http_requests_total{") &&
+        l.includes('method="GET"') &&
+        l.includes('route="/aps/2/resources/:id"'),
+    )
     .reduce((sum, l) => sum + Number(l.split(" ").at(-1)), 0);
   await primaryStats`select pg_stat_clear_snapshot()`;
-  const [stats] = await primaryStats`select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = ${dbName}`;
+  const [stats] =
+    await primaryStats`select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = ${dbName}`;
   return {
     primary: value(/^aps_reads_total\{target="primary"\} (\S+)$/m),
     replica: value(new RegExp(`^aps_reads_total\\{target="${name}"\\} (\\S+)$`, "m")),
@@ -115,9 +155,16 @@ function report(label: string, rate: number, before: Figures, after: Figures, ex
   const transactions = after.primaryTransactions - before.primaryTransactions;
   const reads = after.primary + after.replica - before.primary - before.replica;
   const fences = after.fences - before.fences;
-  const parts = [`${rate.toFixed(0)} GETs/s (wrk)`, `primary: ${(transactions / Math.max(1, gets)).toFixed(2)} transactions per GET`];
+  const parts = [
+    `${rate.toFixed(0)} GETs/s (wrk)`,
+    `primary: ${(transactions / Math.max(1, gets)).toFixed(2)} transactions per GET`,
+  ];
   if (reads > 0) {
-    parts.push(`${(gets / Math.max(1, fences)).toFixed(1)} GETs per fence query`, `replica answered ${((100 * (after.replica - before.replica)) / reads).toFixed(1)}% of reads`, `behind its fence ${(after.behind - before.behind).toFixed(0)} times`);
+    parts.push(
+      `${(gets / Math.max(1, fences)).toFixed(1)} GETs per fence query`,
+      `replica answered ${((100 * (after.replica - before.replica)) / reads).toFixed(1)}% of reads`,
+      `behind its fence ${(after.behind - before.behind).toFixed(0)} times`,
+    );
   }
   console.log(`${label.padEnd(34)} ${parts.join(", ")}${extra}`);
 }
@@ -160,9 +207,19 @@ try {
   ).map((r) => r.id as string);
   await sql.end();
   const paths = ids.map((id) => `/aps/2/resources/${id}`);
-  const load = (server: { url: string; ca: string; token: string }) => ({ url: `${server.url}/aps/2/resources/${ids[0]}`, ca: server.ca, connections, seconds, headers: { "aps-token": server.token }, paths, work });
+  const load = (server: { url: string; ca: string; token: string }) => ({
+    url: `${server.url}/aps/2/resources/${ids[0]}`,
+    ca: server.ca,
+    connections,
+    seconds,
+    headers: { "aps-token": server.token },
+    paths,
+    work,
+  });
 
-  console.log(`load: ${generator}, ${connections} connections, ${seconds} s per turn (after 2 s of warm-up); serve --workers ${values.workers}; 1,000 notes; replica ${replicaName}`);
+  console.log(
+    `load: ${generator}, ${connections} connections, ${seconds} s per turn (after 2 s of warm-up); serve --workers ${values.workers}; 1,000 notes; replica ${replicaName}`,
+  );
   let before = await figures(first);
   const baseline = requestsPerSecond(load(first));
   report("primary only", baseline, before, await settledFigures(first));
@@ -177,15 +234,26 @@ try {
   // The same reads while writers configure notes (each its own notes: no claim waits between
   // them). In a worker thread: the load generator's turn blocks this thread (spawnSync).
   before = await figures(server);
-  const writing = new Worker(WRITERS, { eval: true, workerData: { url: server.url, ca: server.ca, token: server.token, ids, writers } });
+  const writing = new Worker(WRITERS, {
+    eval: true,
+    workerData: { url: server.url, ca: server.ca, token: server.token, ids, writers },
+  });
   const mixed = requestsPerSecond(load(server));
   writing.postMessage("stop");
-  const { writes, failures } = await new Promise<{ writes: number; failures: string[] }>((resolve) => writing.once("message", resolve));
+  const { writes, failures } = await new Promise<{ writes: number; failures: string[] }>((resolve) =>
+    writing.once("message", resolve),
+  );
   await writing.terminate();
   const writeRate = writes / ((Date.now() - before.at) / 1000);
   if (failures.length) console.log(`${failures.length} writes failed, the first: ${failures[0]}`);
   // The writes' own transactions are in the primary's count: per GET it says less here.
-  report(`with the replica + ${writers} writers`, mixed, before, await settledFigures(server), `; ${writeRate.toFixed(0)} writes/s (their transactions are in the primary's count)`);
+  report(
+    `with the replica + ${writers} writers`,
+    mixed,
+    before,
+    await settledFigures(server),
+    `; ${writeRate.toFixed(0)} writes/s (their transactions are in the primary's count)`,
+  );
   await stopChild(server.child);
 } finally {
   for (const child of children) await stopChild(child);

@@ -76,8 +76,14 @@ function main(): void {
       continue;
     }
     const check = ajv.compile(typeSchema(model, typeId, "create", "owner") as object);
-    for (const [mix, into, wantValid] of [["valid", valid, true], ["broken", invalid, false]] as const) {
-      for (const body of fc.sample(bodyArbitrary(model, typeId, "create", "owner", mix), { numRuns: BODIES, seed: SEED })) {
+    for (const [mix, into, wantValid] of [
+      ["valid", valid, true],
+      ["broken", invalid, false],
+    ] as const) {
+      for (const body of fc.sample(bodyArbitrary(model, typeId, "create", "owner", mix), {
+        numRuns: BODIES,
+        seed: SEED,
+      })) {
         const oursValid = ours.validateCreate(body, owner).length === 0;
         const ajvValid = check(body);
         if (oursValid === wantValid && ajvValid === wantValid) into.push({ typeId, body });
@@ -94,7 +100,10 @@ function main(): void {
     for (let r = 0; r < RUNS; r++) {
       const script = fileURLToPath(import.meta.url);
       const extra = ["--min-ms", String(MIN_MS), ...(args["per-type"] ? ["--per-type"] : [])];
-      const child = spawnSync(process.execPath, [...process.execArgv, script, "--worker", file, ...extra], { cwd: root, encoding: "utf8" });
+      const child = spawnSync(process.execPath, [...process.execArgv, script, "--worker", file, ...extra], {
+        cwd: root,
+        encoding: "utf8",
+      });
       if (child.status !== 0) {
         console.error(`run ${r + 1} failed:\n${child.stderr}`);
         continue;
@@ -113,9 +122,21 @@ function main(): void {
       `median of ${runs.length} runs (fresh process each, warm-up, >= ${MIN_MS} ms per pass), node ${process.version}`,
   );
   const labels = runs[0]?.map((r) => r.label) ?? [];
-  const summary = labels.map((label) => summarise(label, runs.map((run) => run.find((r) => r.label === label)).filter((r) => r !== undefined)));
-  table("All example resource types", summary.filter((s) => s.label === "valid" || s.label === "invalid"));
-  if (args["per-type"]) table("Per type", summary.filter((s) => s.label !== "valid" && s.label !== "invalid"));
+  const summary = labels.map((label) =>
+    summarise(
+      label,
+      runs.map((run) => run.find((r) => r.label === label)).filter((r) => r !== undefined),
+    ),
+  );
+  table(
+    "All example resource types",
+    summary.filter((s) => s.label === "valid" || s.label === "invalid"),
+  );
+  if (args["per-type"])
+    table(
+      "Per type",
+      summary.filter((s) => s.label !== "valid" && s.label !== "invalid"),
+    );
 }
 
 interface Summary {
@@ -152,10 +173,19 @@ function table(title: string, rows: readonly Summary[]): void {
   const header = ["input", "bodies", "ours ops/s", "ajv ops/s", "ours/ajv", "range of runs", `target ${TARGET}x`];
   const lines = rows.map((r) => {
     const ratio = r.ours / r.ajv;
-    return [r.label, String(r.bodies), fmt(r.ours), fmt(r.ajv), times(ratio), `${times(r.ratioMin)}–${times(r.ratioMax)}`, ratio >= TARGET ? "met" : "MISSED"];
+    return [
+      r.label,
+      String(r.bodies),
+      fmt(r.ours),
+      fmt(r.ajv),
+      times(ratio),
+      `${times(r.ratioMin)}–${times(r.ratioMax)}`,
+      ratio >= TARGET ? "met" : "MISSED",
+    ];
   });
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => l[c]!.length)));
-  const row = (cells: readonly string[]) => `| ${cells.map((x, c) => (c === 0 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join(" | ")} |`;
+  const row = (cells: readonly string[]) =>
+    `| ${cells.map((x, c) => (c === 0 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join(" | ")} |`;
   console.log(`\n${title}`);
   console.log(row(header));
   console.log(`|${widths.map((w, c) => (c === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
@@ -171,7 +201,11 @@ function worker(file: string): void {
     list.map(({ typeId, body }) => {
       let c = checks.get(typeId);
       if (!c) {
-        c = { ours: validators.get(typeId)!, ajv: ajv.compile(typeSchema(model, typeId, "create", "owner") as object), name: model.types.get(typeId)!.name };
+        c = {
+          ours: validators.get(typeId)!,
+          ajv: ajv.compile(typeSchema(model, typeId, "create", "owner") as object),
+          name: model.types.get(typeId)!.name,
+        };
         checks.set(typeId, c);
       }
       return { typeName: c.name, ours: c.ours, ajv: c.ajv, body };
@@ -181,8 +215,18 @@ function worker(file: string): void {
   const rows: RunRow[] = [measure("valid", valid), measure("invalid", invalid)];
   if (args["per-type"]) {
     for (const n of new Set(valid.map((i) => i.typeName))) {
-      rows.push(measure(`${n} valid`, valid.filter((i) => i.typeName === n)));
-      rows.push(measure(`${n} invalid`, invalid.filter((i) => i.typeName === n)));
+      rows.push(
+        measure(
+          `${n} valid`,
+          valid.filter((i) => i.typeName === n),
+        ),
+      );
+      rows.push(
+        measure(
+          `${n} invalid`,
+          invalid.filter((i) => i.typeName === n),
+        ),
+      );
     }
   }
   if (sink === 0.5) console.error(sink);

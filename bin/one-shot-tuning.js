@@ -15,7 +15,10 @@ import v8 from "node:v8";
 /** Whether `args` (the CLI's arguments) start a one-shot compile. */
 export function isOneShotCompile(args) {
   const [command, ...rest] = args;
-  return (command === "build" || command === "check") && !rest.some((a) => a === "--watch" || a === "-w" || a.startsWith("--watch="));
+  return (
+    (command === "build" || command === "check") &&
+    !rest.some((a) => a === "--watch" || a === "-w" || a.startsWith("--watch="))
+  );
 }
 
 /** Makes V8 optimise only the hottest functions of a one-shot compile; does nothing for other commands. */

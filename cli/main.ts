@@ -1,32 +1,14 @@
-import { readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import yargs, { type Argv } from "yargs";
-import { packageRoot } from "../runtime/common/package-root.ts";
-import { buildCommand } from "./commands/build.ts";
-import { checkCommand } from "./commands/check.ts";
-import { declarationsCommand } from "./commands/declarations.ts";
-import { initCommand } from "./commands/init.ts";
-import { joinCommand } from "./commands/join.ts";
-import { migrateCommand } from "./commands/migrate.ts";
-import { rulesCommand } from "./commands/rules.ts";
-import { serveCommand } from "./commands/serve.ts";
-import { tokenCommand } from "./commands/token.ts";
-import { validateCommand } from "./commands/validate.ts";
-import type { CommandContext, CommonOptions } from "./command-context.ts";
-import { ConfigError, loadConfig, type ApsGenConfig, type RuleSetting } from "./config/load-config.ts";
-import { environmentOptions, type OptionKinds } from "./environment-options.ts";
-import { endOnClosedOutput, ExitCode, processConsole, readProcessStdin, type Console } from "./console.ts";
+import { allCommands } from "./commands/all.ts";
+import type { CommandContext, CommonOptions } from "./options/command-context.ts";
+import { ConfigError, loadConfig, type ApsGenConfig, type RuleSetting } from "./options/load-config.ts";
+import { completionCommand, globalOptions, USAGE } from "./options/global-options.ts";
+import { environmentOptions, type OptionKinds } from "./options/environment-options.ts";
+import { packageInfo } from "./output/package-info.ts";
+import { endOnClosedOutput, ExitCode, processConsole, readProcessStdin, type Console } from "./output/console.ts";
 
-export { ExitCode, type Console } from "./console.ts";
-
-/** aps-gen's own version, from its package.json (found next to this module's folder). */
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(packageRoot(import.meta.url), "package.json"), "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
-  }
-}
+export { ExitCode, type Console } from "./output/console.ts";
 
 /** The value of `--config <file>` / `--config=<file>`, read before yargs so the file can give defaults. */
 function explicitConfig(argv: readonly string[]): string | undefined {
@@ -41,7 +23,26 @@ const PATH_OPTIONS = new Set(["types", "out", "data", "package"]);
 function configOptions(config: ApsGenConfig, cwd: string): Record<string, unknown> {
   const base = dirname(config.path);
   const fromFile = (p: unknown) => (typeof p === "string" ? relative(cwd, resolve(base, p)) || "." : p);
-  return Object.fromEntries(Object.entries(config.options).map(([k, v]) => [k, PATH_OPTIONS.has(k) ? (Array.isArray(v) ? v.map(fromFile) : fromFile(v)) : v]));
+  return Object.fromEntries(
+    Object.entries(config.options).map(([k, v]) => [
+      k,
+      PATH_OPTIONS.has(k) ? (Array.isArray(v) ? v.map(fromFile) : fromFile(v)) : v,
+    ]),
+  );
+}
+
+/**
+ * yargs' "Invalid values:" message (an option value not among its choices, one indented line per
+ * option) as one line: `--format "xml" is not one of text, json, sarif, github`. Undefined for
+ * any other message.
+ */
+function invalidValues(message: string): string | undefined {
+  if (!message.startsWith("Invalid values:")) return undefined;
+  const each = [...message.matchAll(/Argument: (\S+), Given: (.+), Choices: (.+)$/gm)];
+  if (each.length === 0) return undefined;
+  return each
+    .map(([, name, given, choices]) => `--${name} ${given} is not one of ${choices!.replace(/"/g, "")}`)
+    .join("; ");
 }
 
 /**
@@ -53,7 +54,9 @@ function configOptions(config: ApsGenConfig, cwd: string): Record<string, unknow
  * nothing breaks and the help is only rendered as before.
  */
 function skipHelpPrerender(parser: Argv): void {
-  const internal = parser as unknown as { getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } } };
+  const internal = parser as unknown as {
+    getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } };
+  };
   const usage = internal.getInternalMethods?.().getUsageInstance?.();
   if (typeof usage?.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
@@ -61,13 +64,22 @@ function skipHelpPrerender(parser: Argv): void {
 /**
  * Runs the aps-gen CLI with the given arguments and returns the exit code. Only yargs, the
  * config reader and the command definitions load here; each command loads its work when it
- * runs (cli/command-context.ts).
+ * runs (cli/options/command-context.ts).
  */
-export async function main(argv: readonly string[], io: Console = processConsole, cwd = process.cwd(), stdin: () => Promise<string> = readProcessStdin): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: Console = processConsole,
+  cwd = process.cwd(),
+  stdin: () => Promise<string> = readProcessStdin,
+): Promise<number> {
   if (io === processConsole) endOnClosedOutput();
   let config: ApsGenConfig | undefined;
   try {
-    config = await loadConfig(cwd, argv.find((a) => !a.startsWith("-")), explicitConfig(argv));
+    config = await loadConfig(
+      cwd,
+      argv.find((a) => !a.startsWith("-")),
+      explicitConfig(argv),
+    );
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     io.err(`aps-gen: ${error.message}`);
@@ -81,23 +93,18 @@ export async function main(argv: readonly string[], io: Console = processConsole
     io,
     cwd,
     stdin,
-    ownProcess: cwd === process.cwd() && argv.length === process.argv.length - 2 && argv.every((a, i) => a === process.argv[i + 2]),
+    ownProcess:
+      cwd === process.cwd() &&
+      argv.length === process.argv.length - 2 &&
+      argv.every((a, i) => a === process.argv[i + 2]),
     async run(work) {
       if (usageError) return;
       exitCode = await work();
     },
   };
   const fromEnvironment = environmentOptions(argv);
-  const parser = yargs()
-    .scriptName("aps-gen")
-    .usage("$0 <command> [options]\n\nCompiles APS 2.0 type declarations into types, validators, a controller and connectors, and runs the controller.")
-    .option("types", { type: "string", array: true, describe: "Package folders, .app.zip files or folders to search. Default: ./types if it exists, else the current folder (serve: else the core types only)." })
-    .option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "Diagnostics as text lines or one JSON document." })
-    .option("warn-as-error", { type: "boolean", default: false, describe: "Treat warnings as errors." })
-    .option("core", { type: "boolean", default: true, describe: "Load the bundled APS core types (use --no-core to leave them out)." })
-    .option("color", { type: "boolean", describe: "Colour the output (default: on a terminal, unless NO_COLOR is set)." })
-    .option("pretty", { type: "boolean", describe: "Show the declaration lines around each diagnostic (default: on a terminal)." })
-    .option("config", { type: "string", describe: "Config file (default: aps-gen.config.{json,ts,mjs,js} or package.json \"aps-gen\", here or above)." })
+  const parser = yargs().scriptName("aps-gen").usage(USAGE);
+  globalOptions(parser)
     .config(config ? configOptions(config, cwd) : {})
     .middleware((args) => {
       args.rules = rules;
@@ -105,34 +112,34 @@ export async function main(argv: readonly string[], io: Console = processConsole
     // Every option can also come from the environment: APS_GEN_PORT=9443, APS_GEN_DATABASE_URL=...
     .middleware((args) => fromEnvironment(args, parser as unknown as { getOptions(): OptionKinds }), true);
   const typed = parser as unknown as Argv<CommonOptions>;
-  typed
-    .command(checkCommand(context))
-    .command(buildCommand(context))
-    .command(validateCommand(context))
-    .command(serveCommand(context))
-    .command(migrateCommand(context))
-    .command(joinCommand(context))
-    .command(tokenCommand(context))
-    .command(initCommand(context))
-    .command(declarationsCommand(context))
-    .command(rulesCommand(context));
+  for (const command of allCommands) typed.command(command(context));
   parser
-    .completion("completion", "Print a shell completion script (bash or zsh): aps-gen completion >> ~/.bashrc")
-    .demandCommand(1, "Name a command: check, build, validate, serve, migrate, join, token, init, declarations or rules.")
+    .completion(completionCommand.command, completionCommand.describe)
+    .demandCommand(
+      1,
+      "Name a command: check, build, validate, serve, migrate, join, token, init, declarations, rules or lsp.",
+    )
     .recommendCommands()
     .strict()
     .help()
-    .version(packageVersion())
+    .version(packageInfo().version)
     .fail((message, error) => {
       if (error) throw error;
       // An option only the config file gave: say it is the file's.
       const unknown = /^Unknown arguments?: (.+)$/.exec(message)?.[1]?.split(", ");
       if (config && unknown?.every((name) => name in config.options)) {
-        io.err(`aps-gen: ${config.path}: ${unknown.map((n) => `"${n}"`).join(", ")} ${unknown.length === 1 ? "is no option" : "are no options"} of this command; see aps-gen <command> --help`);
+        io.err(
+          `aps-gen: ${config.path}: ${unknown.map((n) => `"${n}"`).join(", ")} ${unknown.length === 1 ? "is no option" : "are no options"} of this command; see aps-gen <command> --help`,
+        );
         usageError = true;
         return;
       }
-      io.err(`aps-gen: ${message}\nRun "aps-gen --help" for usage.`);
+      const invalid = invalidValues(message);
+      io.err(
+        invalid
+          ? `aps-gen: ${invalid}; see aps-gen <command> --help`
+          : `aps-gen: ${message}\nRun "aps-gen --help" for usage.`,
+      );
       usageError = true;
     })
     .exitProcess(false)

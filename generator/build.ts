@@ -10,6 +10,12 @@ import type { ApsModel } from "./model/model.ts";
 /** Runs every emitter over the model and returns all files of one build, sorted by path. */
 export function emitAll(model: ApsModel): GeneratedFile[] {
   const names = buildNameTable(model);
-  const files = [...emitTypes(model, names), ...emitValidators(model, names), ...emitConnectors(model, names), ...emitClients(model, names), ...emitOpenApi(model)];
+  const files = [
+    ...emitTypes(model, names),
+    ...emitValidators(model, names),
+    ...emitConnectors(model, names),
+    ...emitClients(model, names),
+    ...emitOpenApi(model),
+  ];
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { type Dirent, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { hasBanner } from "./emit/core/banner.ts";
 
@@ -38,7 +38,10 @@ interface FolderState {
   generatedPaths(): string[];
 }
 
-function diff(files: readonly GeneratedFile[], state: FolderState): OutputReport & { toWrite: GeneratedFile[]; toDelete: string[] } {
+function diff(
+  files: readonly GeneratedFile[],
+  state: FolderState,
+): OutputReport & { toWrite: GeneratedFile[]; toDelete: string[] } {
   const changed: string[] = [];
   const added: string[] = [];
   const conflicts: string[] = [];
@@ -58,7 +61,10 @@ function diff(files: readonly GeneratedFile[], state: FolderState): OutputReport
       toWrite.push(f);
     } else unchanged++;
   }
-  const stale = state.generatedPaths().filter((p) => !produced.has(p)).sort();
+  const stale = state
+    .generatedPaths()
+    .filter((p) => !produced.has(p))
+    .sort();
   return { changed, added, stale, conflicts, unchanged, toWrite, toDelete: stale };
 }
 
@@ -100,7 +106,7 @@ function diskState(outDir: string): FolderState {
 export function listFiles(outDir: string): Set<string> {
   const found = new Set<string>();
   const visit = (dir: string, prefix: string) => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
@@ -150,7 +156,9 @@ export function compareHost(outDir: string): OutputHost {
 }
 
 /** Keeps output in memory (tests, the controller's package import). */
-export function memoryHost(initial: ReadonlyMap<string, string> = new Map()): OutputHost & { readonly files: Map<string, string> } {
+export function memoryHost(
+  initial: ReadonlyMap<string, string> = new Map(),
+): OutputHost & { readonly files: Map<string, string> } {
   const files = new Map(initial);
   return {
     files,

@@ -29,7 +29,11 @@ function nameOf(node) {
   if (ts.isConstructorDeclaration(node)) return `${node.parent.name?.text ?? "class"}.constructor`;
   if (own) return ts.isClassLike(node.parent) && node.parent.name ? `${node.parent.name.text}.${own}` : own;
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name) return parent.name.getText();
+  if (
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    parent.name
+  )
+    return parent.name.getText();
   return "(anonymous)";
 }
 

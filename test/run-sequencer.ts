@@ -10,6 +10,7 @@ import { startPackageStages } from "./helpers/packed-package.ts";
  * durations cached, and vitest then starts the largest files first).
  */
 const SLOWEST_FIRST = [
+  "test/e2e/console.test.ts", // 98 (2026-11-27, alone, load average ~9: Chromium through 13 flows)
   "test/e2e/multi-node.test.ts", // 42 (2026-11-27)
   "test/e2e/provision-crash.test.ts", // 34
   "test/e2e/database-outage.test.ts", // 30 (2026-11-27)

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
-import type { Command, CommonOptions } from "../command-context.ts";
-import type { Console } from "../console.ts";
+import type { Command, CommonOptions } from "../options/command-context.ts";
+import type { Console } from "../output/console.ts";
 import type { OutputReport } from "../../generator/host.ts";
 
 interface BuildOptions extends CommonOptions {
@@ -15,10 +15,27 @@ interface BuildOptions extends CommonOptions {
 const builder = (y: Argv<CommonOptions>): Argv<BuildOptions> =>
   y
     .option("out", { type: "string", default: "generated", describe: "Output folder." })
-    .option("check", { type: "boolean", default: false, describe: "Write nothing; exit 1 and list the files that differ when the output is stale." })
-    .option("dry-run", { type: "boolean", default: false, describe: "Write nothing; list what a build would write and delete." })
-    .option("cache", { type: "boolean", default: true, describe: "Skip a build when nothing changed since the last clean one into the same folder (--no-cache: always build)." })
-    .option("watch", { type: "boolean", default: false, describe: "Build again whenever a declaration changes, until Ctrl-C; errors are shown and watching goes on." });
+    .option("check", {
+      type: "boolean",
+      default: false,
+      describe: "Write nothing; exit 1 and list the files that differ when the output is stale.",
+    })
+    .option("dry-run", {
+      type: "boolean",
+      default: false,
+      describe: "Write nothing; list what a build would write and delete.",
+    })
+    .option("cache", {
+      type: "boolean",
+      default: true,
+      describe:
+        "Skip a build when nothing changed since the last clean one into the same folder (--no-cache: always build).",
+    })
+    .option("watch", {
+      type: "boolean",
+      default: false,
+      describe: "Build again whenever a declaration changes, until Ctrl-C; errors are shown and watching goes on.",
+    });
 
 export const buildCommand: Command<BuildOptions> = (context) => ({
   command: "build",
@@ -29,34 +46,48 @@ export const buildCommand: Command<BuildOptions> = (context) => ({
       const { io, cwd } = context;
       const exitCode = await runBuild(options, io, cwd);
       if (!options.watch) return exitCode;
-      const { watchAndRebuild } = await import("../watch.ts");
-      const { inputsOf } = await import("../compile-report.ts");
-      await watchAndRebuild({ paths: inputsOf(options, cwd).map((p) => resolve(cwd, p)), ignore: [resolve(cwd, options.out)] }, () => void runBuild(options, io, cwd), io.err);
+      const { watchAndRebuild } = await import("../build/watch.ts");
+      const { inputsOf } = await import("../output/compile-report.ts");
+      await watchAndRebuild(
+        { paths: inputsOf(options, cwd).map((p) => resolve(cwd, p)), ignore: [resolve(cwd, options.out)] },
+        () => void runBuild(options, io, cwd),
+        io.err,
+      );
       return 0;
     }),
 });
 
 async function runBuild(options: BuildOptions, io: Console, cwd: string): Promise<number> {
   const start = performance.now();
-  const { compileOrReport, counts, inputsOf, printDiagnostics, seconds, serviceSummary, verdict } = await import("../compile-report.ts");
-  const { hasErrors } = await import("../../generator/diagnostics/diagnostic.ts");
-  const { ExitCode, plural } = await import("../console.ts");
-  const print = options.format === "json" ? io.err : io.out;
+  const { compileOrReport, counts, humanLines, inputsOf, printDiagnostics, seconds, serviceSummary, verdict } =
+    await import("../output/compile-report.ts");
+  const { hasErrors } = await import("../../generator/diagnostics.ts");
+  const { ExitCode, plural } = await import("../output/console.ts");
+  const print = humanLines(options, io);
   const say = (line: string) => print(verdict(line, options));
   const outName = `${options.out.replace(/\/$/, "")}/`;
   // Nothing changed since the last clean build into this folder: nothing to do (build-cache.ts).
   const cached = options.cache && !options.check && !options["dry-run"] && !options.watch && options.format === "text";
-  const cache = !cached ? undefined : (await import("../build-cache.ts")).openBuildCache(inputsOf(options, cwd), options, resolve(cwd, options.out), cwd);
+  const cache = !cached
+    ? undefined
+    : (await import("../build/build-cache.ts")).openBuildCache(
+        inputsOf(options, cwd),
+        options,
+        resolve(cwd, options.out),
+        cwd,
+      );
   if (cache?.hit) {
     for (const line of cache.hit.summary) say(line);
-    say(`✓ ${plural(cache.hit.types, "type")} → ${outName} · ${plural(cache.hit.outputs.length, "file")}, up to date: nothing changed since the last build · ${seconds(start)}`);
+    say(
+      `✓ ${plural(cache.hit.types, "type")} → ${outName} · ${plural(cache.hit.outputs.length, "file")}, up to date: nothing changed since the last build · ${seconds(start)}`,
+    );
     return ExitCode.ok;
   }
   const result = compileOrReport(options, io, cwd);
   if (typeof result === "number") return result;
   const failed = hasErrors(result.diagnostics, options["warn-as-error"]);
   if (failed) {
-    printDiagnostics(result.diagnostics, options, io, cwd);
+    printDiagnostics(result, options, io, cwd);
     for (const line of serviceSummary(result)) say(line);
     say(`✗ build stopped: ${counts(result.diagnostics)}; nothing was written · ${seconds(start)}`);
     return ExitCode.findings;
@@ -73,13 +104,16 @@ async function runBuild(options: BuildOptions, io: Console, cwd: string): Promis
   const outDir = resolve(cwd, options.out);
   const compareOnly = options.check || options["dry-run"];
   const report = (compareOnly ? compareHost(outDir) : diskHost(outDir)).apply(files);
-  printDiagnostics(result.diagnostics, options, io, cwd, { files: files.map((f) => f.path), report });
+  printDiagnostics(result, options, io, cwd, { files: files.map((f) => f.path), report });
   const summary = serviceSummary(result);
   for (const line of summary) say(line);
 
   if (report.conflicts.length > 0) {
-    for (const p of report.conflicts) say(`  conflict  ${outName}${p} has no aps-gen banner; it was not overwritten (move it away or delete it)`);
-    say(`✗ build stopped: ${report.conflicts.length} hand-written file(s) in the way; nothing was written · ${seconds(start)}`);
+    for (const p of report.conflicts)
+      say(`  conflict  ${outName}${p} has no aps-gen banner; it was not overwritten (move it away or delete it)`);
+    say(
+      `✗ build stopped: ${report.conflicts.length} hand-written file(s) in the way; nothing was written · ${seconds(start)}`,
+    );
     return ExitCode.findings;
   }
   if (options.check) {
@@ -95,7 +129,9 @@ async function runBuild(options: BuildOptions, io: Console, cwd: string): Promis
   if (options["dry-run"]) listChanges(report, outName, say);
   const written = report.added.length + report.changed.length;
   const verb = options["dry-run"] ? "would write" : "written";
-  say(`✓ ${plural(result.model.types.size, "type")} → ${outName} · ${plural(files.length, "file")} (${written} ${verb}, ${report.stale.length} stale ${options["dry-run"] ? "to delete" : "deleted"}) · ${seconds(start)}`);
+  say(
+    `✓ ${plural(result.model.types.size, "type")} → ${outName} · ${plural(files.length, "file")} (${written} ${verb}, ${report.stale.length} stale ${options["dry-run"] ? "to delete" : "deleted"}) · ${seconds(start)}`,
+  );
   return ExitCode.ok;
 }
 

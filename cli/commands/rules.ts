@@ -1,5 +1,5 @@
-import type { Command, CommonOptions } from "../command-context.ts";
-import { noOptions } from "../command-context.ts";
+import type { Command, CommonOptions } from "../options/command-context.ts";
+import { noOptions } from "../options/command-context.ts";
 
 export const rulesCommand: Command<CommonOptions> = (context) => ({
   command: "rules",
@@ -7,8 +7,9 @@ export const rulesCommand: Command<CommonOptions> = (context) => ({
   builder: noOptions,
   handler: () =>
     context.run(async () => {
-      const { allCodes } = await import("../../generator/diagnostics/codes.ts");
-      for (const c of allCodes) context.io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
+      const { allCodes } = await import("../../generator/diagnostics.ts");
+      for (const c of allCodes)
+        context.io.out(`${c.code}  ${c.severity.padEnd(7)}  ${c.rule.padEnd(30)}  ${c.summary}`);
       return 0;
     }),
 });

@@ -17,7 +17,7 @@ export const openApiDocument: Record<string, unknown> = {
     "/aps/2/resources": {
       get: {
         operationId: "listResources",
-        summary: "Lists resources the caller may see (RQL in the query string, aps-facts 1).",
+        summary: "Lists resources the caller may see (RQL in the query string, docs/aps/rql.md).",
         parameters: [
           {
             name: "rql",
@@ -7649,7 +7649,7 @@ export const openApiDocument: Record<string, unknown> = {
       },
       post: {
         operationId: "subscribe",
-        summary: "Subscribes the resource to an event (SPEC 6.1).",
+        summary: "Subscribes the resource to an event (docs/aps/events.md).",
         security: [
           {
             apsToken: [],
@@ -7713,7 +7713,7 @@ export const openApiDocument: Record<string, unknown> = {
       },
       delete: {
         operationId: "unsubscribeById",
-        summary: 'Removes the subscription named by `?id=` or a body `{"id"}` (SPEC 4.2\'s form).',
+        summary: 'Removes the subscription named by `?id=` or a body `{"id"}`.',
         security: [
           {
             apsToken: [],
@@ -8288,7 +8288,7 @@ export const openApiDocument: Record<string, unknown> = {
             name: "APS-Transaction-ID",
             in: "header",
             required: false,
-            description: "The transaction id the controller sent, to join its business transaction (SPEC 4.7).",
+            description: "The transaction id the controller sent, to join its business transaction.",
             schema: {
               type: "string",
             },
@@ -8297,7 +8297,7 @@ export const openApiDocument: Record<string, unknown> = {
             name: "APS-Resource-ID",
             in: "header",
             required: false,
-            description: "One of the application's resources, to act for its owner (SPEC 4.7).",
+            description: "One of the application's resources, to act for its owner.",
             schema: {
               type: "string",
             },
@@ -8395,7 +8395,7 @@ export const openApiDocument: Record<string, unknown> = {
           name: "APS-Transaction-ID",
           in: "header",
           required: false,
-          description: "The transaction id the controller sent, to join its business transaction (SPEC 4.7).",
+          description: "The transaction id the controller sent, to join its business transaction.",
           schema: {
             type: "string",
           },
@@ -8404,7 +8404,7 @@ export const openApiDocument: Record<string, unknown> = {
           name: "APS-Resource-ID",
           in: "header",
           required: false,
-          description: "One of the application's resources, to act for its owner (SPEC 4.7).",
+          description: "One of the application's resources, to act for its owner.",
           schema: {
             type: "string",
           },
@@ -8628,7 +8628,7 @@ export const openApiDocument: Record<string, unknown> = {
           name: "APS-Transaction-ID",
           in: "header",
           required: false,
-          description: "The transaction id the controller sent, to join its business transaction (SPEC 4.7).",
+          description: "The transaction id the controller sent, to join its business transaction.",
           schema: {
             type: "string",
           },
@@ -8637,7 +8637,7 @@ export const openApiDocument: Record<string, unknown> = {
           name: "APS-Resource-ID",
           in: "header",
           required: false,
-          description: "One of the application's resources, to act for its owner (SPEC 4.7).",
+          description: "One of the application's resources, to act for its owner.",
           schema: {
             type: "string",
           },
@@ -9119,6 +9119,67 @@ export const openApiDocument: Record<string, unknown> = {
         },
       },
     },
+    "/aps/2/instances/{instanceId}/health": {
+      get: {
+        operationId: "checkEndpointHealth",
+        summary:
+          "Whether the instance's endpoint answers a GET of its root over HTTPS now (any status counts), and how fast; an unreachable one is reachable: false with why.",
+        parameters: [
+          {
+            name: "instanceId",
+            in: "path",
+            required: true,
+            description: "Application instance id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The endpoint's health.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
     "/aps/2/tasks": {
       get: {
         operationId: "listTasks",
@@ -9228,10 +9289,120 @@ export const openApiDocument: Record<string, unknown> = {
         },
       },
     },
+    "/aps/2/tasks/{taskId}/retry": {
+      post: {
+        operationId: "retryTask",
+        summary: "Puts a failed task back in the queue, due now; a pending or finished one is a 409.",
+        parameters: [
+          {
+            name: "taskId",
+            in: "path",
+            required: true,
+            description: "Task id.",
+            schema: {
+              type: "string",
+              format: "uuid",
+            },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The task, pending again.",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/console/calls": {
+      get: {
+        operationId: "streamEndpointCalls",
+        summary:
+          "The calls this controller (every worker of `serve --workers N`; not other nodes) makes to application endpoints, as server-sent events (provider administrators): the last 200 first, then each new one; credentials removed, encrypted values masked.",
+        responses: {
+          "200": {
+            description: "One `data:` line of JSON per call.",
+            content: {
+              "text/event-stream": {
+                schema: {
+                  type: "string",
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
     "/aps/2/events/pending": {
       get: {
         operationId: "listPendingNotifications",
-        summary: "Notifications not yet delivered (provider administrators).",
+        summary:
+          "Notifications not yet delivered (provider administrators), oldest first, at most 1000; Content-Range gives how many in all.",
         responses: {
           "200": {
             description: "A page of the list.",
@@ -9287,7 +9458,65 @@ export const openApiDocument: Record<string, unknown> = {
     "/aps/2/events/dead": {
       get: {
         operationId: "listDeadLetters",
-        summary: "Notifications given up after their retries (provider administrators).",
+        summary:
+          "Notifications given up after their retries (provider administrators), oldest first, at most 1000; Content-Range gives how many in all.",
+        responses: {
+          "200": {
+            description: "A page of the list.",
+            headers: {
+              "Content-Range": {
+                $ref: "#/components/headers/Content-Range",
+              },
+            },
+            content: {
+              "application/json": {
+                schema: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                  },
+                },
+              },
+            },
+          },
+          "400": {
+            $ref: "#/components/responses/Error400",
+          },
+          "401": {
+            $ref: "#/components/responses/Error401",
+          },
+          "403": {
+            $ref: "#/components/responses/Error403",
+          },
+          "404": {
+            $ref: "#/components/responses/Error404",
+          },
+          "409": {
+            $ref: "#/components/responses/Error409",
+          },
+          "413": {
+            $ref: "#/components/responses/Error413",
+          },
+          "429": {
+            $ref: "#/components/responses/Error429",
+          },
+          "502": {
+            $ref: "#/components/responses/Error502",
+          },
+          "503": {
+            $ref: "#/components/responses/Error503",
+          },
+          "504": {
+            $ref: "#/components/responses/Error504",
+          },
+        },
+      },
+    },
+    "/aps/2/events/subscriptions": {
+      get: {
+        operationId: "listEverySubscription",
+        summary:
+          "Every event subscription of every subscriber, with its subscriber and creation time (provider administrators), oldest first, at most 1000; Content-Range gives how many in all.",
         responses: {
           "200": {
             description: "A page of the list.",
@@ -10682,7 +10911,7 @@ export const openApiDocument: Record<string, unknown> = {
     },
     headers: {
       "Content-Range": {
-        description: "`items <first>-<last>/<total>`, or `items */<total>` for an empty page (SPEC 4.6).",
+        description: "`items <first>-<last>/<total>`, or `items */<total>` for an empty page.",
         required: true,
         schema: {
           type: "string",
@@ -11221,7 +11450,8 @@ export const openApiDocument: Record<string, unknown> = {
           },
           event: {
             type: "string",
-            description: "URI of the event type again, under the name SPEC 6.2 gives it.",
+            description:
+              "URI of the event type again, under the name the EventNotification schema gives it (docs/aps/events.md).",
             format: "uri",
           },
           subscription: {
@@ -11243,7 +11473,7 @@ export const openApiDocument: Record<string, unknown> = {
       "Resource.ErrorInfo": {
         type: "object",
         description:
-          "The body of a failed call, as SPEC section 7 shows it: a numeric code, a short error name and a message for people.",
+          "The body of a failed call (docs/aps/rest-api.md, errors): a numeric code, a short error name and a message for people.",
         properties: {
           code: {
             type: "integer",

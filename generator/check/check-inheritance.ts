@@ -4,7 +4,7 @@ import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 
 /**
  * APS029: a property that redefines an inherited one may change its other attributes but not
- * its type, since stored resources and clients of the parent type would break (aps-facts 8:
+ * its type, since stored resources and clients of the parent type would break (docs/aps/types.md section 3:
  * "data declarations may only change in backward-compatible ways").
  */
 export function checkInheritance(model: ApsModel, sink: DiagnosticSink): void {
@@ -14,7 +14,7 @@ export function checkInheritance(model: ApsModel, sink: DiagnosticSink): void {
       if (!inherited || sameType(own, inherited.property)) continue;
       sink.report(
         Codes.redefinitionChangesType,
-        own.attrLocs["type"] ?? own.loc,
+        own.attrLocs.type ?? own.loc,
         `property "${own.name}" redefines the one inherited from ${inherited.from} with type "${typeText(own)}" instead of "${typeText(inherited.property)}"; a redefinition may not change the type. Keep "${typeText(inherited.property)}", or use a new property name.`,
       );
     }
@@ -22,7 +22,11 @@ export function checkInheritance(model: ApsModel, sink: DiagnosticSink): void {
 }
 
 /** The definition a redefinition replaces: the one of the nearest ancestor that has it. */
-function nearestInherited(model: ApsModel, type: ResolvedType, name: string): { property: Property; from: string } | undefined {
+function nearestInherited(
+  model: ApsModel,
+  type: ResolvedType,
+  name: string,
+): { property: Property; from: string } | undefined {
   for (const id of type.ancestors) {
     const property = model.types.get(id)?.properties.get(name);
     if (property) return { property, from: property.declaredIn };

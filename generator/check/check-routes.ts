@@ -5,8 +5,8 @@ import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { routeShape } from "../../runtime/common/path-template.ts";
 
 /**
- * Route rules on each resolved type, inherited operations and relations included (SPEC 4.4
- * path rules 2 and 3): no two operations answer the same request (APS082), and no instance
+ * Route rules on each resolved type, inherited operations and relations included (docs/aps/rest-api.md,
+ * custom operations; docs/aps/relations.md section 1): no two operations answer the same request (APS082), and no instance
  * operation path starts with a relation name, which the controller already routes to the
  * relation's links (APS083).
  */
@@ -47,7 +47,7 @@ function checkDuplicateRoutes(model: ApsModel, type: ResolvedType, sink: Diagnos
       const origin = isOwn(earlier) ? "" : ` inherited from ${earlier.declaredIn}`;
       sink.report(
         Codes.duplicateOperationRoute,
-        op.attrLocs["path"] ?? op.loc,
+        op.attrLocs.path ?? op.loc,
         `operation "${op.name}" uses ${describeRoute(op)}, the same route as operation "${earlier.name}"${origin}; change the path or the verb of one of them${origin ? `, or redefine "${earlier.name}" under its own name` : ""}.`,
       );
       continue;
@@ -73,8 +73,8 @@ function checkRelationPaths(type: ResolvedType, sink: DiagnosticSink): void {
     if (op.static || first === undefined) continue;
     const relation = type.relations.get(first);
     if (!relation) continue;
-    const message = `operation "${op.name}" path ${op.path} starts with "${first}", a relation of "${type.name}": /aps/2/resources/<id>/${first} already serves the relation's links (SPEC 4.2), so rename the path or the relation.`;
-    if (op.declaredIn === type.id) sink.report(Codes.pathEqualsRelation, op.attrLocs["path"] ?? op.loc, message);
+    const message = `operation "${op.name}" path ${op.path} starts with "${first}", a relation of "${type.name}": /aps/2/resources/<id>/${first} already serves the relation's links, so rename the path or the relation.`;
+    if (op.declaredIn === type.id) sink.report(Codes.pathEqualsRelation, op.attrLocs.path ?? op.loc, message);
     else if (relation.declaredIn === type.id) sink.report(Codes.pathEqualsRelation, relation.loc, message);
   }
 }

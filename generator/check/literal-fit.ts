@@ -16,7 +16,7 @@ export function literalTypeProblem(literal: Literal, ref: TypeRef): string | und
 }
 
 /**
- * Whether a literal that fits its type stays within SPEC 8: integers in the signed 64-bit
+ * Whether a literal that fits its type stays within the APS limits (docs/aps/resources.md): integers in the signed 64-bit
  * range, strings at most 4000 characters. Returns the reason, or undefined.
  */
 export function literalRangeProblem(literal: Literal, ref: TypeRef): string | undefined {
@@ -37,7 +37,11 @@ function literalTree(raw: string): Node | undefined {
 export function expectedValue(ref: TypeRef): string {
   switch (ref.kind) {
     case "primitive":
-      return ref.name === "integer" || ref.name === "object" ? `an ${ref.name}` : ref.name === "long" ? "an integer" : `a ${ref.name}`;
+      return ref.name === "integer" || ref.name === "object"
+        ? `an ${ref.name}`
+        : ref.name === "long"
+          ? "an integer"
+          : `a ${ref.name}`;
     case "array":
       return "an array";
     case "structure":
@@ -101,11 +105,16 @@ function rangeProblem(node: Node, raw: string, ref: TypeRef, where: string): str
   }
   if (ref.kind !== "primitive") return undefined;
   const text = textOf(raw, node);
-  if ((ref.name === "integer" || ref.name === "long") && node.type === "number" && isIntegerText(text) && !isInt64Text(text)) {
-    return `${where}${text} is outside the signed 64-bit range -9223372036854775808..9223372036854775807 (SPEC 8)`;
+  if (
+    (ref.name === "integer" || ref.name === "long") &&
+    node.type === "number" &&
+    isIntegerText(text) &&
+    !isInt64Text(text)
+  ) {
+    return `${where}${text} is outside the signed 64-bit range -9223372036854775808..9223372036854775807`;
   }
   if (ref.name === "string" && typeof node.value === "string" && node.value.length > Limits.maxStringLength) {
-    return `${where}a string of ${node.value.length} characters is longer than the ${Limits.maxStringLength} a string property can hold (SPEC 8)`;
+    return `${where}a string of ${node.value.length} characters is longer than the ${Limits.maxStringLength} a string property can hold`;
   }
   return undefined;
 }

@@ -16,9 +16,11 @@ export interface OwnProperty {
 export function ownProperties(model: ApsModel): OwnProperty[] {
   const out: OwnProperty[] = [];
   for (const type of model.types.values()) {
-    for (const property of type.decl.properties.values()) out.push({ property, what: `property "${property.name}"`, type });
+    for (const property of type.decl.properties.values())
+      out.push({ property, what: `property "${property.name}"`, type });
     for (const s of type.decl.structures.values()) {
-      for (const property of s.properties.values()) out.push({ property, what: `structure "${s.name}" property "${property.name}"`, type });
+      for (const property of s.properties.values())
+        out.push({ property, what: `structure "${s.name}" property "${property.name}"`, type });
     }
   }
   return out;

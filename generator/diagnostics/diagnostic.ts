@@ -14,6 +14,20 @@ export interface Diagnostic {
   readonly file: string;
   readonly line: number;
   readonly col: number;
+  /** Where the offending text ends (just after it), when the rule knows: see Loc. */
+  readonly endLine?: number;
+  readonly endCol?: number;
+  /** A did-you-mean fix, machine-readable: present only when the message suggests one. */
+  readonly suggestion?: Suggestion;
+}
+
+/**
+ * What a did-you-mean message proposes: the text written at (or just after) the diagnostic's
+ * place and what to write instead. Editors offer it as a quick fix (aps-gen lsp).
+ */
+export interface Suggestion {
+  readonly written: string;
+  readonly replacement: string;
 }
 
 /** Collects diagnostics in the order they are found. */
@@ -21,7 +35,7 @@ export class DiagnosticSink {
   readonly items: Diagnostic[] = [];
 
   /** Records a finding of the given rule at `loc`. */
-  report(rule: DiagnosticCode, loc: Loc, message: string): void {
+  report(rule: DiagnosticCode, loc: Loc, message: string, suggestion?: Suggestion): void {
     this.items.push({
       code: rule.code,
       rule: rule.rule,
@@ -30,6 +44,8 @@ export class DiagnosticSink {
       file: loc.file,
       line: loc.line,
       col: loc.col,
+      ...(loc.endLine !== undefined && { endLine: loc.endLine, endCol: loc.endCol }),
+      ...(suggestion && { suggestion }),
     });
   }
 

@@ -1,4 +1,5 @@
 import { distance } from "fastest-levenshtein";
+import type { Suggestion } from "./diagnostic.ts";
 
 /**
  * The candidate a misspelt word most likely meant, or undefined when none is close: the same
@@ -23,8 +24,17 @@ export function closestMatch(word: string, candidates: Iterable<string>, maxEdit
   return best;
 }
 
-/** `; did you mean "x"?` for a message, or "" when nothing is close. */
-export function didYouMean(word: string, candidates: Iterable<string>, maxEdits?: number): string {
+/**
+ * `; did you mean "x"?` for a message, or "" when nothing is close, with the suggestion to
+ * attach to the diagnostic.
+ */
+export function didYouMean(
+  word: string,
+  candidates: Iterable<string>,
+  maxEdits?: number,
+): { readonly text: string; readonly suggestion?: Suggestion } {
   const match = closestMatch(word, candidates, maxEdits);
-  return match === undefined ? "" : `; did you mean "${match}"?`;
+  return match === undefined
+    ? { text: "" }
+    : { text: `; did you mean "${match}"?`, suggestion: { written: word, replacement: match } };
 }

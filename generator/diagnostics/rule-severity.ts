@@ -7,7 +7,10 @@ export type RuleSetting = Severity | "off";
  * Diagnostics with the severities a project chose: a rule set "off" is dropped, others take
  * the severity given (the config reader lets only warning rules be set below "error").
  */
-export function applyRuleSettings(diagnostics: readonly Diagnostic[], rules: ReadonlyMap<string, RuleSetting>): Diagnostic[] {
+export function applyRuleSettings(
+  diagnostics: readonly Diagnostic[],
+  rules: ReadonlyMap<string, RuleSetting>,
+): Diagnostic[] {
   if (rules.size === 0) return [...diagnostics];
   const out: Diagnostic[] = [];
   for (const d of diagnostics) {

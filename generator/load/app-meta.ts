@@ -51,10 +51,14 @@ export function parseAppMeta(file: SourceFile, sink: DiagnosticSink): AppMeta | 
     sink.report(Codes.appMetaInvalid, xmlProblem.loc, `APP-META.xml is not well-formed XML: ${xmlProblem.message}.`);
     return undefined;
   }
-  if (!root || root.localName !== "application" || root.namespaceURI !== APS2_NAMESPACE) {
+  if (root?.localName !== "application" || root.namespaceURI !== APS2_NAMESPACE) {
     const loc = root ? elementLoc(file, root) : { file: file.path, line: 1, col: 1 };
     const found = root ? `<${root.tagName}> in namespace ${root.namespaceURI ?? "(none)"}` : "no root element";
-    sink.report(Codes.appMetaInvalid, loc, `APP-META.xml must have root <application xmlns="${APS2_NAMESPACE}">; found ${found}. APS 1 packages are not supported.`);
+    sink.report(
+      Codes.appMetaInvalid,
+      loc,
+      `APP-META.xml must have root <application xmlns="${APS2_NAMESPACE}">; found ${found}. APS 1 packages are not supported.`,
+    );
     return undefined;
   }
 
@@ -65,11 +69,19 @@ export function parseAppMeta(file: SourceFile, sink: DiagnosticSink): AppMeta | 
     const rawId = el.getAttribute("id") ?? "";
     const id = rawId.trim();
     if (id !== rawId) {
-      sink.report(Codes.serviceIdWhitespace, loc, `<service id="${rawId}"> has surrounding whitespace; it is read as "${id}". Remove the spaces.`);
+      sink.report(
+        Codes.serviceIdWhitespace,
+        loc,
+        `<service id="${rawId}"> has surrounding whitespace; it is read as "${id}". Remove the spaces.`,
+      );
     }
     const earlier = seen.get(id);
     if (earlier) {
-      sink.report(Codes.duplicateService, loc, `<service id="${id}"> is declared twice (first at line ${earlier.line}); service ids must be unique.`);
+      sink.report(
+        Codes.duplicateService,
+        loc,
+        `<service id="${id}"> is declared twice (first at line ${earlier.line}); service ids must be unique.`,
+      );
       continue;
     }
     seen.set(id, loc);
@@ -99,7 +111,8 @@ export function parseAppMeta(file: SourceFile, sink: DiagnosticSink): AppMeta | 
 function childElements(parent: Element, localName: string): Element[] {
   const out: Element[] = [];
   for (let n = parent.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1 && (n as Element).localName === localName && (n as Element).namespaceURI === APS2_NAMESPACE) out.push(n as Element);
+    if (n.nodeType === 1 && (n as Element).localName === localName && (n as Element).namespaceURI === APS2_NAMESPACE)
+      out.push(n as Element);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { Codes } from "../diagnostics/codes.ts";
 import { closestMatch } from "../diagnostics/did-you-mean.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
-import { jsonTypeName, nodeLoc, objectMembers, rawText, type JsonNode } from "./json-document.ts";
+import { jsonTypeName, nodeLoc, nodeRange, objectMembers, rawText, type JsonNode } from "./json-document.ts";
 import type { Loc, SourceFile } from "./source-file.ts";
 
 /** The JSON type an attribute must have. `any` accepts every value (e.g. `default`). */
@@ -33,13 +33,28 @@ export class Attributes {
       if (kind === undefined) {
         // A near miss of a real attribute is an error: "requried" silently left a property optional.
         const meant = closestMatch(key, Object.keys(spec));
-        if (meant !== undefined) sink.report(Codes.misspeltAttribute, loc, `${what}: "${key}" is not an attribute; did you mean "${meant}"? As written it is ignored, and "${meant}" is not set.`);
-        else sink.report(Codes.unknownAttribute, loc, `${what}: unknown attribute "${key}" is ignored; known attributes are ${Object.keys(spec).join(", ")}.`);
+        if (meant !== undefined)
+          sink.report(
+            Codes.misspeltAttribute,
+            loc,
+            `${what}: "${key}" is not an attribute; did you mean "${meant}"? As written it is ignored, and "${meant}" is not set.`,
+            { written: key, replacement: meant },
+          );
+        else
+          sink.report(
+            Codes.unknownAttribute,
+            loc,
+            `${what}: unknown attribute "${key}" is ignored; known attributes are ${Object.keys(spec).join(", ")}.`,
+          );
         continue;
       }
       if (value.type === "null") continue;
       if (!matchesKind(file, value, kind)) {
-        sink.report(Codes.attributeValueType, nodeLoc(file, value), `${what}: "${key}" must be ${article(kind)}, not ${jsonTypeName(value)}.`);
+        sink.report(
+          Codes.attributeValueType,
+          nodeRange(file, value),
+          `${what}: "${key}" must be ${article(kind)}, not ${jsonTypeName(value)}.`,
+        );
         continue;
       }
       this.values.set(key, value);

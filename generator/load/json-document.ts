@@ -2,7 +2,7 @@ import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseErro
 import { Codes } from "../diagnostics/codes.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { readJsonTree } from "./json-tree.ts";
-import { locAt, type Loc, type SourceFile } from "./source-file.ts";
+import { locAt, rangeAt, type Loc, type SourceFile } from "./source-file.ts";
 
 /** A node of the parsed JSON tree (jsonc-parser's), carrying offsets into the source. */
 export type JsonNode = Node;
@@ -39,7 +39,7 @@ export function parseJsonDocument(file: SourceFile, sink: DiagnosticSink): JsonD
   if (errors.length > 0) {
     // The first error is the one worth reading; the rest usually follow from it.
     const first = errors[0]!;
-    sink.report(Codes.jsonSyntax, locAt(file, first.offset), describeParseError(first));
+    sink.report(Codes.jsonSyntax, rangeAt(file, first.offset, first.length), describeParseError(first));
     return { file, root: undefined };
   }
   if (root) reportDuplicateKeys(file, root, sink);
@@ -72,12 +72,19 @@ function reportDuplicateKeys(file: SourceFile, node: JsonNode, sink: DiagnosticS
   for (let i = 0; i < children.length; i++) reportDuplicateKeys(file, children[i]!, sink);
 }
 
-function reportDuplicate(file: SourceFile, object: JsonNode, key: string, earlier: JsonNode, keyNode: JsonNode, sink: DiagnosticSink): void {
+function reportDuplicate(
+  file: SourceFile,
+  object: JsonNode,
+  key: string,
+  earlier: JsonNode,
+  keyNode: JsonNode,
+  sink: DiagnosticSink,
+): void {
   const first = locAt(file, earlier.offset);
   const inParameters = object.parent?.type === "property" && propertyKey(object.parent) === "parameters";
   sink.report(
     inParameters ? Codes.duplicateParameter : Codes.duplicateKey,
-    locAt(file, keyNode.offset),
+    nodeRange(file, keyNode),
     inParameters
       ? `parameter "${key}" is declared twice (first at line ${first.line}); parameter names must be unique within an operation.`
       : `duplicate key "${key}" (first at line ${first.line}:${first.col}); remove one, the earlier value would be ignored.`,
@@ -119,6 +126,32 @@ export function nodeValue(node: JsonNode): unknown {
   return getNodeValue(node);
 }
 
+/**
+ * The value of a node as written: like {@link nodeValue}, but an integer outside ±(2^53 − 1) is
+ * an exact `bigint` (a 64-bit default or enum value of a declaration, served back as written).
+ * A repeated key keeps its last value, as with JSON.parse.
+ */
+export function exactNodeValue(file: SourceFile, node: JsonNode): unknown {
+  switch (node.type) {
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const pair of node.children ?? []) {
+        const [key, value] = pair.children ?? [];
+        if (key && value) out[String(key.value)] = exactNodeValue(file, value);
+      }
+      return out;
+    }
+    case "array":
+      return (node.children ?? []).map((child) => exactNodeValue(file, child));
+    case "number": {
+      const text = rawText(file, node);
+      return Number.isSafeInteger(node.value) || !/^-?\d+$/.test(text) ? node.value : BigInt(text);
+    }
+    default:
+      return node.value;
+  }
+}
+
 /** The exact source text of a node, e.g. to keep 64-bit integers exact. */
 export function rawText(file: SourceFile, node: JsonNode): string {
   return file.text.slice(node.offset, node.offset + node.length);
@@ -129,8 +162,17 @@ export function nodeLoc(file: SourceFile, node: JsonNode): Loc {
   return locAt(file, node.offset);
 }
 
+/**
+ * Where a node starts and ends, for diagnostics about the node itself (the model keeps only
+ * starts, nodeLoc: most nodes are never reported, and an end costs a second lookup).
+ */
+export function nodeRange(file: SourceFile, node: JsonNode): Loc {
+  return rangeAt(file, node.offset, node.length);
+}
+
 /** The JSON type of a node as a reader would name it in a message. */
 export function jsonTypeName(node: JsonNode): string {
-  if (node.type === "number") return Number.isInteger(node.value) && !/[.eE]/.test(String(node.value)) ? "integer" : "number";
+  if (node.type === "number")
+    return Number.isInteger(node.value) && !/[.eE]/.test(String(node.value)) ? "integer" : "number";
   return node.type;
 }

@@ -70,7 +70,13 @@ class TreeParser {
       NUMBER.lastIndex = at;
       if (!NUMBER.test(text)) throw NOT_PLAIN;
       this.pos = NUMBER.lastIndex;
-      return { type: "number", offset: at, length: this.pos - at, parent: parent!, value: Number(text.slice(at, this.pos)) };
+      return {
+        type: "number",
+        offset: at,
+        length: this.pos - at,
+        parent: parent!,
+        value: Number(text.slice(at, this.pos)),
+      };
     }
     if (text.startsWith("true", at)) return this.keyword(at, 4, "boolean", true, parent);
     if (text.startsWith("false", at)) return this.keyword(at, 5, "boolean", false, parent);
@@ -78,7 +84,13 @@ class TreeParser {
     throw NOT_PLAIN;
   }
 
-  private keyword(at: number, length: number, type: "boolean" | "null", value: boolean | null, parent: Node | undefined): MutableNode {
+  private keyword(
+    at: number,
+    length: number,
+    type: "boolean" | "null",
+    value: boolean | null,
+    parent: Node | undefined,
+  ): MutableNode {
     // jsonc-parser reads a whole word: `truex` is one unknown token, not `true` and `x`.
     if (isWordCharacter(this.text.charCodeAt(at + length))) throw NOT_PLAIN;
     this.pos = at + length;
@@ -96,9 +108,22 @@ class TreeParser {
         if (text.charCodeAt(next) !== 34 /* " */) throw NOT_PLAIN;
         // Every field in the literal, in jsonc-parser's order: adding colonOffset later would give
         // each property node a second allocation for its fields.
-        const property: MutableNode = { type: "property", offset: next, length: -1, parent: node, children: NO_CHILDREN, colonOffset: -1 };
+        const property: MutableNode = {
+          type: "property",
+          offset: next,
+          length: -1,
+          parent: node,
+          children: NO_CHILDREN,
+          colonOffset: -1,
+        };
         const name = this.string(next);
-        const key: MutableNode = { type: "string", value: name, offset: next, length: this.pos - next, parent: property };
+        const key: MutableNode = {
+          type: "string",
+          value: name,
+          offset: next,
+          length: this.pos - next,
+          parent: property,
+        };
         const colon = this.skipTrivia();
         if (text.charCodeAt(colon) !== 58 /* : */) throw NOT_PLAIN;
         property.colonOffset = colon;
@@ -244,5 +269,18 @@ function repeatsKey(properties: readonly Node[]): boolean {
 /** Whether jsonc-parser's scanner would read `c` as part of a word (anything but a delimiter). */
 function isWordCharacter(c: number): boolean {
   if (Number.isNaN(c)) return false;
-  return !(c === 32 || c === 9 || c === 10 || c === 13 || c === 123 || c === 125 || c === 91 || c === 93 || c === 34 || c === 58 || c === 44 || c === 47);
+  return !(
+    c === 32 ||
+    c === 9 ||
+    c === 10 ||
+    c === 13 ||
+    c === 123 ||
+    c === 125 ||
+    c === 91 ||
+    c === 93 ||
+    c === 34 ||
+    c === 58 ||
+    c === 44 ||
+    c === 47
+  );
 }

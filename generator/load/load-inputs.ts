@@ -5,7 +5,15 @@ import { Codes } from "../diagnostics/codes.ts";
 import { DiagnosticSink, type Diagnostic } from "../diagnostics/diagnostic.ts";
 import { parseAppMeta, type AppMeta } from "./app-meta.ts";
 import { parseJsonDocument, type JsonDocument } from "./json-document.ts";
-import { archiveBaseName, displayPath, entryKind, folderSource, InputError, zipSource, type PackageSource } from "./package-source.ts";
+import {
+  archiveBaseName,
+  displayPath,
+  entryKind,
+  folderSource,
+  InputError,
+  zipSource,
+  type PackageSource,
+} from "./package-source.ts";
 import { PhpFileCache } from "./php/php-program.ts";
 import { dedupingSink, readPhpService, type PhpDeclaration } from "./php/php-service.ts";
 import { createSourceFile, fileLoc } from "./source-file.ts";
@@ -42,6 +50,11 @@ export interface LoadOptions {
   readonly cwd?: string;
   /** Load the bundled core types first. Default: true. */
   readonly includeCore?: boolean;
+  /**
+   * Texts to read in place of files on disk, by absolute path: the unsaved documents of an
+   * editor (aps-gen lsp). Files must still exist on disk to be found.
+   */
+  readonly overlay?: ReadonlyMap<string, string>;
 }
 
 /** Where the core types bundled with aps-gen live. */
@@ -66,7 +79,9 @@ export function loadInputs(inputs: readonly string[], options: LoadOptions = {})
     const real = realpathSync(abs);
     if (seenDirs.has(real)) return;
     seenDirs.add(real);
-    packages.push(loadPackage(folderSource(abs, displayPath(abs, cwd)), name, real === coreReal, sink));
+    packages.push(
+      loadPackage(folderSource(abs, displayPath(abs, cwd), options.overlay), name, real === coreReal, sink),
+    );
   };
 
   if (options.includeCore !== false) addFolderPackage(BUNDLED_CORE_DIR, "core");
@@ -79,7 +94,7 @@ export function loadInputs(inputs: readonly string[], options: LoadOptions = {})
       if (/\.zip$/i.test(abs)) {
         packages.push(loadPackage(zipSource(abs, displayPath(abs, cwd)), archiveBaseName(abs), false, sink));
       } else if (SCHEMA_FILE.test(abs) || abs.endsWith(".json")) {
-        packages.push(loadSingleFile(abs, cwd, sink));
+        packages.push(loadSingleFile(abs, cwd, sink, options.overlay));
       } else {
         throw new InputError(`${input}: expected a package folder, an .app.zip, or a .schema/.schema.gen file.`);
       }
@@ -133,9 +148,13 @@ function loadPackage(source: PackageSource, name: string, bundled: boolean, sink
     const php = service.phpCode && { ...service.phpCode, rel: normaliseRelative(service.phpCode.path) };
     const readPhp = () => {
       if (php?.rel === undefined) {
-        sink.report(Codes.serviceTypeMissing, php?.loc ?? service.loc, php
-          ? `<code path="${php.path}"> of service "${service.id}" points outside the package, and the service has no <schema>; its type cannot load.`
-          : `service "${service.id}" names neither a <schema path> nor PHP code (<code engine="php" path>), so its type cannot load; add the schema file or the PHP script that declares the type.`);
+        sink.report(
+          Codes.serviceTypeMissing,
+          php?.loc ?? service.loc,
+          php
+            ? `<code path="${php.path}"> of service "${service.id}" points outside the package, and the service has no <schema>; its type cannot load.`
+            : `service "${service.id}" names neither a <schema path> nor PHP code (<code engine="php" path>), so its type cannot load; add the schema file or the PHP script that declares the type.`,
+        );
         return;
       }
       const declaration = readPhpService(source, php.rel, { id: service.id, loc: php.loc }, phpSink, phpFiles);
@@ -185,14 +204,24 @@ function reportIdeModel(source: PackageSource, declared: number, loaded: number,
   );
 }
 
-function loadSingleFile(abs: string, cwd: string, sink: DiagnosticSink): LoadedPackage {
+function loadSingleFile(
+  abs: string,
+  cwd: string,
+  sink: DiagnosticSink,
+  overlay?: ReadonlyMap<string, string>,
+): LoadedPackage {
   const dir = join(abs, "..");
-  const source = folderSource(dir, displayPath(dir, cwd));
+  const source = folderSource(dir, displayPath(dir, cwd), overlay);
   const rel = basename(abs);
   const text = source.read(rel);
   if (text === undefined) throw new InputError(`${displayPath(abs, cwd)}: cannot read the file.`);
   const name = rel.replace(SCHEMA_FILE, "").replace(/\.json$/, "");
-  return { name, root: source.root, bundled: false, documents: [{ doc: parseJsonDocument(createSourceFile(source.display(rel), text), sink) }] };
+  return {
+    name,
+    root: source.root,
+    bundled: false,
+    documents: [{ doc: parseJsonDocument(createSourceFile(source.display(rel), text), sink) }],
+  };
 }
 
 /** The APS IDE's model of a package's types, beside APP-META.xml. */
@@ -220,5 +249,3 @@ function uniqueNames(packages: LoadedPackage[]): LoadedPackage[] {
     return n === 0 ? p : { ...p, name: `${p.name}-${n + 1}` };
   });
 }
-
-

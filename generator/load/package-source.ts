@@ -22,16 +22,26 @@ export interface PackageSource {
 
 const decoder = new TextDecoder("utf-8");
 
-/** Files of a folder on disk. Listing is lazy because APP-META packages never need it. */
-export function folderSource(absRoot: string, displayRoot: string): PackageSource {
+/**
+ * Files of a folder on disk. Listing is lazy because APP-META packages never need it. A text in
+ * `overlay` (by absolute path) is read in place of the file's: an editor's unsaved document.
+ */
+export function folderSource(
+  absRoot: string,
+  displayRoot: string,
+  overlay?: ReadonlyMap<string, string>,
+): PackageSource {
   let files: string[] | undefined;
   return {
     root: displayRoot,
     kind: "folder",
     list: () => (files ??= walkFiles(absRoot)),
     read(rel) {
+      const abs = join(absRoot, ...rel.split("/"));
+      const unsaved = overlay?.get(abs);
+      if (unsaved !== undefined) return unsaved;
       try {
-        return readFileSync(join(absRoot, ...rel.split("/")), "utf8");
+        return readFileSync(abs, "utf8");
       } catch {
         return undefined;
       }
@@ -49,7 +59,9 @@ export function zipSource(absPath: string, displayRoot: string): PackageSource {
   try {
     entries = unzipBounded(readFileSync(absPath));
   } catch (error) {
-    throw new InputError(`${displayRoot}: cannot read the archive (${(error as Error).message}); is it a valid .app.zip?`);
+    throw new InputError(
+      `${displayRoot}: cannot read the archive (${(error as Error).message}); is it a valid .app.zip?`,
+    );
   }
   const names = Object.keys(entries).filter((n) => !n.endsWith("/"));
   const prefix = commonTopFolder(names);

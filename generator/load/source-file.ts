@@ -59,6 +59,17 @@ export function locAt(file: SourceFile, offset: number): Loc {
   return { file: file.path, line: lo + 1, col: offset - starts[lo]! + 1 };
 }
 
+/**
+ * The place of `length` characters from `offset`, with where they end. Text made from another
+ * source (PHP annotations) has only the start of its origin: its end is not known there.
+ */
+export function rangeAt(file: SourceFile, offset: number, length: number): Loc {
+  const start = locAt(file, offset);
+  if (file.origins || length <= 0) return start;
+  const end = locAt(file, offset + length);
+  return { ...start, endLine: end.line, endCol: end.col };
+}
+
 /** A location for problems that concern a whole file rather than a place in it. */
 export function fileLoc(path: string): Loc {
   return { file: path, line: 1, col: 1 };

@@ -20,5 +20,9 @@ export function applicationRootOf(pkg: ModelPackage, model: ApsModel): ResolvedT
  * provision). `root` is the application root of the type's package.
  */
 export function linkedToRoot(relation: Relation, root: ResolvedType | undefined): boolean {
-  return root !== undefined && !relation.collection && (root.id === relation.typeId || root.ancestors.includes(relation.typeId));
+  return (
+    root !== undefined &&
+    !relation.collection &&
+    (root.id === relation.typeId || root.ancestors.includes(relation.typeId))
+  );
 }

@@ -1,17 +1,28 @@
 import { isDeepStrictEqual } from "node:util";
-import { getNodeValue } from "jsonc-parser";
 import { Codes } from "../diagnostics/codes.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { didYouMean } from "../diagnostics/did-you-mean.ts";
+import { exactNodeValue } from "../load/json-document.ts";
 import type { LoadResult } from "../load/load-inputs.ts";
 import type { Loc } from "../load/source-file.ts";
-import { CoreTypeIds, type ApsModel, type ModelPackage, type Operation, type Property, type Relation, type ResolvedType, type Structure, type TypeDeclaration, type TypeRef } from "./model.ts";
+import {
+  CoreTypeIds,
+  type ApsModel,
+  type ModelPackage,
+  type Operation,
+  type Property,
+  type Relation,
+  type ResolvedType,
+  type Structure,
+  type TypeDeclaration,
+  type TypeRef,
+} from "./model.ts";
 import { readDeclaration } from "./read-declaration.ts";
 
 /**
  * Builds the resolved model: reads every declaration, resolves `implements` transitively
  * (several parents, nearest first), merges inherited members (an own member replaces the
- * inherited one whole, aps-facts 8), and resolves every type reference in the context of the
+ * inherited one whole, docs/aps/types.md section 3), and resolves every type reference in the context of the
  * type that wrote it. References to types outside the inputs become opaque, with a warning.
  */
 export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
@@ -26,8 +37,11 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
     for (const { doc, service } of pkg.documents) {
       const read = readDeclaration(doc, { packageName: pkg.name, ...(service !== undefined && { service }) }, sink);
       if (!read) continue;
-      // The declaration as written, for GET /aps/2/types/{id} (SPEC 4.1; runtime/controller/type-document.ts).
-      const decl: TypeDeclaration = { ...read, document: getNodeValue(doc.root!) as Record<string, unknown> };
+      // The declaration as written, for GET /aps/2/types/{id} (docs/aps/rest-api.md; runtime/controller/type-document.ts).
+      const decl: TypeDeclaration = {
+        ...read,
+        document: exactNodeValue(doc.file, doc.root!) as Record<string, unknown>,
+      };
       const earlier = decls.get(decl.id);
       if (earlier) {
         // A copy of a declaration (the core types copied into a project's folder, one package
@@ -36,8 +50,14 @@ export function buildModel(loaded: LoadResult, sink: DiagnosticSink): ApsModel {
           copies++;
           continue;
         }
-        const core = bundled.has(decl.id) ? "; to serve your own edition of a core type, leave the bundled ones out with --no-core" : "";
-        sink.report(Codes.duplicateTypeId, decl.loc, `type id "${decl.id}" is already declared in ${earlier.file}:${earlier.loc.line}, differently; every type needs its own id (bump the version segment for a new version)${core}.`);
+        const core = bundled.has(decl.id)
+          ? "; to serve your own edition of a core type, leave the bundled ones out with --no-core"
+          : "";
+        sink.report(
+          Codes.duplicateTypeId,
+          decl.loc,
+          `type id "${decl.id}" is already declared in ${earlier.file}:${earlier.loc.line}, differently; every type needs its own id (bump the version segment for a new version)${core}.`,
+        );
         continue;
       }
       if (pkg.bundled) bundled.add(decl.id);
@@ -89,13 +109,25 @@ class TypeResolver {
     const parents: ResolvedType[] = [];
     for (const parent of decl.implements) {
       if (parent.id === id || this.visiting.has(parent.id)) {
-        this.sink.report(Codes.implementsCycle, parent.loc, `"${decl.name}" implements "${parent.id}", which leads back to "${id}"; remove one link of the cycle.`);
+        this.sink.report(
+          Codes.implementsCycle,
+          parent.loc,
+          `"${decl.name}" implements "${parent.id}", which leads back to "${id}"; remove one link of the cycle.`,
+        );
         continue;
       }
       const parentDecl = this.decls.get(parent.id);
       pushUnique(ancestors, parent.id);
       if (!parentDecl) {
-        if (this.firstExternal(parent.loc, parent.id)) this.sink.report(Codes.externalReference, parent.loc, `"${decl.name}" implements "${parent.id}", which is not among the inputs; nothing is inherited from it${this.didYouMeanType(parent.id)}. Add its package with --types to check against it.`);
+        if (this.firstExternal(parent.loc, parent.id)) {
+          const meant = this.didYouMeanType(parent.id);
+          this.sink.report(
+            Codes.externalReference,
+            parent.loc,
+            `"${decl.name}" implements "${parent.id}", which is not among the inputs; nothing is inherited from it${meant.text}. Add its package with --types to check against it.`,
+            meant.suggestion,
+          );
+        }
         continue;
       }
       const resolvedParent = this.resolve(parent.id);
@@ -103,15 +135,23 @@ class TypeResolver {
       for (const a of resolvedParent.ancestors) pushUnique(ancestors, a);
     }
 
-    const merge = <T extends { readonly name: string }>(pick: (t: ResolvedType) => ReadonlyMap<string, T>, own: ReadonlyMap<string, T>, what: string): Map<string, T> => {
+    const merge = <T extends { readonly name: string }>(
+      pick: (t: ResolvedType) => ReadonlyMap<string, T>,
+      own: ReadonlyMap<string, T>,
+      what: string,
+    ): Map<string, T> => {
       const merged = new Map<string, T>();
-      parents.forEach((parent, index) => {
+      parents.forEach((parent) => {
         for (const [name, member] of pick(parent)) {
           const existing = merged.get(name);
           if (existing === undefined) merged.set(name, member);
           else if (existing !== member && !own.has(name)) {
             const loc = decl.implements.find((p) => p.id === parent.id)?.loc ?? decl.loc;
-            this.sink.report(Codes.conflictingInheritance, loc, `${what} "${name}" is inherited from more than one parent with different definitions; the one from the first parent wins. Redefine it in "${decl.name}" to choose.`);
+            this.sink.report(
+              Codes.conflictingInheritance,
+              loc,
+              `${what} "${name}" is inherited from more than one parent with different definitions; the one from the first parent wins. Redefine it in "${decl.name}" to choose.`,
+            );
           }
         }
       });
@@ -165,7 +205,11 @@ class TypeResolver {
       const structure = owner.structures.get(name);
       if (!structure) {
         const known = [...owner.structures.keys()];
-        this.sink.report(Codes.structureUnknown, loc, `"${owner.name}" (${typeId}) declares no structure "${name}"${known.length ? `; it has ${known.join(", ")}` : ""}.`);
+        this.sink.report(
+          Codes.structureUnknown,
+          loc,
+          `"${owner.name}" (${typeId}) declares no structure "${name}"${known.length ? `; it has ${known.join(", ")}` : ""}.`,
+        );
         return { kind: "opaque", ref: text };
       }
       return { kind: "structure", typeId: structure.ownerTypeId, name };
@@ -175,17 +219,31 @@ class TypeResolver {
     }
     const structure = context.structures.get(text);
     if (structure) return { kind: "structure", typeId: structure.ownerTypeId, name: text };
-    this.sink.report(Codes.typeUnknown, loc, `unknown type "${text}"${didYouMean(text, [...PRIMITIVE_NAMES, ...context.structures.keys()])}; use string, number, integer, boolean, array, object, a structure of "${context.name}" (${[...context.structures.keys()].join(", ") || "none declared"}), "<type-id>#<Structure>", or a type id.`);
+    const meant = didYouMean(text, [...PRIMITIVE_NAMES, ...context.structures.keys()]);
+    this.sink.report(
+      Codes.typeUnknown,
+      loc,
+      `unknown type "${text}"${meant.text}; use string, number, integer, boolean, array, object, a structure of "${context.name}" (${[...context.structures.keys()].join(", ") || "none declared"}), "<type-id>#<Structure>", or a type id.`,
+      meant.suggestion,
+    );
     return { kind: "opaque", ref: text };
   }
 
   private external(text: string, typeId: string, loc: Loc): TypeRef {
-    if (this.firstExternal(loc, typeId)) this.sink.report(Codes.externalReference, loc, `"${typeId}" is not among the inputs, so "${text}" is treated as opaque (any JSON)${this.didYouMeanType(typeId)}. Add its package with --types to check it.`);
+    if (this.firstExternal(loc, typeId)) {
+      const meant = this.didYouMeanType(typeId);
+      this.sink.report(
+        Codes.externalReference,
+        loc,
+        `"${typeId}" is not among the inputs, so "${text}" is treated as opaque (any JSON)${meant.text}. Add its package with --types to check it.`,
+        meant.suggestion,
+      );
+    }
     return { kind: "opaque", ref: text };
   }
 
   /** `; did you mean "<id>"?` when a type id among the inputs is a near miss of `typeId`. */
-  private didYouMeanType(typeId: string): string {
+  private didYouMeanType(typeId: string): ReturnType<typeof didYouMean> {
     return didYouMean(typeId, this.decls.keys());
   }
 
@@ -197,11 +255,21 @@ class TypeResolver {
   }
 
   private checkRelationTarget(r: Relation, decl: TypeDeclaration): void {
-    const loc = r.attrLocs["type"] ?? r.loc;
+    const loc = r.attrLocs.type ?? r.loc;
     if (r.typeId.includes("#") || !r.typeId.includes("://")) {
-      this.sink.report(Codes.relationTargetInvalid, loc, `relation "${r.name}" points at "${r.typeId}"; a relation links resources, so give a type id such as "http://aps-standard.org/types/core/account/1.0".`);
+      this.sink.report(
+        Codes.relationTargetInvalid,
+        loc,
+        `relation "${r.name}" points at "${r.typeId}"; a relation links resources, so give a type id such as "http://aps-standard.org/types/core/account/1.0".`,
+      );
     } else if (!this.decls.has(r.typeId) && this.firstExternal(loc, r.typeId)) {
-      this.sink.report(Codes.externalReference, loc, `relation "${r.name}" of "${decl.name}" links to "${r.typeId}", which is not among the inputs; it is treated as opaque${this.didYouMeanType(r.typeId)}.`);
+      const meant = this.didYouMeanType(r.typeId);
+      this.sink.report(
+        Codes.externalReference,
+        loc,
+        `relation "${r.name}" of "${decl.name}" links to "${r.typeId}", which is not among the inputs; it is treated as opaque${meant.text}.`,
+        meant.suggestion,
+      );
     }
   }
 }
@@ -209,7 +277,10 @@ class TypeResolver {
 /** The type names a property or parameter may use besides structures and type ids. */
 const PRIMITIVE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
 
-function mergeStructures(own: ReadonlyMap<string, Structure>, parents: readonly ResolvedType[]): Map<string, Structure> {
+function mergeStructures(
+  own: ReadonlyMap<string, Structure>,
+  parents: readonly ResolvedType[],
+): Map<string, Structure> {
   const merged = new Map(own);
   for (const parent of parents) for (const [name, s] of parent.structures) if (!merged.has(name)) merged.set(name, s);
   return merged;

@@ -8,5 +8,9 @@
  */
 export function isJsonMediaType(mediaType: string): boolean {
   const essence = mediaType.split(";", 1)[0]!.trim().toLowerCase();
-  return essence === "application/json" || essence === "text/json" || /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(essence);
+  return (
+    essence === "application/json" ||
+    essence === "text/json" ||
+    /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(essence)
+  );
 }

@@ -30,7 +30,7 @@ export interface Literal {
   readonly loc: Loc;
 }
 
-/** A permission object (SPEC 2.7): only the roles that were written are present. */
+/** A permission object (docs/aps/resources.md): only the roles that were written are present. */
 export interface Access {
   admin?: boolean;
   owner?: boolean;
@@ -38,7 +38,7 @@ export interface Access {
   public?: boolean;
 }
 
-/** A property of a type or structure, with every attribute of SPEC 2.2. */
+/** A property of a type or structure, with every attribute of docs/aps/resources.md. */
 export interface Property {
   readonly name: string;
   readonly loc: Loc;
@@ -70,7 +70,7 @@ export interface Property {
   readonly attrLocs: Readonly<Record<string, Loc>>;
 }
 
-/** A relation (SPEC 2.9, aps-facts 3): required = strong link, otherwise weak. */
+/** A relation (docs/aps/relations.md): required = strong link, otherwise weak. */
 export interface Relation {
   readonly name: string;
   readonly loc: Loc;
@@ -84,7 +84,7 @@ export interface Relation {
   readonly attrLocs: Readonly<Record<string, Loc>>;
 }
 
-/** A parameter of a custom operation (SPEC 4.4). */
+/** A parameter of a custom operation (docs/aps/rest-api.md). */
 export interface Parameter {
   readonly name: string;
   readonly loc: Loc;
@@ -116,7 +116,7 @@ export interface ResponseDecl {
 /** HTTP verbs an operation may declare. */
 export type Verb = "GET" | "POST" | "PUT" | "DELETE";
 
-/** An operation: a base one of core/resource or a custom one (SPEC 4.3, 4.4). */
+/** An operation: a base one of core/resource or a custom one (docs/aps/lifecycle.md, docs/aps/rest-api.md). */
 export interface Operation {
   /** The operation's name: `name` when given, else its key (real `aps build` output omits it). */
   readonly name: string;
@@ -134,7 +134,7 @@ export interface Operation {
   readonly attrLocs: Readonly<Record<string, Loc>>;
 }
 
-/** A named structure: an object schema local to a type (SPEC 2.9). */
+/** A named structure: an object schema local to a type (docs/aps/types.md section 6). */
 export interface Structure {
   readonly name: string;
   readonly loc: Loc;
@@ -210,7 +210,7 @@ export interface ModelPackage {
   readonly services?: { readonly declared: number; readonly loaded: number };
 }
 
-/** Default access of a property when none is declared (SPEC 2.2). */
+/** Default access of a property when none is declared (docs/aps/resources.md). */
 export const defaultPropertyAccess: Readonly<Required<Access>> = {
   admin: true,
   owner: true,

@@ -1,47 +1,130 @@
 import { Codes } from "../diagnostics/codes.ts";
 import type { DiagnosticSink } from "../diagnostics/diagnostic.ts";
 import { Attributes, type AttributeSpec } from "../load/attributes.ts";
-import { jsonTypeName, nodeLoc, nodeValue, objectMembers, rawText, type JsonDocument, type JsonNode } from "../load/json-document.ts";
+import {
+  jsonTypeName,
+  nodeLoc,
+  nodeRange,
+  nodeValue,
+  objectMembers,
+  rawText,
+  type JsonDocument,
+  type JsonNode,
+} from "../load/json-document.ts";
 import type { Loc, SourceFile } from "../load/source-file.ts";
 import { isJsonMediaType } from "./json-media-type.ts";
-import type { Access, Literal, Operation, Parameter, Property, Relation, ResponseDecl, Structure, TypeDeclaration, TypeRef, Verb } from "./model.ts";
+import type {
+  Access,
+  Literal,
+  Operation,
+  Parameter,
+  Property,
+  Relation,
+  ResponseDecl,
+  Structure,
+  TypeDeclaration,
+  TypeRef,
+  Verb,
+} from "./model.ts";
 
-/** Names of properties, relations, operations and structures (SPEC 2.2, 8). */
-const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** Names of properties, relations, operations and structures (docs/aps/types.md section 1). Exported, with the attribute lists below, for the editor schema (generator/schema/). */
+export const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-const TYPE_ATTRIBUTES: AttributeSpec = {
-  apsVersion: "any", name: "any", id: "any", implements: "any", description: "string", title: "string",
-  access: "object", properties: "object", relations: "object", operations: "object", structures: "object",
+export const TYPE_ATTRIBUTES: AttributeSpec = {
+  apsVersion: "any",
+  name: "any",
+  id: "any",
+  implements: "any",
+  description: "string",
+  title: "string",
+  access: "object",
+  properties: "object",
+  relations: "object",
+  operations: "object",
+  structures: "object",
 };
-const PROPERTY_ATTRIBUTES: AttributeSpec = {
-  type: "string", items: "object", description: "string", required: "boolean", readonly: "boolean",
-  final: "boolean", encrypted: "boolean", unit: "string", default: "any", format: "string",
-  pattern: "string", title: "string", headline: "boolean", minLength: "integer", maxLength: "integer",
-  minItems: "integer", maxItems: "integer", uniqueItems: "boolean", enum: "array", enumTitles: "array",
+export const PROPERTY_ATTRIBUTES: AttributeSpec = {
+  type: "string",
+  items: "object",
+  description: "string",
+  required: "boolean",
+  readonly: "boolean",
+  final: "boolean",
+  encrypted: "boolean",
+  unit: "string",
+  default: "any",
+  format: "string",
+  pattern: "string",
+  title: "string",
+  headline: "boolean",
+  minLength: "integer",
+  maxLength: "integer",
+  minItems: "integer",
+  maxItems: "integer",
+  uniqueItems: "boolean",
+  enum: "array",
+  enumTitles: "array",
   access: "object",
 };
-const ITEMS_ATTRIBUTES: AttributeSpec = { type: "string", description: "string", title: "string", items: "object" };
-const RELATION_ATTRIBUTES: AttributeSpec = {
-  type: "string", required: "boolean", collection: "boolean", description: "string", title: "string",
-  access: "object", assign: "object", backrel: "boolean",
-  // `aps build` writes it from @allocate(new) (php-annotations.md section 4).
+export const ITEMS_ATTRIBUTES: AttributeSpec = {
+  type: "string",
+  description: "string",
+  title: "string",
+  items: "object",
+};
+export const RELATION_ATTRIBUTES: AttributeSpec = {
+  type: "string",
+  required: "boolean",
+  collection: "boolean",
+  description: "string",
+  title: "string",
+  access: "object",
+  assign: "object",
+  backrel: "boolean",
+  // `aps build` writes it from @allocate(new) (docs/aps/packages.md section 5).
   allocate: "string",
 };
-const OPERATION_ATTRIBUTES: AttributeSpec = {
-  name: "string", path: "string", verb: "string", response: "object", errorResponse: "object",
-  parameters: "object", static: "boolean", access: "object", description: "string", summary: "string",
+export const OPERATION_ATTRIBUTES: AttributeSpec = {
+  name: "string",
+  path: "string",
+  verb: "string",
+  response: "object",
+  errorResponse: "object",
+  parameters: "object",
+  static: "boolean",
+  access: "object",
+  description: "string",
+  summary: "string",
   eventSubscription: "object",
 };
-const PARAMETER_ATTRIBUTES: AttributeSpec = {
-  kind: "string", type: "string", contentType: "string", required: "boolean", description: "string",
-  title: "string", items: "object",
+export const PARAMETER_ATTRIBUTES: AttributeSpec = {
+  kind: "string",
+  type: "string",
+  contentType: "string",
+  required: "boolean",
+  description: "string",
+  title: "string",
+  items: "object",
 };
-const RESPONSE_ATTRIBUTES: AttributeSpec = {
-  type: "string", contentType: "string", items: "object", description: "string", title: "string", properties: "object",
+export const RESPONSE_ATTRIBUTES: AttributeSpec = {
+  type: "string",
+  contentType: "string",
+  items: "object",
+  description: "string",
+  title: "string",
+  properties: "object",
 };
-const STRUCTURE_ATTRIBUTES: AttributeSpec = { type: "string", properties: "object", description: "string", title: "string" };
-const ACCESS_ROLES = new Set(["admin", "owner", "referrer", "public"]);
-const VERBS = new Set<Verb>(["GET", "POST", "PUT", "DELETE"]);
+export const STRUCTURE_ATTRIBUTES: AttributeSpec = {
+  type: "string",
+  properties: "object",
+  description: "string",
+  title: "string",
+};
+export const ACCESS_ROLES = new Set(["admin", "owner", "referrer", "public"]);
+export const VERBS = new Set<Verb>(["GET", "POST", "PUT", "DELETE"]);
+/** The attributes a property and a relation may carry, for editors' completion (aps-gen lsp). */
+export const propertyAttributeNames: readonly string[] = Object.keys(PROPERTY_ATTRIBUTES);
+export const relationAttributeNames: readonly string[] = Object.keys(RELATION_ATTRIBUTES);
 const PRIMITIVES = new Set(["string", "number", "integer", "boolean", "object", "long"]);
 
 /** Where a declaration came from, for the model's bookkeeping. */
@@ -56,11 +139,19 @@ export interface DeclarationOrigin {
  * whole model (references, inheritance, routes) belong to the checker.
  * Returns undefined when the file cannot be a type at all (no usable id).
  */
-export function readDeclaration(doc: JsonDocument, origin: DeclarationOrigin, sink: DiagnosticSink): TypeDeclaration | undefined {
+export function readDeclaration(
+  doc: JsonDocument,
+  origin: DeclarationOrigin,
+  sink: DiagnosticSink,
+): TypeDeclaration | undefined {
   const { file, root } = doc;
   if (!root) return undefined;
   if (root.type !== "object") {
-    sink.report(Codes.declarationNotObject, nodeLoc(file, root), `a declaration must be a JSON object, not ${jsonTypeName(root)}.`);
+    sink.report(
+      Codes.declarationNotObject,
+      nodeRange(file, root),
+      `a declaration must be a JSON object, not ${jsonTypeName(root)}.`,
+    );
     return undefined;
   }
   const reader = new DeclarationReader(file, sink);
@@ -82,7 +173,11 @@ class DeclarationReader {
     if (!versionNode) {
       this.sink.report(Codes.apsVersion, rootLoc, `missing "apsVersion": add "apsVersion": "2.0".`);
     } else if (versionNode.value !== "2.0") {
-      this.sink.report(Codes.apsVersion, nodeLoc(file, versionNode), `"apsVersion" is ${rawText(file, versionNode)}; APS 2 declarations use the string "2.0".`);
+      this.sink.report(
+        Codes.apsVersion,
+        nodeRange(file, versionNode),
+        `"apsVersion" is ${rawText(file, versionNode)}; APS 2 declarations use the string "2.0".`,
+      );
     }
 
     const idNode = attrs.node("id");
@@ -90,13 +185,15 @@ class DeclarationReader {
       this.sink.report(
         Codes.typeIdInvalid,
         idNode ? nodeLoc(file, idNode) : rootLoc,
-        idNode ? `type "id" must be a string URI, not ${jsonTypeName(idNode)}.` : `missing type "id": give a URI such as "http://vendor.example/types/widget/1.0".`,
+        idNode
+          ? `type "id" must be a string URI, not ${jsonTypeName(idNode)}.`
+          : `missing type "id": give a URI such as "http://vendor.example/types/widget/1.0".`,
       );
       return undefined;
     }
     const id = idNode.value;
     const idProblem = typeIdProblem(id);
-    if (idProblem) this.sink.report(Codes.typeIdInvalid, nodeLoc(file, idNode), `type id "${id}" ${idProblem}.`);
+    if (idProblem) this.sink.report(Codes.typeIdInvalid, nodeRange(file, idNode), `type id "${id}" ${idProblem}.`);
 
     const nameNode = attrs.node("name");
     let name = "";
@@ -104,11 +201,17 @@ class DeclarationReader {
       this.sink.report(
         Codes.typeNameInvalid,
         nameNode ? nodeLoc(file, nameNode) : rootLoc,
-        nameNode ? `type "name" must be a string, not ${jsonTypeName(nameNode)}.` : `missing type "name": give one word such as "Mailbox".`,
+        nameNode
+          ? `type "name" must be a string, not ${jsonTypeName(nameNode)}.`
+          : `missing type "name": give one word such as "Mailbox".`,
       );
       name = fallbackName(id);
     } else if (!NAME_PATTERN.test(nameNode.value)) {
-      this.sink.report(Codes.typeNameInvalid, nodeLoc(file, nameNode), `type name "${nameNode.value}" must be one word matching ^[a-zA-Z_][a-zA-Z0-9_]*$.`);
+      this.sink.report(
+        Codes.typeNameInvalid,
+        nodeRange(file, nameNode),
+        `type name "${nameNode.value}" must be one word matching ^[a-zA-Z_][a-zA-Z0-9_]*$.`,
+      );
       name = fallbackName(id);
     } else {
       name = nameNode.value;
@@ -118,11 +221,20 @@ class DeclarationReader {
     const implNode = attrs.node("implements");
     if (implNode) {
       if (implNode.type !== "array") {
-        this.sink.report(Codes.implementsInvalid, nodeLoc(file, implNode), `"implements" must be an array of type ids, e.g. ["http://aps-standard.org/types/core/resource/1.0"].`);
+        this.sink.report(
+          Codes.implementsInvalid,
+          nodeRange(file, implNode),
+          `"implements" must be an array of type ids, e.g. ["http://aps-standard.org/types/core/resource/1.0"].`,
+        );
       } else {
         for (const item of implNode.children ?? []) {
           if (item.type === "string") implementsList.push({ id: item.value as string, loc: nodeLoc(file, item) });
-          else this.sink.report(Codes.implementsInvalid, nodeLoc(file, item), `"implements" entries must be type id strings, not ${jsonTypeName(item)}.`);
+          else
+            this.sink.report(
+              Codes.implementsInvalid,
+              nodeRange(file, item),
+              `"implements" entries must be type id strings, not ${jsonTypeName(item)}.`,
+            );
         }
       }
     }
@@ -174,17 +286,29 @@ class DeclarationReader {
     const file = this.file;
     const loc = nodeLoc(file, keyNode);
     if (!NAME_PATTERN.test(name)) {
-      this.sink.report(Codes.propertyNameInvalid, loc, `property name "${name}" must match ^[a-zA-Z_][a-zA-Z0-9_]*$ (one word, no spaces or dashes).`);
+      this.sink.report(
+        Codes.propertyNameInvalid,
+        loc,
+        `property name "${name}" must match ^[a-zA-Z_][a-zA-Z0-9_]*$ (one word, no spaces or dashes).`,
+      );
     }
     if (node.type !== "object") {
-      this.sink.report(Codes.attributeValueType, nodeLoc(file, node), `property "${name}" must be an object of attributes, not ${jsonTypeName(node)}.`);
+      this.sink.report(
+        Codes.attributeValueType,
+        nodeRange(file, node),
+        `property "${name}" must be an object of attributes, not ${jsonTypeName(node)}.`,
+      );
       return undefined;
     }
     const what = `property "${name}"`;
     const a = new Attributes(file, node, PROPERTY_ATTRIBUTES, this.sink, what);
     const typeText = a.string("type");
     if (typeText === undefined) {
-      this.sink.report(Codes.propertyTypeMissing, loc, `${what} has no "type"; it is the one mandatory attribute (e.g. "type": "string").`);
+      this.sink.report(
+        Codes.propertyTypeMissing,
+        loc,
+        `${what} has no "type"; it is the one mandatory attribute (e.g. "type": "string").`,
+      );
       return undefined;
     }
     const type = this.readTypeExpression(typeText, a, what, "property");
@@ -197,7 +321,12 @@ class DeclarationReader {
       enumTitles = [];
       for (const t of titlesNode.children ?? []) {
         if (t.type === "string") enumTitles.push(t.value as string);
-        else this.sink.report(Codes.attributeValueType, nodeLoc(file, t), `${what}: "enumTitles" entries must be strings, not ${jsonTypeName(t)}.`);
+        else
+          this.sink.report(
+            Codes.attributeValueType,
+            nodeRange(file, t),
+            `${what}: "enumTitles" entries must be strings, not ${jsonTypeName(t)}.`,
+          );
       }
     }
     return {
@@ -233,31 +362,52 @@ class DeclarationReader {
    * Reads a `type` attribute (plus `items` for arrays) into a TypeRef. Non-primitive names
    * stay unresolved until the whole model is known.
    */
-  private readTypeExpression(text: string, a: Attributes, what: string, context: "property" | "parameter" | "response" | "items"): TypeRef {
+  private readTypeExpression(
+    text: string,
+    a: Attributes,
+    what: string,
+    context: "property" | "parameter" | "response" | "items",
+  ): TypeRef {
     const loc = a.locOf("type");
     if (text === "array") {
       const itemsNode = a.node("items");
       if (!itemsNode) {
-        this.sink.report(Codes.arrayItemsMissing, loc, `${what} is an array but has no "items"; add "items": {"type": "string"} (or the element type).`);
+        this.sink.report(
+          Codes.arrayItemsMissing,
+          loc,
+          `${what} is an array but has no "items"; add "items": {"type": "string"} (or the element type).`,
+        );
         return { kind: "array", items: { kind: "primitive", name: "string" } };
       }
       const items = new Attributes(this.file, itemsNode, ITEMS_ATTRIBUTES, this.sink, `${what} items`);
       const itemText = items.string("type");
       if (itemText === undefined) {
-        this.sink.report(Codes.arrayItemsMissing, nodeLoc(this.file, itemsNode), `${what}: "items" needs a "type".`);
+        this.sink.report(Codes.arrayItemsMissing, nodeRange(this.file, itemsNode), `${what}: "items" needs a "type".`);
         return { kind: "array", items: { kind: "primitive", name: "string" } };
       }
       if (itemText === "array") {
-        this.sink.report(Codes.nestedArray, items.locOf("type"), `${what}: arrays cannot contain arrays; model the inner list as a structure or a separate type linked by a relation.`);
+        this.sink.report(
+          Codes.nestedArray,
+          items.locOf("type"),
+          `${what}: arrays cannot contain arrays; model the inner list as a structure or a separate type linked by a relation.`,
+        );
         return { kind: "array", items: { kind: "primitive", name: "string" } };
       }
       return { kind: "array", items: this.readTypeExpression(itemText, items, `${what} items`, "items") };
     }
     if (a.has("items") && context !== "response") {
-      this.sink.report(Codes.itemsNotArray, a.locOf("items"), `${what}: "items" is only allowed when "type" is "array" (type here is "${text}").`);
+      this.sink.report(
+        Codes.itemsNotArray,
+        a.locOf("items"),
+        `${what}: "items" is only allowed when "type" is "array" (type here is "${text}").`,
+      );
     }
     if (text === "long" && context !== "parameter") {
-      this.sink.report(Codes.typeUnknown, loc, `${what}: "long" is a parameter type; properties use "integer", which holds the full signed 64-bit range.`);
+      this.sink.report(
+        Codes.typeUnknown,
+        loc,
+        `${what}: "long" is a parameter type; properties use "integer", which holds the full signed 64-bit range.`,
+      );
       return { kind: "primitive", name: "integer" };
     }
     if (PRIMITIVES.has(text)) return { kind: "primitive", name: text as "string" };
@@ -271,14 +421,22 @@ class DeclarationReader {
       this.sink.report(Codes.relationNameInvalid, loc, `relation name "${name}" must match ^[a-zA-Z_][a-zA-Z0-9_]*$.`);
     }
     if (node.type !== "object") {
-      this.sink.report(Codes.attributeValueType, nodeLoc(this.file, node), `relation "${name}" must be an object of attributes, not ${jsonTypeName(node)}.`);
+      this.sink.report(
+        Codes.attributeValueType,
+        nodeRange(this.file, node),
+        `relation "${name}" must be an object of attributes, not ${jsonTypeName(node)}.`,
+      );
       return undefined;
     }
     const what = `relation "${name}"`;
     const a = new Attributes(this.file, node, RELATION_ATTRIBUTES, this.sink, what);
     const typeId = a.string("type");
     if (typeId === undefined) {
-      this.sink.report(Codes.relationTypeMissing, loc, `${what} has no "type"; give the type id of the linked resources.`);
+      this.sink.report(
+        Codes.relationTypeMissing,
+        loc,
+        `${what} has no "type"; give the type id of the linked resources.`,
+      );
       return undefined;
     }
     return {
@@ -298,29 +456,47 @@ class DeclarationReader {
     const file = this.file;
     const loc = nodeLoc(file, keyNode);
     if (node.type !== "object") {
-      this.sink.report(Codes.attributeValueType, nodeLoc(file, node), `operation "${key}" must be an object of attributes, not ${jsonTypeName(node)}.`);
+      this.sink.report(
+        Codes.attributeValueType,
+        nodeRange(file, node),
+        `operation "${key}" must be an object of attributes, not ${jsonTypeName(node)}.`,
+      );
       return undefined;
     }
     const what = `operation "${key}"`;
     const a = new Attributes(file, node, OPERATION_ATTRIBUTES, this.sink, what);
     const declaredName = a.string("name");
     if (!NAME_PATTERN.test(key)) {
-      this.sink.report(Codes.operationNameMismatch, loc, `operation name "${key}" should match ^[a-zA-Z_][a-zA-Z0-9_]*$; generated code cannot name it.`);
+      this.sink.report(
+        Codes.operationNameMismatch,
+        loc,
+        `operation name "${key}" should match ^[a-zA-Z_][a-zA-Z0-9_]*$; generated code cannot name it.`,
+      );
     } else if (declaredName !== undefined && declaredName !== key) {
-      this.sink.report(Codes.operationNameMismatch, a.locOf("name"), `${what} declares "name": "${declaredName}"; the key is the name, so use the same word in both places.`);
+      this.sink.report(
+        Codes.operationNameMismatch,
+        a.locOf("name"),
+        `${what} declares "name": "${declaredName}"; the key is the name, so use the same word in both places.`,
+      );
     }
     const verbText = a.string("verb");
     if (verbText === undefined || !VERBS.has(verbText as Verb)) {
       this.sink.report(
         Codes.operationVerbInvalid,
         verbText === undefined ? loc : a.locOf("verb"),
-        verbText === undefined ? `${what} has no "verb"; use GET, POST, PUT or DELETE.` : `${what}: verb "${verbText}" is not one of GET, POST, PUT, DELETE (upper case).`,
+        verbText === undefined
+          ? `${what} has no "verb"; use GET, POST, PUT or DELETE.`
+          : `${what}: verb "${verbText}" is not one of GET, POST, PUT, DELETE (upper case).`,
       );
       return undefined;
     }
     const rawPath = a.string("path");
     if (rawPath === undefined) {
-      this.sink.report(Codes.operationPathInvalid, loc, `${what} has no "path"; give one such as "/reset" (or "/" for the resource itself).`);
+      this.sink.report(
+        Codes.operationPathInvalid,
+        loc,
+        `${what} has no "path"; give one such as "/reset" (or "/" for the resource itself).`,
+      );
       return undefined;
     }
     const parameters: Parameter[] = [];
@@ -349,7 +525,11 @@ class DeclarationReader {
     const loc = nodeLoc(file, keyNode);
     const what = `${opWhat} parameter "${name}"`;
     if (node.type !== "object") {
-      this.sink.report(Codes.attributeValueType, nodeLoc(file, node), `${what} must be an object of attributes, not ${jsonTypeName(node)}.`);
+      this.sink.report(
+        Codes.attributeValueType,
+        nodeRange(file, node),
+        `${what} must be an object of attributes, not ${jsonTypeName(node)}.`,
+      );
       return undefined;
     }
     const a = new Attributes(file, node, PARAMETER_ATTRIBUTES, this.sink, what);
@@ -358,7 +538,9 @@ class DeclarationReader {
       this.sink.report(
         Codes.parameterKindInvalid,
         kind === undefined ? loc : a.locOf("kind"),
-        kind === undefined ? `${what} has no "kind"; use "path", "query" or "body".` : `${what}: kind "${kind}" is not one of path, query, body.`,
+        kind === undefined
+          ? `${what} has no "kind"; use "path", "query" or "body".`
+          : `${what}: kind "${kind}" is not one of path, query, body.`,
       );
       return undefined;
     }
@@ -397,16 +579,28 @@ class DeclarationReader {
   private readStructure(name: string, keyNode: JsonNode, node: JsonNode, ownerTypeId: string): Structure | undefined {
     const loc = nodeLoc(this.file, keyNode);
     if (!NAME_PATTERN.test(name)) {
-      this.sink.report(Codes.structureNameInvalid, loc, `structure name "${name}" must match ^[a-zA-Z_][a-zA-Z0-9_]*$.`);
+      this.sink.report(
+        Codes.structureNameInvalid,
+        loc,
+        `structure name "${name}" must match ^[a-zA-Z_][a-zA-Z0-9_]*$.`,
+      );
     }
     if (node.type !== "object") {
-      this.sink.report(Codes.structureNotObject, nodeLoc(this.file, node), `structure "${name}" must be an object schema {"type": "object", "properties": {...}}.`);
+      this.sink.report(
+        Codes.structureNotObject,
+        nodeRange(this.file, node),
+        `structure "${name}" must be an object schema {"type": "object", "properties": {...}}.`,
+      );
       return undefined;
     }
     const a = new Attributes(this.file, node, STRUCTURE_ATTRIBUTES, this.sink, `structure "${name}"`);
     const type = a.string("type");
     if (type !== "object") {
-      this.sink.report(Codes.structureNotObject, type === undefined ? loc : a.locOf("type"), `structure "${name}" must declare "type": "object"${type === undefined ? "" : ` (found "${type}")`}.`);
+      this.sink.report(
+        Codes.structureNotObject,
+        type === undefined ? loc : a.locOf("type"),
+        `structure "${name}" must declare "type": "object"${type === undefined ? "" : ` (found "${type}")`}.`,
+      );
     }
     return {
       name,
@@ -422,9 +616,17 @@ class DeclarationReader {
     const access: Access = {};
     for (const m of objectMembers(node)) {
       if (!ACCESS_ROLES.has(m.key)) {
-        this.sink.report(Codes.accessInvalid, nodeLoc(this.file, m.keyNode), `${what}: access role "${m.key}" is unknown; roles are admin, owner, referrer, public.`);
+        this.sink.report(
+          Codes.accessInvalid,
+          nodeRange(this.file, m.keyNode),
+          `${what}: access role "${m.key}" is unknown; roles are admin, owner, referrer, public.`,
+        );
       } else if (m.value.type !== "boolean") {
-        this.sink.report(Codes.accessInvalid, nodeLoc(this.file, m.value), `${what}: access "${m.key}" must be true or false, not ${jsonTypeName(m.value)}.`);
+        this.sink.report(
+          Codes.accessInvalid,
+          nodeRange(this.file, m.value),
+          `${what}: access "${m.key}" must be true or false, not ${jsonTypeName(m.value)}.`,
+        );
       } else {
         access[m.key as keyof Access] = m.value.value as boolean;
       }
@@ -440,9 +642,10 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-/** Why a type id is malformed (SPEC 9, aps-facts 8), or undefined when it is fine. */
+/** Why a type id is malformed (docs/aps/types.md section 2), or undefined when it is fine. */
 function typeIdProblem(id: string): string | undefined {
-  if (!/^http:\/\/[^/\s:]+(\/[^/\s]+)*$/.test(id)) return "must be an http:// URI without port, spaces or empty segments";
+  if (!/^http:\/\/[^/\s:]+(\/[^/\s]+)*$/.test(id))
+    return "must be an http:// URI without port, spaces or empty segments";
   const last = id.slice(id.lastIndexOf("/") + 1);
   if (!/^\d+(\.\d+)?$/.test(last)) return `must end with a version segment such as /1.0 (found "${last}")`;
   if (/(^|\.)0\d/.test(last)) return `version "${last}" has a leading zero`;
@@ -468,7 +671,12 @@ function isTextReply(typeText: string | undefined, contentType: string): boolean
  * `redundantContentType` and every emitter treats the value as JSON of the type; any other
  * content type beside a type stays `contentType`, which the checker reports as APS089.
  */
-function contentTypeBeside(typeText: string | undefined, contentType: string | undefined): { contentType?: string; redundantContentType?: string } {
+function contentTypeBeside(
+  typeText: string | undefined,
+  contentType: string | undefined,
+): { contentType?: string; redundantContentType?: string } {
   if (contentType === undefined) return {};
-  return typeText !== undefined && isJsonMediaType(contentType) ? { redundantContentType: contentType } : { contentType };
+  return typeText !== undefined && isJsonMediaType(contentType)
+    ? { redundantContentType: contentType }
+    : { contentType };
 }

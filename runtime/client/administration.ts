@@ -1,5 +1,5 @@
 /**
- * The provider's administration API (aps-gen's own: the spec names none): application
+ * The provider's administration API (aps-gen's own: the APS documents name none): application
  * instances (`/aps/2/instances`), asynchronous tasks (`/aps/2/tasks`), the event outbox and its
  * dead letters (`/aps/2/events`) and customer suspension (`/aps/2/customers`). See README.
  */
@@ -16,7 +16,10 @@ export type { SuspensionReport } from "../common/suspension-report.ts";
 export type { TaskInfo } from "../common/task-info.ts";
 
 /** Installs an instance; `installX` of the generated client of an application root type `X` calls it with `X`'s settings typed. */
-export function installInstance<S extends object = Record<string, unknown>>(client: ApsClient, request: InstallRequest<S>): Promise<InstanceInfo> {
+export function installInstance<S extends object = Record<string, unknown>>(
+  client: ApsClient,
+  request: InstallRequest<S>,
+): Promise<InstanceInfo> {
   return sendJson(client, { method: "POST", path: "/aps/2/instances", json: request });
 }
 
@@ -34,12 +37,25 @@ export function reissueCredentials(client: ApsClient, id: string): Promise<Insta
 }
 
 /** Uninstalls: the instance's resources are unprovisioned first; `force` goes on past a dead endpoint. */
-export function uninstallInstance(client: ApsClient, id: string, options: { readonly force?: boolean } = {}): Promise<UninstallReport> {
-  return sendJson(client, { method: "DELETE", path: `/aps/2/instances/${segment(id)}`, ...(options.force ? { query: "force=true" } : {}) });
+export function uninstallInstance(
+  client: ApsClient,
+  id: string,
+  options: { readonly force?: boolean } = {},
+): Promise<UninstallReport> {
+  return sendJson(client, {
+    method: "DELETE",
+    path: `/aps/2/instances/${segment(id)}`,
+    ...(options.force ? { query: "force=true" } : {}),
+  });
 }
 
 export function listTasks(client: ApsClient): Promise<Page<TaskInfo>> {
   return listPage(client, "/aps/2/tasks");
+}
+
+/** Puts a failed task back to pending, due now (409 when it is pending or finished). */
+export function retryTask(client: ApsClient, id: string): Promise<TaskInfo> {
+  return sendJson(client, { method: "POST", path: `/aps/2/tasks/${segment(id)}/retry` });
 }
 
 /** Removes a failed or finished task. */
@@ -54,7 +70,10 @@ export function listNotifications(client: ApsClient, state: "dead" | "pending"):
 
 /** Queues dead notifications again (one, or all without `id`); resolves with how many. */
 export async function replayNotifications(client: ApsClient, id?: number): Promise<number> {
-  const reply = await sendJson<ReplayReport>(client, { method: "POST", path: id === undefined ? "/aps/2/events/dead/replay" : `/aps/2/events/dead/${id}/replay` });
+  const reply = await sendJson<ReplayReport>(client, {
+    method: "POST",
+    path: id === undefined ? "/aps/2/events/dead/replay" : `/aps/2/events/dead/${id}/replay`,
+  });
   return reply.replayed;
 }
 
@@ -64,6 +83,10 @@ export async function discardNotification(client: ApsClient, id: number): Promis
 }
 
 /** Disables (`suspend`) or enables (`resume`) every Suspendable resource of an account and the accounts below it. */
-export function suspendCustomer(client: ApsClient, accountId: string, action: "suspend" | "resume"): Promise<SuspensionReport> {
+export function suspendCustomer(
+  client: ApsClient,
+  accountId: string,
+  action: "suspend" | "resume",
+): Promise<SuspensionReport> {
   return sendJson(client, { method: "POST", path: `/aps/2/customers/${segment(accountId)}/${action}` });
 }

@@ -1,6 +1,6 @@
 import type { ErrorBody } from "../common/error-body.ts";
 
-/** A failed controller call, with the HTTP status and the controller's error body (DESIGN 3, SPEC 7). */
+/** A failed controller call, with the HTTP status and the controller's error body (docs/aps/rest-api.md, "Errors"). */
 export class ApsError extends Error {
   constructor(
     /** The HTTP status of the reply. */
@@ -22,7 +22,8 @@ export async function apsErrorOf(reply: Response): Promise<ApsError> {
   try {
     // The controller's error body (runtime/common/error-body.ts); another server's may be anything.
     const body = JSON.parse(text) as { [K in keyof ErrorBody]?: unknown };
-    const type = typeof body.type === "string" ? body.type : typeof body.error === "string" ? body.error : reply.statusText;
+    const type =
+      typeof body.type === "string" ? body.type : typeof body.error === "string" ? body.error : reply.statusText;
     const message = typeof body.message === "string" ? body.message : text;
     return new ApsError(reply.status, type, message, Array.isArray(body.details) ? body.details : []);
   } catch {

@@ -1,7 +1,7 @@
 /**
- * What the controller knows (SPEC 4.1, 4.2): types (`/aps/2/types`, RQL with `implementing` and
- * `composing`) and packages (`/aps/2/packages`: details, `APP-META.xml`, files, and the provider's
- * import of an `.app.zip`).
+ * What the controller knows (docs/aps/rest-api.md, "Collections"): types (`/aps/2/types`, RQL with
+ * `implementing` and `composing`) and packages (`/aps/2/packages`: details, `APP-META.xml`, files,
+ * and the provider's import of an `.app.zip`).
  */
 import type { PackageInfo } from "../common/package-info.ts";
 import type { TypeInfo } from "../common/type-info.ts";
@@ -17,7 +17,13 @@ export type TypeQuery = { readonly implementing: string } | { readonly composing
 
 /** One page of types. */
 export function listTypes(client: ApsClient, query?: TypeQuery): Promise<Page<TypeInfo>> {
-  const rql = !query ? "" : "rql" in query ? query.rql : "implementing" in query ? `implementing(${rqlText(query.implementing)})` : `composing(${rqlText(query.composing)})`;
+  const rql = !query
+    ? ""
+    : "rql" in query
+      ? query.rql
+      : "implementing" in query
+        ? `implementing(${rqlText(query.implementing)})`
+        : `composing(${rqlText(query.composing)})`;
   return listPage(client, "/aps/2/types", rql);
 }
 
@@ -36,10 +42,17 @@ export function getPackage(client: ApsClient, packageId: string): Promise<Packag
 
 /** A file of a package (`APP-META.xml`, a schema, a UI file): the reply, to read as text, bytes or a stream. */
 export function getPackageFile(client: ApsClient, packageId: string, path: string): Promise<Response> {
-  return send(client, { method: "GET", path: `/aps/2/packages/${segment(packageId)}/${path.split("/").map(segment).join("/")}` });
+  return send(client, {
+    method: "GET",
+    path: `/aps/2/packages/${segment(packageId)}/${path.split("/").map(segment).join("/")}`,
+  });
 }
 
 /** Imports an `.app.zip` archive (provider administrators); its types are usable at once. */
 export function importPackage(client: ApsClient, archive: RawBody["data"]): Promise<PackageInfo> {
-  return sendJson(client, { method: "POST", path: "/aps/2/packages", raw: { contentType: "application/zip", data: archive } });
+  return sendJson(client, {
+    method: "POST",
+    path: "/aps/2/packages",
+    raw: { contentType: "application/zip", data: archive },
+  });
 }

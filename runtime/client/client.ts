@@ -1,5 +1,5 @@
 /**
- * A small fetch client for the controller (DESIGN 1 `runtime/client`): base URL, `APS-Token`
+ * A small fetch client for the controller: base URL, `APS-Token`
  * for users and scripts, or a client certificate for applications (Node: pass the dispatcher of
  * `node-tls.ts`), `APS-Transaction-ID` and `APS-Resource-ID` when an application calls. Every
  * failed reply is an {@link ApsError} that keeps the HTTP status. The generated SDK functions
@@ -69,7 +69,12 @@ export function request(client: ApsClient, call: ApsCall): Promise<Response> {
     body = call.raw.data as RequestInit["body"];
   }
   const url = `${client.baseUrl}${call.path}${call.query ? `?${call.query}` : ""}`;
-  const init = { method: call.method, headers, ...(body === undefined ? {} : { body }), ...(client.dispatcher ? { dispatcher: client.dispatcher } : {}) };
+  const init = {
+    method: call.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(client.dispatcher ? { dispatcher: client.dispatcher } : {}),
+  };
   return (client.fetch ?? fetch)(url, init as RequestInit);
 }
 

@@ -1,2 +1,2 @@
-/** `Content-Range` of list replies (SPEC 4.6), read as the controller writes it (runtime/common/content-range.ts). */
+/** `Content-Range` of list replies (docs/aps/rest-api.md, "Lists and Content-Range"), read as the controller writes it (runtime/common/content-range.ts). */
 export { parseContentRange, type ContentRange } from "../common/content-range.ts";

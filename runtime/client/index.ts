@@ -16,4 +16,14 @@ export * from "./catalog.ts";
 export * from "./ui.ts";
 export * from "./node-tls.ts";
 export * from "./json.ts";
-export type { ApsCollectionLink, ApsCreateMeta, ApsLink, ApsLinkRef, ApsMeta, ApsPackageRef, ApsResource, Int64, LinkKind } from "../common/types.ts";
+export type {
+  ApsCollectionLink,
+  ApsCreateMeta,
+  ApsLink,
+  ApsLinkRef,
+  ApsMeta,
+  ApsPackageRef,
+  ApsResource,
+  Int64,
+  LinkKind,
+} from "../common/types.ts";

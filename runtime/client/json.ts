@@ -1,6 +1,7 @@
 /**
- * JSON for the client without losing 64-bit integers (SPEC 8), with no library: the emitted
- * types say `Int64 = number | bigint`, and `JSON.parse` would round 9223372036854775807.
+ * JSON for the client without losing 64-bit integers (docs/aps/resources.md, "Limits"), with no
+ * library: the emitted types say `Int64 = number | bigint`, and `JSON.parse` would round
+ * 9223372036854775807.
  */
 
 /**
@@ -23,12 +24,22 @@ export function parseJson(text: string): unknown {
     return `"${MARK_IN_JSON}${m}"`;
   });
   if (!marked) return JSON.parse(text);
-  return JSON.parse(safe, (_key, value: unknown) => (typeof value === "string" && value.startsWith(MARK) ? BigInt(value.slice(MARK.length)) : value));
+  return JSON.parse(safe, (_key, value: unknown) =>
+    typeof value === "string" && value.startsWith(MARK) ? BigInt(value.slice(MARK.length)) : value,
+  );
 }
 
-/** JSON text in which bigints are written as exact integers. */
-export function jsonText(value: unknown): string {
+/** JSON text in which bigints are written as exact integers; `space` indents it as JSON.stringify does. */
+export function jsonText(value: unknown, space?: number): string {
   let big = false;
-  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? ((big = true), `${MARK}${v}`) : v));
+  const text = JSON.stringify(
+    value,
+    (_k, v: unknown) => {
+      if (typeof v !== "bigint") return v;
+      big = true;
+      return `${MARK}${v}`;
+    },
+    space,
+  );
   return big ? text.replace(MARKED_IN_JSON, "$1") : text;
 }

@@ -1,4 +1,4 @@
-/** Every link of a resource, both ways (`GET /aps/2/resources/{id}/aps/links`, aps-facts 3). */
+/** Every link of a resource, both ways (`GET /aps/2/resources/{id}/aps/links`, docs/aps/relations.md). */
 import type { LinkInfo } from "../common/link-info.ts";
 import { segment, sendJson, type ApsClient } from "./client.ts";
 

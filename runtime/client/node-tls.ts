@@ -1,7 +1,8 @@
 /**
  * Node only: a dispatcher for {@link ApsClientOptions.dispatcher} that presents a client
- * certificate (application instances, SPEC 5) and trusts the controller's CA. undici is imported
- * here alone, so browser bundles that never import this file never load it.
+ * certificate (application instances, docs/aps/security.md, "Application credentials") and trusts
+ * the controller's CA. undici is imported here alone, so browser bundles that never import this
+ * file never load it.
  */
 import { Agent } from "undici";
 
@@ -16,5 +17,11 @@ export interface NodeTlsOptions {
 
 /** An undici Agent with these TLS settings, keeping connections alive. */
 export function nodeDispatcher(options: NodeTlsOptions): Agent {
-  return new Agent({ connect: { ...(options.ca ? { ca: options.ca } : {}), ...(options.cert ? { cert: options.cert } : {}), ...(options.key ? { key: options.key } : {}) } });
+  return new Agent({
+    connect: {
+      ...(options.ca ? { ca: options.ca } : {}),
+      ...(options.cert ? { cert: options.cert } : {}),
+      ...(options.key ? { key: options.key } : {}),
+    },
+  });
 }

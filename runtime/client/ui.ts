@@ -1,4 +1,4 @@
-/** The UI endpoints of SPEC 4.1: the UI runtime's version and custom navigation trees. */
+/** The UI endpoints (docs/aps/rest-api.md, "Collections"): the UI runtime's version and custom navigation trees. */
 import { send, sendJson, type ApsClient } from "./client.ts";
 
 /** The version `/aps/2/ui/runtime/version.html` reports. */
@@ -8,6 +8,9 @@ export async function uiRuntimeVersion(client: ApsClient): Promise<string> {
 }
 
 /** Replaces the control panel's navigation tree (provider administrators only); the reply carries the tree's `id`. */
-export function postNavigation(client: ApsClient, tree: Record<string, unknown>): Promise<{ readonly id: string } & Record<string, unknown>> {
+export function postNavigation(
+  client: ApsClient,
+  tree: Record<string, unknown>,
+): Promise<{ readonly id: string } & Record<string, unknown>> {
   return sendJson(client, { method: "POST", path: "/aps/2/navigation", json: tree });
 }

@@ -1,10 +1,11 @@
 /**
- * Who writes a resource (SPEC 2.2, 2.7): a user or account holding one or more roles, or the
- * application that serves the type. The rules differ: only the application may set `readonly`
- * properties, and property `access` limits users but not the application.
+ * Who writes a resource (docs/aps/resources.md, "Property attributes"; docs/aps/security.md,
+ * "Roles"): a user or account holding one or more roles, or the application that serves the type.
+ * The rules differ: only the application may set `readonly` properties, and property `access`
+ * limits users but not the application.
  */
 
-/** The roles of SPEC 2.7. */
+/** The roles of access objects (docs/aps/security.md, "Roles"). */
 export type Role = "admin" | "owner" | "referrer" | "public";
 
 /** Bit of each role in {@link Actor.roles}: generated validators test access with one `&`. */
@@ -21,7 +22,7 @@ export interface Actor {
 /** Every role an actor name of `aps-gen validate --actor` stands for. */
 export const ACTOR_NAMES = ["admin", "owner", "referrer", "public", "application"] as const;
 
-/** A user holding the given roles. Everyone holds `public` (SPEC 2.7: public means anyone). */
+/** A user holding the given roles. Everyone holds `public` (public means anyone: docs/aps/security.md, "Roles"). */
 export function userActor(roles: readonly Role[]): Actor {
   let bits = RoleBit.public;
   for (const r of roles) bits |= RoleBit[r];
@@ -36,8 +37,11 @@ export function actorNamed(name: (typeof ACTOR_NAMES)[number]): Actor {
   return name === "application" ? applicationActor : userActor([name]);
 }
 
-/** Bit set of the roles an access object allows, with SPEC 2.2's defaults for the ones left out. */
-export function accessBits(access: Partial<Record<Role, boolean>> | undefined, defaults: Readonly<Record<Role, boolean>>): number {
+/** Bit set of the roles an access object allows, with the defaults for the ones left out (docs/aps/resources.md, "The access object"). */
+export function accessBits(
+  access: Partial<Record<Role, boolean>> | undefined,
+  defaults: Readonly<Record<Role, boolean>>,
+): number {
   let bits = 0;
   for (const role of Object.keys(RoleBit) as Role[]) if (access?.[role] ?? defaults[role]) bits |= RoleBit[role];
   return bits;

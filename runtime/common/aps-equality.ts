@@ -1,11 +1,11 @@
 /**
- * APS equality (SPEC 2.6), the comparison behind `uniqueItems` and `enum`. Shared by the
- * generator's declaration checks and the generated validators, so both agree on what "the same
- * value" means.
+ * APS equality (docs/aps/resources.md, "Equality"), the comparison behind `uniqueItems` and `enum`.
+ * Shared by the generator's declaration checks and the generated validators, so both agree on what
+ * "the same value" means.
  */
 
 /**
- * Whether two JSON values are equal under SPEC 2.6: they must have the same JSON type, and
+ * Whether two JSON values are equal under APS equality: they must have the same JSON type, and
  * - both are null, or
  * - both are booleans, numbers or strings with the same value, or
  * - both are arrays of the same length whose items are equal position by position, or
@@ -38,7 +38,7 @@ export function apsEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The index of the first value that equals an earlier one (SPEC 2.6), or -1 when all values are
+ * The index of the first value that equals an earlier one (apsEqual), or -1 when all values are
  * distinct. Strings, numbers, booleans and null are compared through a map in one pass (a
  * number and a bigint holding the same integer share a key, as they are equal); arrays and
  * objects pairwise, among themselves only, since they never equal a scalar.

@@ -84,7 +84,7 @@ function flushQuietly(destination: Destination): void {
  * (killed by the signal, as a supervisor expects). Returns the un-listening.
  *
  * The listener goes first (prepended): a listener added with `once`, or one that stops listening
- * when called (cli/serve-workers/stop-signal.ts), is gone from the count once it has run, and a
+ * when called (cli/serve/workers/stop-signal.ts), is gone from the count once it has run, and a
  * count taken after it would take the process's own graceful stop for no stop at all.
  */
 function flushOnLoneStopSignals(destination: Destination): () => void {
@@ -102,5 +102,7 @@ function flushOnLoneStopSignals(destination: Destination): () => void {
     process.prependListener(signal, onSignal);
     return () => process.off(signal, onSignal);
   });
-  return () => listeners.forEach((off) => off());
+  return () => {
+    for (const off of listeners) off();
+  };
 }

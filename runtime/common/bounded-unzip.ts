@@ -19,7 +19,11 @@ export interface UnzipLimits {
 }
 
 /** The bounds packages are held to: far above real APS packages, far below what hurts a controller. */
-const PACKAGE_UNZIP_LIMITS: UnzipLimits = { entryBytes: 32 * 1024 * 1024, totalBytes: 128 * 1024 * 1024, entries: 10_000 };
+const PACKAGE_UNZIP_LIMITS: UnzipLimits = {
+  entryBytes: 32 * 1024 * 1024,
+  totalBytes: 128 * 1024 * 1024,
+  entries: 10_000,
+};
 
 /** An archive that inflates (or says it inflates) past the bounds. */
 export class ArchiveTooLarge extends Error {
@@ -33,7 +37,10 @@ const STEP_BYTES = 1024;
  * The entries of `archive` by name (folders included, as fflate's `unzipSync` gives them).
  * Throws {@link ArchiveTooLarge} past `limits`, and fflate's error when the archive is malformed.
  */
-export function unzipBounded(archive: Uint8Array, limits: UnzipLimits = PACKAGE_UNZIP_LIMITS): Record<string, Uint8Array> {
+export function unzipBounded(
+  archive: Uint8Array,
+  limits: UnzipLimits = PACKAGE_UNZIP_LIMITS,
+): Record<string, Uint8Array> {
   const declared = checkDeclaredSizes(archive, limits);
   const files: Record<string, Uint8Array> = {};
   let total = 0;
@@ -52,9 +59,16 @@ export function unzipBounded(archive: Uint8Array, limits: UnzipLimits = PACKAGE_
       size += chunk.length;
       total += chunk.length;
       const promised = declared.get(file.name);
-      if (promised !== undefined && size > promised) failure = new ArchiveTooLarge(`${file.name} inflates to more than the ${promised} bytes its header declares`);
-      else if (size > limits.entryBytes) failure = new ArchiveTooLarge(`${file.name} inflates to more than ${limits.entryBytes} bytes (the most one file of a package may have), whatever its header says`);
-      else if (total > limits.totalBytes) failure = new ArchiveTooLarge(`the files inflate to more than ${limits.totalBytes} bytes in all (the most a package may have), whatever the headers say`);
+      if (promised !== undefined && size > promised)
+        failure = new ArchiveTooLarge(`${file.name} inflates to more than the ${promised} bytes its header declares`);
+      else if (size > limits.entryBytes)
+        failure = new ArchiveTooLarge(
+          `${file.name} inflates to more than ${limits.entryBytes} bytes (the most one file of a package may have), whatever its header says`,
+        );
+      else if (total > limits.totalBytes)
+        failure = new ArchiveTooLarge(
+          `the files inflate to more than ${limits.totalBytes} bytes in all (the most a package may have), whatever the headers say`,
+        );
       if (failure) {
         file.terminate();
         return;
@@ -65,11 +79,13 @@ export function unzipBounded(archive: Uint8Array, limits: UnzipLimits = PACKAGE_
     file.start();
   });
   unzip.register(UnzipInflate);
-  for (let at = 0; at < archive.length && !failure; at += STEP_BYTES) unzip.push(archive.subarray(at, at + STEP_BYTES), at + STEP_BYTES >= archive.length);
+  for (let at = 0; at < archive.length && !failure; at += STEP_BYTES)
+    unzip.push(archive.subarray(at, at + STEP_BYTES), at + STEP_BYTES >= archive.length);
   if (failure) throw failure;
   // The local headers the stream reads must tell the same story as the central directory.
   const missing = [...declared.keys()].find((name) => !(name in files));
-  if (missing !== undefined) throw new Error(`the archive is truncated or inconsistent: ${missing} is listed but its data cannot be read`);
+  if (missing !== undefined)
+    throw new Error(`the archive is truncated or inconsistent: ${missing} is listed but its data cannot be read`);
   return files;
 }
 
@@ -78,7 +94,10 @@ export function unzipBounded(archive: Uint8Array, limits: UnzipLimits = PACKAGE_
  * each name's declared inflated size. Cheap (only the directory is read), so it can run where the
  * full check of {@link unzipBounded} would take too long, as a first answer to an obvious bomb.
  */
-export function checkDeclaredSizes(archive: Uint8Array, limits: UnzipLimits = PACKAGE_UNZIP_LIMITS): Map<string, number> {
+export function checkDeclaredSizes(
+  archive: Uint8Array,
+  limits: UnzipLimits = PACKAGE_UNZIP_LIMITS,
+): Map<string, number> {
   const names = new Map<string, number>();
   let total = 0;
   let entries = 0;
@@ -88,9 +107,15 @@ export function checkDeclaredSizes(archive: Uint8Array, limits: UnzipLimits = PA
       // A stored entry is as large as its data, whatever its size field says; an inflated one is held to what it declares.
       const size = info.compression === 0 ? Math.max(info.originalSize, info.size) : info.originalSize;
       if (++entries > limits.entries) throw new ArchiveTooLarge(`the archive has more than ${limits.entries} entries`);
-      if (size > limits.entryBytes) throw new ArchiveTooLarge(`${info.name} declares ${info.originalSize} bytes inflated, more than the ${limits.entryBytes} one file of a package may have`);
+      if (size > limits.entryBytes)
+        throw new ArchiveTooLarge(
+          `${info.name} declares ${info.originalSize} bytes inflated, more than the ${limits.entryBytes} one file of a package may have`,
+        );
       total += size;
-      if (total > limits.totalBytes) throw new ArchiveTooLarge(`the files declare more than ${limits.totalBytes} bytes inflated in all, the most a package may have`);
+      if (total > limits.totalBytes)
+        throw new ArchiveTooLarge(
+          `the files declare more than ${limits.totalBytes} bytes inflated in all, the most a package may have`,
+        );
       names.set(info.name, size);
       return false;
     },

@@ -1,9 +1,9 @@
 /**
- * The controller's own certificate authority (DESIGN 3): created on first start, it signs the
- * controller's HTTPS certificate now and application instance certificates later. Files live in
- * the data directory; private keys are written with mode 0600. In runtime/common because a
- * connector makes its HTTPS identity the same way (runtime/connector/tls.ts), and the connector
- * side never imports the controller.
+ * The controller's own certificate authority (docs/aps/security.md, "Application credentials"):
+ * created on first start, it signs the controller's HTTPS certificate now and application instance
+ * certificates later. Files live in the data directory; private keys are written with mode 0600. In
+ * runtime/common because a connector makes its HTTPS identity the same way
+ * (runtime/connector/tls.ts), and the connector side never imports the controller.
  */
 import "reflect-metadata";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -100,15 +100,31 @@ export async function ensureControllerTls(dir: string, hosts: readonly string[])
  * least `hosts`, and a certificate issued now keeps the names the previous one had, so the names
  * a node was joined with survive its starts.
  */
-export async function ensureNodeTls(dir: string, shared: { readonly ca: KeyPairPem; readonly client: KeyPairPem }, hosts: readonly string[], names: "replace" | "extend"): Promise<ControllerTls> {
+export async function ensureNodeTls(
+  dir: string,
+  shared: { readonly ca: KeyPairPem; readonly client: KeyPairPem },
+  hosts: readonly string[],
+  names: "replace" | "extend",
+): Promise<ControllerTls> {
   const paths = controllerTlsFiles(dir);
   mkdirSync(paths.dir, { recursive: true });
   const caChanged = !existsSync(paths.caCert) || readFileSync(paths.caCert, "utf8") !== shared.ca.cert;
   if (caChanged) writePem(paths.caCert, shared.ca.cert, false);
   const named = existsSync(paths.hosts) ? readFileSync(paths.hosts, "utf8").split(",").filter(Boolean) : [];
   const wanted = names === "replace" ? [...hosts] : [...named, ...hosts.filter((h) => !named.includes(h))];
-  const server = await ensureServerCertificate(dir, shared.ca, wanted, names === "extend" ? (current) => hosts.every((h) => current.includes(h)) : undefined);
-  return { ca: shared.ca, server: server.pair, client: shared.client, caCertPath: paths.caCert, created: caChanged || server.created };
+  const server = await ensureServerCertificate(
+    dir,
+    shared.ca,
+    wanted,
+    names === "extend" ? (current) => hosts.every((h) => current.includes(h)) : undefined,
+  );
+  return {
+    ca: shared.ca,
+    server: server.pair,
+    client: shared.client,
+    caCertPath: paths.caCert,
+    created: caChanged || server.created,
+  };
 }
 
 /**
@@ -128,12 +144,25 @@ export function existingControllerTls(dir: string): { readonly ca?: KeyPairPem; 
  * The server certificate of `<dir>/tls/`: kept when `ca` issued it and its names are `hosts`
  * (or, with `enough`, when they satisfy it), else issued now for `hosts` and written.
  */
-async function ensureServerCertificate(dir: string, ca: KeyPairPem, hosts: readonly string[], enough?: (named: readonly string[]) => boolean): Promise<{ pair: KeyPairPem; created: boolean }> {
+async function ensureServerCertificate(
+  dir: string,
+  ca: KeyPairPem,
+  hosts: readonly string[],
+  enough?: (named: readonly string[]) => boolean,
+): Promise<{ pair: KeyPairPem; created: boolean }> {
   const paths = controllerTlsFiles(dir);
   const hostList = [...hosts].sort().join(",");
-  const current = existsSync(paths.cert) && existsSync(paths.key) && existsSync(paths.hosts) ? { cert: readFileSync(paths.cert, "utf8"), key: readFileSync(paths.key, "utf8"), named: readFileSync(paths.hosts, "utf8") } : undefined;
+  const current =
+    existsSync(paths.cert) && existsSync(paths.key) && existsSync(paths.hosts)
+      ? {
+          cert: readFileSync(paths.cert, "utf8"),
+          key: readFileSync(paths.key, "utf8"),
+          named: readFileSync(paths.hosts, "utf8"),
+        }
+      : undefined;
   const namesFit = (named: string) => (enough ? enough(named.split(",")) : named === hostList);
-  if (current && namesFit(current.named) && isIssuedBy(current.cert, ca.cert)) return { pair: { cert: current.cert, key: current.key }, created: false };
+  if (current && namesFit(current.named) && isIssuedBy(current.cert, ca.cert))
+    return { pair: { cert: current.cert, key: current.key }, created: false };
   const server = await issueCertificate(ca, { commonName: hosts[0] ?? "localhost", hosts, usage: "server" });
   writePem(paths.key, server.key, true);
   writePem(paths.cert, server.cert, false);
@@ -171,20 +200,32 @@ async function createCa(commonName: string): Promise<KeyPairPem> {
     notAfter: new Date(Date.now() + 3650 * DAY),
     keys: keys as CryptoKeyPair,
     signingAlgorithm: SIGNING,
-    extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true), await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as CryptoKey)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey as CryptoKey),
+    ],
   });
   return { cert: cert.toString("pem"), key: await exportKey(keys.privateKey as CryptoKey) };
 }
 
 /** Issues a certificate signed by the CA: a server certificate, or a client one for an application instance. */
-async function issueCertificate(ca: KeyPairPem, options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" }): Promise<KeyPairPem> {
+async function issueCertificate(
+  ca: KeyPairPem,
+  options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" },
+): Promise<KeyPairPem> {
   const keys = await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ["sign", "verify"]);
   const cert = await signLeaf(ca, keys.publicKey as CryptoKey, options);
   return { cert, key: await exportKey(keys.privateKey as CryptoKey) };
 }
 
 /** RSA for instance keys: the platform issues RSA keys and its runtimes look for `BEGIN RSA PRIVATE KEY`. */
-const INSTANCE_KEY_ALGORITHM = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" } as const;
+const INSTANCE_KEY_ALGORITHM = {
+  name: "RSASSA-PKCS1-v1_5",
+  modulusLength: 2048,
+  publicExponent: new Uint8Array([1, 0, 1]),
+  hash: "SHA-256",
+} as const;
 
 /**
  * Credentials of an application instance, in the form the platform hands them over as
@@ -193,20 +234,31 @@ const INSTANCE_KEY_ALGORITHM = { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048,
  * (`src/runtime/endpoint.js:27`, docs/platform-forms.md §2.1) and which `openssl`, `curl -E` and
  * Python's `ssl.load_cert_chain` read as one file. Signed by the controller's CA.
  */
-export async function issueInstanceCredentials(ca: KeyPairPem, commonName: string): Promise<KeyPairPem & { readonly self: string }> {
+export async function issueInstanceCredentials(
+  ca: KeyPairPem,
+  commonName: string,
+): Promise<KeyPairPem & { readonly self: string }> {
   // WebCrypto generates the key off the main thread, so a slow RSA generation does not block requests.
   const keys = await webcrypto.subtle.generateKey(INSTANCE_KEY_ALGORITHM, true, ["sign", "verify"]);
   const certPem = `${(await signLeaf(ca, keys.publicKey as CryptoKey, { commonName, usage: "client" })).trim()}\n`;
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey as CryptoKey));
-  const key = createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" }).export({ type: "pkcs1", format: "pem" }).toString();
+  const key = createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" })
+    .export({ type: "pkcs1", format: "pem" })
+    .toString();
   return { cert: certPem, key, self: certPem + key };
 }
 
 /** A leaf certificate for `publicKey`, signed by the CA, valid 825 days (the most browsers accept). */
-async function signLeaf(ca: KeyPairPem, publicKey: CryptoKey, options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" }): Promise<string> {
+async function signLeaf(
+  ca: KeyPairPem,
+  publicKey: CryptoKey,
+  options: { commonName: string; hosts?: readonly string[]; usage: "server" | "client" },
+): Promise<string> {
   const caCert = new x509.X509Certificate(ca.cert);
   const caKey = await importKey(ca.key);
-  const names = (options.hosts ?? []).map((h) => (/^[\d.]+$|:/.test(h) ? { type: "ip" as const, value: h } : { type: "dns" as const, value: h }));
+  const names = (options.hosts ?? []).map((h) =>
+    /^[\d.]+$|:/.test(h) ? { type: "ip" as const, value: h } : { type: "dns" as const, value: h },
+  );
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: `CN=${options.commonName}`,
@@ -219,7 +271,9 @@ async function signLeaf(ca: KeyPairPem, publicKey: CryptoKey, options: { commonN
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([options.usage === "server" ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
+      new x509.ExtendedKeyUsageExtension([
+        options.usage === "server" ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth,
+      ]),
       ...(names.length ? [new x509.SubjectAlternativeNameExtension(names)] : []),
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
@@ -229,7 +283,10 @@ async function signLeaf(ca: KeyPairPem, publicKey: CryptoKey, options: { commonN
 
 async function exportKey(key: CryptoKey): Promise<string> {
   const der = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", key));
-  return `-----BEGIN PRIVATE KEY-----\n${der.toString("base64").replace(/(.{64})/g, "$1\n").trim()}\n-----END PRIVATE KEY-----\n`;
+  return `-----BEGIN PRIVATE KEY-----\n${der
+    .toString("base64")
+    .replace(/(.{64})/g, "$1\n")
+    .trim()}\n-----END PRIVATE KEY-----\n`;
 }
 
 async function importKey(pem: string): Promise<CryptoKey> {

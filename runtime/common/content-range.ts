@@ -1,6 +1,7 @@
 /**
- * `Content-Range` of list replies (SPEC 4.6): `items 0-9/100`, or a star for the range of an
- * empty page. The controller writes it and clients read it with the two functions here.
+ * `Content-Range` of list replies (docs/aps/rest-api.md, "Lists and Content-Range"):
+ * `items 0-9/100`, or a star for the range of an empty page. The controller writes it and clients
+ * read it with the two functions here.
  */
 
 /** The page a list reply holds. */
@@ -21,5 +22,7 @@ export function contentRangeHeader(start: number, count: number, total: number):
 export function parseContentRange(header: string | null): ContentRange | undefined {
   const m = header ? /^items\s+(?:(\d+)-(\d+)|\*)\/(\d+)$/.exec(header.trim()) : null;
   if (!m) return undefined;
-  return m[1] === undefined ? { total: Number(m[3]) } : { first: Number(m[1]), last: Number(m[2]), total: Number(m[3]) };
+  return m[1] === undefined
+    ? { total: Number(m[3]) }
+    : { first: Number(m[1]), last: Number(m[2]), total: Number(m[3]) };
 }

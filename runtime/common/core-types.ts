@@ -1,6 +1,7 @@
 /**
- * Names of the APS core that the generator and the controller both give meaning to: the type
- * ids of core types (SPEC 2.4, aps-facts) and the resource statuses the controller sets (SPEC 4.2).
+ * Names of the APS core that the generator and the controller both give meaning to: the type ids of
+ * core types (docs/aps/types.md) and the resource statuses the controller sets
+ * (docs/aps/lifecycle.md, "Statuses and transitions").
  */
 
 /** Type ids of the core types the model and the controller treat specially. */

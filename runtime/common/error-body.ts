@@ -1,7 +1,7 @@
 /**
- * The one error body of the APS controller (DESIGN 3, SPEC 7), as the controller writes it and
- * clients read it: `{"code": <status>, "type": "<Class>", "error": "<Class>", "message": "...",
- * "details": [...]}`.
+ * The one error body of the APS controller (docs/aps/rest-api.md, "Errors"), as the controller
+ * and a connector write it ({@link errorBody}) and clients read it: `{"code": <status>, "type":
+ * "<Class>", "error": "<Class>", "message": "...", "details": [...]}`.
  */
 import type { ValidationError } from "./validation-error.ts";
 
@@ -18,6 +18,7 @@ export const ErrorClass = {
   415: "UnsupportedMediaType",
   429: "TooManyRequests",
   500: "InternalError",
+  501: "NotImplemented",
   502: "BadGateway",
   503: "ServiceUnavailable",
   504: "GatewayTimeout",
@@ -33,4 +34,14 @@ export interface ErrorBody {
   readonly error: string;
   readonly message: string;
   readonly details?: readonly ValidationError[];
+}
+
+/**
+ * The error body of a reply with `status`: the one writer of the controller and the connector. A
+ * status without a class of its own (a connector handler may throw any) is a ClientError or a
+ * ServerError.
+ */
+export function errorBody(status: number, message: string, details?: readonly ValidationError[]): ErrorBody {
+  const cls = ErrorClass[status as ErrorStatus] ?? (status >= 500 ? "ServerError" : "ClientError");
+  return { code: status, type: cls, error: cls, message, ...(details?.length ? { details } : {}) };
 }

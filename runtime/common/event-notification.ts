@@ -1,12 +1,13 @@
 /**
- * The body of an event notification the controller POSTs to a subscriber's handler (SPEC 6.2,
- * aps-facts 5). It is what the core `Notification` structure describes (types/core), which typed
- * handlers receive; test/controller/wire-contract.test.ts holds the two together.
+ * The body of an event notification the controller POSTs to a subscriber's handler
+ * (docs/aps/events.md, "The notification"). It is what the core `Notification` structure describes
+ * (types/core), which typed handlers receive; test/controller/wire-contract.test.ts holds the two
+ * together.
  */
 export interface EventNotification {
   /** The URI of the event type. */
   readonly event: string;
-  /** `event` again, for handlers written against the older core `Notification` structure (core-types.md 14). */
+  /** `event` again, for handlers written against the older core `Notification` structure (docs/aps/events.md, "The notification"). */
   readonly type: string;
   /** When the event happened (ISO 8601). */
   readonly time: string;

@@ -1,8 +1,8 @@
 /**
- * JSON text <-> values without losing 64-bit integers (SPEC 8). `JSON.parse` rounds
- * 9223372036854775807 to 9223372036854775808, which would turn a valid value into an invalid
- * one, so integer literals outside ±(2^53 − 1) become `bigint`. Everything else parses exactly as
- * `JSON.parse` would, including "the last duplicate key wins".
+ * JSON text <-> values without losing 64-bit integers (docs/aps/resources.md, "Limits").
+ * `JSON.parse` rounds 9223372036854775807 to 9223372036854775808, which would turn a valid value
+ * into an invalid one, so integer literals outside ±(2^53 − 1) become `bigint`. Everything else
+ * parses exactly as `JSON.parse` would, including "the last duplicate key wins".
  */
 import { parse as losslessParse, stringify as losslessStringify } from "lossless-json";
 
@@ -27,11 +27,12 @@ const BEYOND_DOUBLE = "is beyond the range of a double (about ±1.8e308)";
 
 /**
  * Parses JSON text; throws `SyntaxError` on malformed input, like `JSON.parse`, and on a
- * fractional or exponent number beyond the double range (SPEC 2.2 `number` is a double; an
+ * fractional or exponent number beyond the double range (an APS `number` is a double; an
  * integer that long stays an exact `bigint`, for the validators' range checks to refuse).
  */
 export function parseJsonText(text: string): unknown {
-  if (MAYBE_UNSAFE_INTEGER.test(text)) return losslessParse(text, null, { parseNumber: parseNumberText, onDuplicateKey: ({ newValue }) => newValue });
+  if (MAYBE_UNSAFE_INTEGER.test(text))
+    return losslessParse(text, null, { parseNumber: parseNumberText, onDuplicateKey: ({ newValue }) => newValue });
   const value: unknown = JSON.parse(text);
   if (MAYBE_BEYOND_DOUBLE.test(text) && holdsInfinity(value)) throw new SyntaxError(`a number ${BEYOND_DOUBLE}`);
   return value;
@@ -49,7 +50,8 @@ function holdsInfinity(value: unknown): boolean {
 function parseNumberText(text: string): number | bigint {
   const n = Number(text);
   if (!Number.isSafeInteger(n) && INTEGER_TEXT.test(text)) return BigInt(text);
-  if (!Number.isFinite(n)) throw new SyntaxError(`the number ${text.length > 24 ? `${text.slice(0, 20)}...` : text} ${BEYOND_DOUBLE}`);
+  if (!Number.isFinite(n))
+    throw new SyntaxError(`the number ${text.length > 24 ? `${text.slice(0, 20)}...` : text} ${BEYOND_DOUBLE}`);
   return n;
 }
 

@@ -1,9 +1,9 @@
 /**
- * Limits and vocabularies of the SPEC that both the generator's checks and the generated
- * validators enforce, kept in one place so they cannot drift apart.
+ * Limits and vocabularies of APS declarations (docs/aps/resources.md) that both the generator's
+ * checks and the generated validators enforce, kept in one place so they cannot drift apart.
  */
 
-/** Limits of SPEC 8. */
+/** Limits of values (docs/aps/resources.md, "Limits"). */
 export const Limits = {
   /** Longest string property value, in characters. */
   maxStringLength: 4000,
@@ -16,17 +16,38 @@ export const Limits = {
 } as const;
 
 /**
- * Units of SPEC 2.4, in the order the SPEC lists them, then `unit-h` (unit-hours, additive): the
- * platform offers "Application Counter (unit-hours)" beside "(unit)" (kb.cloudblue.com/en/124343),
- * its subscription resource lines take any unit (`unit|b|kb|mb|gb|.*`, core-types.md), and real
- * PHP packages write `@unit("unit-h")` 22 times (php-annotations.md section 3). SPEC 2.4 lists the
- * twin `item-h` for `item`.
+ * Units (docs/aps/resources.md, "Units"): those of the APS property page, then `unit-h`
+ * (unit-hours, additive), which that page does not list: the platform offers "Application Counter
+ * (unit-hours)" beside "(unit)" (kb.cloudblue.com/en/124343), the core Subscription type lets a
+ * resource line name any unit, and published PHP packages declare `@unit("unit-h")`. The page lists
+ * its twin `item-h` for `item`.
  */
-export const UNITS: ReadonlySet<string> = new Set(["item", "unit", "kb", "mb", "gb", "item-h", "mb-h", "mhzh", "unit-h"]);
+export const UNITS: ReadonlySet<string> = new Set([
+  "item",
+  "unit",
+  "kb",
+  "mb",
+  "gb",
+  "item-h",
+  "mb-h",
+  "mhzh",
+  "unit-h",
+]);
 
-/** Formats of SPEC 2.5 (never validated: they only guide user interfaces). */
+/** Formats (docs/aps/resources.md, "Formats"; never validated: they only guide user interfaces). */
 export const FORMATS: ReadonlySet<string> = new Set([
-  "date-time", "date", "time", "uri", "email", "ipv4", "ipv6", "ip-address", "domain-name", "host-name", "version", "regex",
+  "date-time",
+  "date",
+  "time",
+  "uri",
+  "email",
+  "ipv4",
+  "ipv6",
+  "ip-address",
+  "domain-name",
+  "host-name",
+  "version",
+  "regex",
 ]);
 
 /** Whether JSON text is an integer literal (no fraction, no exponent). */
@@ -34,7 +55,7 @@ export function isIntegerText(text: string): boolean {
   return /^-?\d+$/.test(text);
 }
 
-/** Whether an integer written as JSON text fits the signed 64-bit range of SPEC 8. */
+/** Whether an integer written as JSON text fits the signed 64-bit range (docs/aps/resources.md, "Limits"). */
 export function isInt64Text(text: string): boolean {
   if (!isIntegerText(text)) return false;
   const n = BigInt(text);

@@ -1,4 +1,4 @@
-/** One entry of `GET /aps/2/resources/{id}/aps/links` (aps-facts 3): every link of a resource, both ways. */
+/** One entry of `GET /aps/2/resources/{id}/aps/links` (docs/aps/relations.md): every link of a resource, both ways. */
 import type { LinkKind } from "./types.ts";
 
 /** One link: the relation, its kind, and the resource at the other end. */

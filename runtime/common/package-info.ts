@@ -1,6 +1,6 @@
 /**
- * Packages and their services as `/aps/2/packages` and `/aps/2/application` answer them (SPEC
- * 4.1, 4.2): the controller builds these values and the client's catalog functions return them.
+ * Packages and their services as `/aps/2/packages` and `/aps/2/application` answer them (docs/aps/rest-api.md,
+ * "Collections"): the controller builds these values and the client's catalog functions return them.
  */
 
 /** A service of a package: the type whose resources it provides, and where that type's document is. */

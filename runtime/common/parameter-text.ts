@@ -1,6 +1,7 @@
 /**
- * Path and query parameters arrive as text (SPEC 4.4); custom operations declare them as
- * `string`, `integer`, `long`, `number` or `boolean`. This converts the text or says why not.
+ * Path and query parameters arrive as text (docs/aps/rest-api.md, "Custom operations"); custom
+ * operations declare them as `string`, `integer`, `long`, `number` or `boolean`. This converts the
+ * text or says why not.
  */
 import { Limits } from "./limits.ts";
 import type { ValidationCode } from "./validation-error.ts";
@@ -28,7 +29,8 @@ export function convertParameter(text: string, type: string | undefined): Parame
     }
     case "number": {
       const n = Number(text);
-      if (!NUMBER.test(text) || !Number.isFinite(n)) return fail("type", `expected a number, got ${JSON.stringify(text)}`);
+      if (!NUMBER.test(text) || !Number.isFinite(n))
+        return fail("type", `expected a number, got ${JSON.stringify(text)}`);
       return { ok: true, value: n };
     }
     case "boolean":

@@ -1,7 +1,7 @@
 /**
- * Declared operation paths (SPEC 3.3: `"path": "/report/{day}"`, each `{name}` a parameter of
- * kind `path`): the one reading of their placeholders that the checker, the emitters, the
- * controller's router and the connector runtime share.
+ * Declared operation paths (docs/aps/rest-api.md, "Custom operations": `"path": "/report/{day}"`,
+ * each `{name}` a parameter of kind `path`): the one reading of their placeholders that the
+ * checker, the emitters, the controller's router and the connector runtime share.
  */
 
 /** `{name}`: a placeholder; a name holds neither braces nor slashes. */

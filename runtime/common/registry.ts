@@ -5,7 +5,7 @@
  */
 import { accessBits, type Role } from "./actor.ts";
 
-/** Who may run an operation whose declaration names no access (aps-facts 6): admin and owner. */
+/** Who may run an operation whose declaration names no access (docs/aps/security.md, "Access checks"): admin and owner. */
 const OPERATION_DEFAULT: Readonly<Record<Role, boolean>> = { admin: true, owner: true, referrer: false, public: false };
 /** Retrieving a resource (`GET /`, the `retrieve` operation) also allows referrers by default. */
 const RETRIEVE_DEFAULT: Readonly<Record<Role, boolean>> = { ...OPERATION_DEFAULT, referrer: true };
@@ -21,7 +21,16 @@ export function defaultOperationBits(retrieve: boolean): number {
 }
 
 /** How the controller treats a property's value (RQL casts, read filtering). */
-export type PropertyKind = "string" | "integer" | "number" | "boolean" | "object" | "array" | "structure" | "link" | "unknown";
+export type PropertyKind =
+  | "string"
+  | "integer"
+  | "number"
+  | "boolean"
+  | "object"
+  | "array"
+  | "structure"
+  | "link"
+  | "unknown";
 
 /** A property as the controller sees it. Role bits are those of runtime/common/actor.ts. */
 export interface RegistryProperty {
@@ -30,7 +39,7 @@ export interface RegistryProperty {
   readonly readonly: boolean;
   readonly final: boolean;
   readonly encrypted: boolean;
-  /** Roles that may read and write the property (SPEC 2.7; defaults admin and owner). */
+  /** Roles that may read and write the property (docs/aps/resources.md, "The access object"; defaults admin and owner). */
   readonly access: number;
   /**
    * The declaration's `access` does not name `referrer`: an application that reaches the resource
@@ -44,7 +53,7 @@ export interface RegistryProperty {
 export interface RegistryRelation {
   readonly typeId: string;
   readonly collection: boolean;
-  /** A strong link (SPEC 2.9): it must exist, and its target cannot go while it does. */
+  /** A strong link (docs/aps/relations.md): it must exist, and its target cannot go while it does. */
   readonly required: boolean;
 }
 

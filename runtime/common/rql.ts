@@ -1,5 +1,5 @@
 /**
- * The Resource Query Language of APS list requests (aps-facts 1): the query string of
+ * The Resource Query Language of APS list requests (docs/aps/rql.md): the query string of
  * `GET /aps/2/resources?...` parsed into a tree. Values stay text here; the controller converts
  * them by the declared type of the property they are compared with, and turns the tree into
  * parameterised SQL. Nothing in the tree is ever pasted into SQL as text.
@@ -75,7 +75,11 @@ const MAX_RQL_COMPARISONS = 32;
 
 /** Parses the raw query string (without `?`, still percent-encoded). Throws {@link RqlError}. */
 export function parseRql(queryString: string): RqlQuery {
-  if (queryString.length > MAX_RQL_LENGTH) throw new RqlError(`the query has ${queryString.length} characters, more than the ${MAX_RQL_LENGTH} accepted`, MAX_RQL_LENGTH);
+  if (queryString.length > MAX_RQL_LENGTH)
+    throw new RqlError(
+      `the query has ${queryString.length} characters, more than the ${MAX_RQL_LENGTH} accepted`,
+      MAX_RQL_LENGTH,
+    );
   return new RqlParser(queryString).parse();
 }
 
@@ -99,7 +103,11 @@ interface RawGroup {
   readonly at: number;
 }
 type RawTerm = RawCall | RawFiql | RawGroup;
-type RawArg = RawCall | RawFiql | { readonly kind: "list"; readonly values: readonly RawValue[]; readonly at: number } | RawValue;
+type RawArg =
+  | RawCall
+  | RawFiql
+  | { readonly kind: "list"; readonly values: readonly RawValue[]; readonly at: number }
+  | RawValue;
 interface RawValue {
   readonly kind: "value";
   /** Still percent-encoded. */
@@ -119,7 +127,8 @@ class RqlParser {
       terms.push(this.term());
       while (this.pos < this.text.length) {
         const c = this.text[this.pos]!;
-        if (c !== "&" && c !== ",") throw new RqlError(`expected "&" or "," between query terms, found "${c}"`, this.pos);
+        if (c !== "&" && c !== ",")
+          throw new RqlError(`expected "&" or "," between query terms, found "${c}"`, this.pos);
         this.pos++;
         // A trailing "&" (as some clients send) ends the query.
         if (this.pos === this.text.length) break;
@@ -133,16 +142,26 @@ class RqlParser {
     const at = this.pos;
     if (this.peek() === "(") return this.group();
     const name = this.word();
-    if (name === "") throw new RqlError(this.pos < this.text.length ? `unexpected "${this.text[this.pos]}"` : "the query ends where a term should start", this.pos);
+    if (name === "")
+      throw new RqlError(
+        this.pos < this.text.length
+          ? `unexpected "${this.text[this.pos]}"`
+          : "the query ends where a term should start",
+        this.pos,
+      );
     if (this.peek() === "(") return this.call(name, at);
     if (this.peek() === "=") return this.fiql(name, at);
-    throw new RqlError(`"${decode(name, at)}" is neither a call like eq(${decode(name, at)},value) nor a comparison like ${decode(name, at)}=eq=value`, at);
+    throw new RqlError(
+      `"${decode(name, at)}" is neither a call like eq(${decode(name, at)},value) nor a comparison like ${decode(name, at)}=eq=value`,
+      at,
+    );
   }
 
   private fiql(name: string, at: number): RawFiql {
     this.expect("=");
     const op = this.word();
-    if (!COMPARISONS.has(op)) throw new RqlError(`"${op}" is not a comparison; use eq, ne, lt, gt, le or ge as in ${name}=eq=value`, at);
+    if (!COMPARISONS.has(op))
+      throw new RqlError(`"${op}" is not a comparison; use eq, ne, lt, gt, le or ge as in ${name}=eq=value`, at);
     this.expect("=");
     return { kind: "fiql", prop: name, op, value: this.value().raw, at };
   }
@@ -158,7 +177,11 @@ class RqlParser {
       if (c === undefined) throw new RqlError('missing ")" for the "(" here', at);
       const next = c === "|" ? "or" : c === "&" || c === "," ? "and" : undefined;
       if (!next) throw new RqlError(`expected "|", "&", "," or ")", found "${c}"`, this.pos);
-      if (op && op !== next) throw new RqlError('"|" and "&"/"," are mixed in one group; add parentheses to say which binds first', this.pos);
+      if (op && op !== next)
+        throw new RqlError(
+          '"|" and "&"/"," are mixed in one group; add parentheses to say which binds first',
+          this.pos,
+        );
       op = next;
       this.pos++;
       terms.push(this.term());
@@ -179,7 +202,13 @@ class RqlParser {
         args.push(this.arg());
       }
     }
-    if (this.peek() !== ")") throw new RqlError(this.peek() === undefined ? `missing ")" to close ${name}(` : `expected "," or ")" in ${name}(...), found "${this.peek()}"`, this.peek() === undefined ? at : this.pos);
+    if (this.peek() !== ")")
+      throw new RqlError(
+        this.peek() === undefined
+          ? `missing ")" to close ${name}(`
+          : `expected "," or ")" in ${name}(...), found "${this.peek()}"`,
+        this.peek() === undefined ? at : this.pos,
+      );
     this.pos++;
     this.depth--;
     return { kind: "call", name, args, at };
@@ -225,7 +254,13 @@ class RqlParser {
   }
 
   private expect(c: string): void {
-    if (this.text[this.pos] !== c) throw new RqlError(this.pos < this.text.length ? `expected "${c}", found "${this.text[this.pos]}"` : `expected "${c}" but the query ends`, this.pos);
+    if (this.text[this.pos] !== c)
+      throw new RqlError(
+        this.pos < this.text.length
+          ? `expected "${c}", found "${this.text[this.pos]}"`
+          : `expected "${c}" but the query ends`,
+        this.pos,
+      );
     this.pos++;
   }
 
@@ -254,16 +289,22 @@ function toQuery(terms: readonly RawTerm[]): RqlQuery {
       continue;
     }
     if (t.kind === "call" && t.name === "limit") {
-      if (t.args.length < 1 || t.args.length > 2) throw new RqlError("limit takes (start) or (start,count), e.g. limit(0,10)", t.at);
+      if (t.args.length < 1 || t.args.length > 2)
+        throw new RqlError("limit takes (start) or (start,count), e.g. limit(0,10)", t.at);
       const [start, count] = t.args.map((a) => nonNegative(valueText(a, "limit"), a.at));
       limit = count === undefined ? { start: start! } : { start: start!, count };
       continue;
     }
     filters.push(toFilter(t));
   }
-  const filter = filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : { op: "and" as const, args: filters };
+  const filter =
+    filters.length === 0 ? undefined : filters.length === 1 ? filters[0] : { op: "and" as const, args: filters };
   const count = filter ? comparisons(filter) : 0;
-  if (count > MAX_RQL_COMPARISONS) throw new RqlError(`the query has ${count} comparisons, more than the ${MAX_RQL_COMPARISONS} accepted; to match one of many values use in(name,(a,b,...))`, 0);
+  if (count > MAX_RQL_COMPARISONS)
+    throw new RqlError(
+      `the query has ${count} comparisons, more than the ${MAX_RQL_COMPARISONS} accepted; to match one of many values use in(name,(a,b,...))`,
+      0,
+    );
   return { sort, ...(filter ? { filter } : {}), ...(select ? { select } : {}), ...(limit ? { limit } : {}) };
 }
 
@@ -290,11 +331,16 @@ function toFilter(t: RawTerm | RawArg): RqlFilter {
 function callFilter(t: RawCall): RqlFilter {
   const args = t.args;
   const arity = (n: number, example: string) => {
-    if (args.length !== n) throw new RqlError(`${t.name} takes ${n} argument${n === 1 ? "" : "s"}, e.g. ${example}`, t.at);
+    if (args.length !== n)
+      throw new RqlError(`${t.name} takes ${n} argument${n === 1 ? "" : "s"}, e.g. ${example}`, t.at);
   };
   if (COMPARISONS.has(t.name)) {
     arity(2, `${t.name}(name,value)`);
-    return { op: t.name as RqlComparison, prop: propName(valueText(args[0]!, t.name), args[0]!.at), value: valueText(args[1]!, t.name) };
+    return {
+      op: t.name as RqlComparison,
+      prop: propName(valueText(args[0]!, t.name), args[0]!.at),
+      value: valueText(args[1]!, t.name),
+    };
   }
   switch (t.name) {
     case "and":
@@ -308,7 +354,11 @@ function callFilter(t: RawCall): RqlFilter {
     case "out": {
       arity(2, `${t.name}(name,(a,b))`);
       const list = args[1]!;
-      if (list.kind === "list" && list.values.length > MAX_RQL_LIST_VALUES) throw new RqlError(`${t.name}(...) lists ${list.values.length} values, more than the ${MAX_RQL_LIST_VALUES} accepted`, list.at);
+      if (list.kind === "list" && list.values.length > MAX_RQL_LIST_VALUES)
+        throw new RqlError(
+          `${t.name}(...) lists ${list.values.length} values, more than the ${MAX_RQL_LIST_VALUES} accepted`,
+          list.at,
+        );
       const values = list.kind === "list" ? list.values.map((v) => decode(v.raw, v.at)) : [valueText(list, t.name)];
       return { op: t.name, prop: propName(valueText(args[0]!, t.name), args[0]!.at), values };
     }
@@ -323,7 +373,10 @@ function callFilter(t: RawCall): RqlFilter {
       arity(1, "linkedWith(<resource id>)");
       return { op: "linkedWith", id: valueText(args[0]!, t.name) };
     default:
-      throw new RqlError(`unknown function "${t.name}"; supported: eq ne lt gt le ge in out like and or not implementing composing linkedWith sort select limit`, t.at);
+      throw new RqlError(
+        `unknown function "${t.name}"; supported: eq ne lt gt le ge in out like and or not implementing composing linkedWith sort select limit`,
+        t.at,
+      );
   }
 }
 
@@ -344,12 +397,14 @@ function likePattern(arg: RawArg): LikePart[] {
 }
 
 function valueText(arg: RawArg, fn: string): string {
-  if (arg.kind !== "value") throw new RqlError(`${fn} expects a plain value here, not a ${arg.kind === "list" ? "list" : "query"}`, arg.at);
+  if (arg.kind !== "value")
+    throw new RqlError(`${fn} expects a plain value here, not a ${arg.kind === "list" ? "list" : "query"}`, arg.at);
   return decode(arg.raw, arg.at);
 }
 
 function propName(name: string, at: number): string {
-  if (!NAME.test(name)) throw new RqlError(`"${name}" is not a property name (letters, digits and _, dotted for nested fields)`, at);
+  if (!NAME.test(name))
+    throw new RqlError(`"${name}" is not a property name (letters, digits and _, dotted for nested fields)`, at);
   return name;
 }
 
@@ -366,6 +421,7 @@ function decode(raw: string, at: number): string {
     throw new RqlError(`"${raw.slice(0, 100)}" has a malformed %-escape`, at);
   }
   // No stored text can hold U+0000 (PostgreSQL text and jsonb refuse it), so no value may either.
-  if (text.includes("\0")) throw new RqlError(`"${raw.slice(0, 100)}" holds the character U+0000 (NUL), which no value can contain`, at);
+  if (text.includes("\0"))
+    throw new RqlError(`"${raw.slice(0, 100)}" holds the character U+0000 (NUL), which no value can contain`, at);
   return text;
 }

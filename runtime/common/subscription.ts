@@ -1,5 +1,5 @@
 /**
- * Event subscriptions of a subscriber resource (SPEC 6.1) as
+ * Event subscriptions of a subscriber resource (docs/aps/events.md, "Subscribing") as
  * `/aps/2/resources/{id}/aps/subscriptions` takes and answers them.
  */
 
@@ -17,4 +17,11 @@ export interface SubscriptionRequest<Handler extends string = string> {
 /** A stored subscription. */
 export interface Subscription<Handler extends string = string> extends SubscriptionRequest<Handler> {
   readonly id: string;
+}
+
+/** A subscription as `GET /aps/2/events/subscriptions` lists it: with the resource it belongs to, and when it was made. */
+export interface SubscriptionEntry<Handler extends string = string> extends Subscription<Handler> {
+  /** The subscriber: the application resource notifications go to. */
+  readonly subscriber: string;
+  readonly created: string;
 }

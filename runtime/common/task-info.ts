@@ -1,4 +1,4 @@
-/** Asynchronous operations (SPEC 3) as `/aps/2/tasks` (provider administrators) lists them. */
+/** Asynchronous operations (docs/aps/lifecycle.md, "Asynchronous operations") as `/aps/2/tasks` (provider administrators) lists them. */
 
 /** A task with its APS-Info, attempts and last error. */
 export interface TaskInfo {

@@ -1,4 +1,4 @@
-/** A type as `/aps/2/types` describes it (SPEC 4.1, 4.2): its APS JSON declaration as written, own members only, with `aps.href` where it is served. */
+/** A type as `/aps/2/types` describes it (docs/aps/rest-api.md, "Collections"; docs/aps/types.md): its APS JSON declaration as written, own members only, with `aps.href` where it is served. */
 export interface TypeInfo {
   readonly aps: { readonly id: string; readonly href: string };
   readonly id: string;

@@ -24,14 +24,15 @@ export type OperationParams<P extends Record<string, unknown> = Record<string, u
 export interface TypeValidator {
   readonly typeId: string;
   /**
-   * A provision body (SPEC 4.3). `required` properties must be present, also when they declare a
-   * `default` (a hint for clients, SPEC 2.2); a user may not set `readonly` properties or ones its
-   * roles may not access. With the application as actor this checks what an application writes.
+   * A provision body (docs/aps/lifecycle.md, "Base operations"). `required` properties must be
+   * present, also when they declare a `default` (a hint for clients, docs/aps/resources.md,
+   * "Property attributes"); a user may not set `readonly` properties or ones its roles may not
+   * access. With the application as actor this checks what an application writes.
    */
   validateCreate(body: unknown, actor: Actor): ValidationError[];
   /** A configure body: like create, but nothing is required and users may not set `final` properties. */
   validateUpdate(body: unknown, actor: Actor): ValidationError[];
-  /** `default` of each property that declares one: hints for clients preparing a new resource (SPEC 2.2); the controller fills none in. */
+  /** `default` of each property that declares one: hints for clients preparing a new resource (docs/aps/resources.md, "Property attributes"); the controller fills none in. */
   readonly defaults: Readonly<Record<string, unknown>>;
   /** Parameter parsers of the custom operations, by operation name. */
   readonly operations: Readonly<Record<string, (input: OperationInput) => OperationParams>>;

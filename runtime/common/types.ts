@@ -6,9 +6,9 @@
  */
 
 /**
- * An APS `integer` (SPEC 8: the full signed 64-bit range). Values within ±(2^53 − 1) are plain
- * numbers; values beyond that arrive as `bigint`, because a JavaScript number would silently
- * round them.
+ * An APS `integer` (the full signed 64-bit range: docs/aps/resources.md, "Limits"). Values within
+ * ±(2^53 − 1) are plain numbers; values beyond that arrive as `bigint`, because a JavaScript number
+ * would silently round them.
  */
 export type Int64 = number | bigint;
 
@@ -18,7 +18,7 @@ export interface ApsPackageRef {
   readonly href: string;
 }
 
-/** The `aps` meta-section of a resource as the controller returns it (SPEC 2.1, aps-facts 2). */
+/** The `aps` meta-section of a resource as the controller returns it (docs/aps/resources.md, "The aps meta section"). */
 export interface ApsMeta {
   readonly id: string;
   readonly type: string;
@@ -59,8 +59,9 @@ export interface ApsProvisionMeta extends ApsMeta {
 
 /**
  * `aps.x509` of the install call to an endpoint (and of a credentials update): the instance's
- * certificate and private key as one PEM text, and the certificate the controller presents
- * followed by its CA (aps-facts 6). The connector keeps it and hides it from handlers.
+ * certificate and private key as one PEM text, and the certificate the controller presents followed
+ * by its CA (docs/aps/security.md, "Application credentials"). The connector keeps it and hides it
+ * from handlers.
  */
 export interface ApsX509 {
   readonly self: string;

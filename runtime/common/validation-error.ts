@@ -1,5 +1,5 @@
 /**
- * The error shape of every validator (DESIGN 2): all errors at once, each naming where
+ * The error shape of every validator: all errors at once, each naming where
  * (a JSON pointer into the body), what rule (a stable code) and what to do (a message).
  */
 import { stringifyJson } from "./json-text.ts";
@@ -12,11 +12,11 @@ export type ValidationCode =
   | "required"
   /** The body names a property the type does not declare. */
   | "unknown"
-  /** A user set a property only the application may set (SPEC 2.2 readonly). */
+  /** A user set a property only the application may set (`readonly`, docs/aps/resources.md, "Property attributes"). */
   | "readonly"
-  /** A property that can be set only on creation appears in a configure body (SPEC 2.2 final). */
+  /** A property that can be set only on creation appears in a configure body (`final`, docs/aps/resources.md, "Property attributes"). */
   | "final"
-  /** The property's access object denies every role the writer holds (SPEC 2.7). */
+  /** The property's access object denies every role the writer holds (docs/aps/resources.md, "The access object"). */
   | "access"
   | "pattern"
   | "minLength"
@@ -25,9 +25,9 @@ export type ValidationCode =
   | "maxItems"
   | "uniqueItems"
   | "enum"
-  /** An integer outside the signed 64-bit range (SPEC 8). */
+  /** An integer outside the signed 64-bit range (docs/aps/resources.md, "Limits"). */
   | "range"
-  /** A size limit of SPEC 8: strings over 4000 characters, arrays of structures over 4000 as JSON. */
+  /** A size limit (docs/aps/resources.md, "Limits"): strings over 4000 characters, arrays of structures over 4000 as JSON. */
   | "limit";
 
 /** One problem with one value. */
@@ -69,7 +69,11 @@ export function showValue(v: unknown): string {
 
 /** `expected a string, got 42`. */
 export function typeError(path: string, expected: string, v: unknown): ValidationError {
-  return { path, code: "type", message: `expected ${expected}, got ${v === null || typeof v === "object" ? jsonTypeOf(v) : `${jsonTypeOf(v)} ${showValue(v)}`}` };
+  return {
+    path,
+    code: "type",
+    message: `expected ${expected}, got ${v === null || typeof v === "object" ? jsonTypeOf(v) : `${jsonTypeOf(v)} ${showValue(v)}`}`,
+  };
 }
 
 /** Length in characters (Unicode code points, as JSON Schema counts them), not UTF-16 units. */
@@ -92,7 +96,7 @@ export function codePointLength(s: string): number {
 /** Matches a high surrogate: only strings with one can have fewer characters than UTF-16 units. */
 export const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
 
-/** Length in characters of a value's JSON text (SPEC 8: arrays of structures are stored as JSON). */
+/** Length in characters of a value's JSON text (arrays of structures are stored as JSON: docs/aps/resources.md, "Limits"). */
 export function jsonTextLength(v: unknown): number {
   let text: string;
   try {

@@ -1,9 +1,9 @@
 /**
- * The errors generated validators report, one builder per rule of SPEC 2.2, 2.7 and 8. Each
- * message is written once, here, instead of in every generated module: a 1000-type package's
- * validators were 17 MB, most of it the same sentences spelled out per property. Generated code
- * still decides inline whether a value is valid (no call on the happy path except
- * {@link isInt64}); these run only when something is wrong.
+ * The errors generated validators report, one builder per rule of docs/aps/resources.md ("Property
+ * attributes", "The access object", "Limits"). Each message is written once, here, instead of in
+ * every generated module: a 1000-type package's validators were 17 MB, most of it the same
+ * sentences spelled out per property. Generated code still decides inline whether a value is valid
+ * (no call on the happy path except {@link isInt64}); these run only when something is wrong.
  */
 import { Limits } from "./limits.ts";
 import { codePointLength, showValue, typeError, type ValidationError } from "./validation-error.ts";
@@ -12,7 +12,7 @@ import { codePointLength, showValue, typeError, type ValidationError } from "./v
 const MIN_INT64_NUMBER = Number(Limits.minInt64);
 const ABOVE_INT64_NUMBER = Number(Limits.maxInt64);
 
-/** Whether `v` is an integer (a whole JS number or a bigint) inside the signed 64-bit range of SPEC 8. */
+/** Whether `v` is an integer (a whole JS number or a bigint) inside the signed 64-bit range (docs/aps/resources.md, "Limits"). */
 export function isInt64(v: unknown): v is number | bigint {
   if (typeof v === "bigint") return v >= Limits.minInt64 && v <= Limits.maxInt64;
   return Number.isInteger(v) && (v as number) >= MIN_INT64_NUMBER && (v as number) < ABOVE_INT64_NUMBER;
@@ -36,14 +36,22 @@ export function tooLong(path: string, v: string, max: number): ValidationError {
   return { path, code: "maxLength", message: `has ${codePointLength(v)} characters; at most ${max} are allowed` };
 }
 
-/** A string over the 4000 characters any string property holds (SPEC 8). */
+/** A string over the 4000 characters any string property holds (docs/aps/resources.md, "Limits"). */
 export function overStringLimit(path: string, v: string): ValidationError {
-  return { path, code: "limit", message: `has ${codePointLength(v)} characters; the most a string property can hold is ${Limits.maxStringLength} (SPEC 8)` };
+  return {
+    path,
+    code: "limit",
+    message: `has ${codePointLength(v)} characters; the most a string property can hold is ${Limits.maxStringLength}`,
+  };
 }
 
 /** A string under its `minLength`. */
 export function tooShort(path: string, v: string, min: number): ValidationError {
-  return { path, code: "minLength", message: `has ${codePointLength(v)} characters; at least ${min} ${min === 1 ? "is" : "are"} required` };
+  return {
+    path,
+    code: "minLength",
+    message: `has ${codePointLength(v)} characters; at least ${min} ${min === 1 ? "is" : "are"} required`,
+  };
 }
 
 /** A string that does not match its `pattern` (the declared source text). */
@@ -58,7 +66,11 @@ export function notInEnum(path: string, v: unknown, listed: string): ValidationE
 
 /** An array under its `minItems`. */
 export function tooFewItems(path: string, count: number, min: number): ValidationError {
-  return { path, code: "minItems", message: `has ${count} items; at least ${min} ${min === 1 ? "is" : "are"} required` };
+  return {
+    path,
+    code: "minItems",
+    message: `has ${count} items; at least ${min} ${min === 1 ? "is" : "are"} required`,
+  };
 }
 
 /** An array over its `maxItems`. */
@@ -71,28 +83,32 @@ export function repeatedItem(path: string, index: number): ValidationError {
   return { path, code: "uniqueItems", message: `item ${index} repeats an earlier item; items must be unique` };
 }
 
-/** An array of structures whose JSON text is over the limit of SPEC 8. */
+/** An array of structures whose JSON text is over its limit (docs/aps/resources.md, "Limits"). */
 export function structureArrayTooLong(path: string): ValidationError {
   return {
     path,
     code: "limit",
-    message: `is longer than ${Limits.maxStructureArrayJson} characters as JSON, the most an array of structures can hold (SPEC 8); model long lists as a separate type linked by a relation`,
+    message: `is longer than ${Limits.maxStructureArrayJson} characters as JSON, the most an array of structures can hold; model long lists as a separate type linked by a relation`,
   };
 }
 
-/** A property whose access object (SPEC 2.7) denies every role of the writer; `allowed` names the roles it allows. */
+/** A property whose access object (docs/aps/resources.md, "The access object") denies every role of the writer; `allowed` names the roles it allows. */
 export function accessDenied(path: string, allowed: string): ValidationError {
   return { path, code: "access", message: `may not be written with the caller's roles; its access allows ${allowed}` };
 }
 
-/** A readonly property written by a user (SPEC 2.2). */
+/** A readonly property written by a user (docs/aps/resources.md, "Property attributes"). */
 export function readOnly(path: string): ValidationError {
-  return { path, code: "readonly", message: "is read-only: only the application sets it (SPEC 2.2)" };
+  return { path, code: "readonly", message: "is read-only: only the application sets it" };
 }
 
-/** A final property in a configure body (SPEC 2.2). */
+/** A final property in a configure body (docs/aps/resources.md, "Property attributes"). */
 export function finalOnUpdate(path: string): ValidationError {
-  return { path, code: "final", message: "is final: it can be set only when the resource is created, not changed by configure" };
+  return {
+    path,
+    code: "final",
+    message: "is final: it can be set only when the resource is created, not changed by configure",
+  };
 }
 
 /** A required property or parameter that is missing. */
@@ -112,5 +128,9 @@ export function unknownKey(path: string, key: string, what: string): ValidationE
 
 /** A relation in a configure body: links change through the relation's own collection. */
 export function relationOnUpdate(path: string, relation: string): ValidationError {
-  return { path, code: "unknown", message: `is a relation: change its links with POST or DELETE /aps/2/resources/{id}/${relation}, not with configure` };
+  return {
+    path,
+    code: "unknown",
+    message: `is a relation: change its links with POST or DELETE /aps/2/resources/{id}/${relation}, not with configure`,
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * What a connector handler learns about the call it serves (SPEC 4.7): which instance, which
- * transaction, who asked, which phase, and the call's own data.
+ * What a connector handler learns about the call it serves (docs/aps/rest-api.md, "Calls to
+ * applications"): which instance, which transaction, who asked, which phase, and the call's own
+ * data.
  */
 
 import type { Logger } from "pino";
@@ -32,7 +33,16 @@ export interface ApsCallContext {
 }
 
 /** Parses the APS headers of a request. */
-export function callContext(header: (name: string) => string | undefined, extra: { resourceId?: string; params?: Record<string, string>; query?: Record<string, string>; requestId?: string; log?: Logger }): ApsCallContext {
+export function callContext(
+  header: (name: string) => string | undefined,
+  extra: {
+    resourceId?: string;
+    params?: Record<string, string>;
+    query?: Record<string, string>;
+    requestId?: string;
+    log?: Logger;
+  },
+): ApsCallContext {
   const opt = (name: string) => header(name) ?? undefined;
   const phase = header("aps-request-phase") === "async" ? "async" : "sync";
   return {

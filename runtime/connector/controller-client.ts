@@ -1,5 +1,5 @@
 /**
- * How a connector calls the controller (DESIGN 4), built on the client runtime: with the
+ * How a connector calls the controller, built on the client runtime: with the
  * instance certificate it received at install, trusting the controller CA, passing
  * `APS-Transaction-ID` back so the call joins the running transaction, and `APS-Resource-ID` to
  * act for one of its resources' owners. `client` is the runtime client for the generated SDK
@@ -56,8 +56,16 @@ export function controllerClient(options: ControllerClientOptions) {
     ...(options.transactionId ? { transactionId: options.transactionId } : {}),
     ...(options.resourceId ? { resourceId: options.resourceId } : {}),
   });
-  const call = async (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<ControllerReply> => {
-    const reply = await request(client, { method, path, ...(body === undefined ? {} : { raw: { contentType: "application/json", data: stringifyJson(body) } }) });
+  const call = async (
+    method: "GET" | "POST" | "PUT" | "DELETE",
+    path: string,
+    body?: unknown,
+  ): Promise<ControllerReply> => {
+    const reply = await request(client, {
+      method,
+      path,
+      ...(body === undefined ? {} : { raw: { contentType: "application/json", data: stringifyJson(body) } }),
+    });
     const text = await reply.text();
     let parsed: unknown = text;
     try {

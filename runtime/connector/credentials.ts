@@ -1,7 +1,8 @@
 /**
- * The instance credentials an endpoint receives at install (aps-facts 6): its certificate and
- * key, and the controller's CA certificate. A file store keeps them per instance id, keys with
- * mode 0600, as `instance.crt`, `instance.key` and `apsc.crt` like the reference runtime.
+ * The instance credentials an endpoint receives at install (docs/aps/security.md, "Application
+ * credentials"): its certificate and key, and the controller's CA certificate. A file store keeps
+ * them per instance id, keys with mode 0600, as `instance.crt`, `instance.key` and `apsc.crt` like
+ * the reference runtime.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,7 +37,8 @@ export function fileCredentialStore(dir: string): CredentialStore {
   let cas: string[] | undefined;
   return {
     async save(instanceId, credentials) {
-      if (!SAFE_ID.test(instanceId)) throw new Error(`instance id ${JSON.stringify(instanceId)} is not a plain identifier`);
+      if (!SAFE_ID.test(instanceId))
+        throw new Error(`instance id ${JSON.stringify(instanceId)} is not a plain identifier`);
       const d = join(dir, instanceId);
       mkdirSync(d, { recursive: true, mode: 0o700 });
       const { cert, key } = splitCertAndKey(credentials.certAndKey);
@@ -49,7 +51,10 @@ export function fileCredentialStore(dir: string): CredentialStore {
       if (!SAFE_ID.test(instanceId)) return undefined;
       const d = join(dir, instanceId);
       if (!existsSync(join(d, "instance.crt"))) return undefined;
-      return { certAndKey: readFileSync(join(d, "instance.crt"), "utf8") + readFileSync(join(d, "instance.key"), "utf8"), controllerCa: readFileSync(join(d, "apsc.crt"), "utf8") };
+      return {
+        certAndKey: readFileSync(join(d, "instance.crt"), "utf8") + readFileSync(join(d, "instance.key"), "utf8"),
+        controllerCa: readFileSync(join(d, "apsc.crt"), "utf8"),
+      };
     },
     async controllerCas() {
       if (cas) return cas;

@@ -35,7 +35,10 @@ export function presentedCertificate(socket: TLSSocket | undefined): PresentedCe
  * the same list until an install changes it, so the answer is kept per connection for that list;
  * a new list is checked again (and trust.ts keeps its answers per certificate and list).
  */
-export async function isControllerCertificate(certificate: PresentedCertificate, trusted: readonly string[]): Promise<boolean> {
+export async function isControllerCertificate(
+  certificate: PresentedCertificate,
+  trusted: readonly string[],
+): Promise<boolean> {
   if (certificate.verdict?.trusted === trusted) return certificate.verdict.ok;
   const ok = await isSignedBy(certificate.der, trusted);
   certificate.verdict = { trusted, ok };

@@ -30,6 +30,16 @@ export function connectorRequestLog(logger: Logger): MiddlewareHandler<{ Variabl
     // Headers of a caller not checked yet (the certificate check comes after): bounded before they reach the log.
     const instance = loggableHeaderValue(c.req.header("aps-instance-id"));
     const phase = c.req.header("aps-request-phase");
-    log.info({ method: c.req.method, path: urlPath(c.req.url), ...(instance ? { instance } : {}), ...(phase === "sync" || phase === "async" ? { phase } : {}), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 }, "request");
+    log.info(
+      {
+        method: c.req.method,
+        path: urlPath(c.req.url),
+        ...(instance ? { instance } : {}),
+        ...(phase === "sync" || phase === "async" ? { phase } : {}),
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      "request",
+    );
   };
 }

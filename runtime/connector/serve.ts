@@ -17,11 +17,21 @@ export interface RunningConnector {
   close(): Promise<void>;
 }
 
-export async function startConnector(app: Hono<any>, options: { cert: string; key: string; host?: string; port?: number }): Promise<RunningConnector> {
+export async function startConnector(
+  // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its environment type (Hono<E> is not assignable across E); only its fetch is used.
+  app: Hono<any>,
+  options: { cert: string; key: string; host?: string; port?: number },
+): Promise<RunningConnector> {
   const host = options.host ?? "127.0.0.1";
   const server = await new Promise<Server>((ready) => {
     const s = serve(
-      { fetch: app.fetch, port: options.port ?? 0, hostname: host, createServer, serverOptions: { cert: options.cert, key: options.key, requestCert: true, rejectUnauthorized: false } },
+      {
+        fetch: app.fetch,
+        port: options.port ?? 0,
+        hostname: host,
+        createServer,
+        serverOptions: { cert: options.cert, key: options.key, requestCert: true, rejectUnauthorized: false },
+      },
       () => ready(s as Server),
     );
   });

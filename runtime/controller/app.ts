@@ -1,15 +1,23 @@
 /**
- * The controller as a Hono app (DESIGN 3): authenticate -> route -> roles and access ->
+ * The controller as a Hono app: authenticate -> route -> roles and access ->
  * validation -> store -> shape the response. Built from a type registry and its validators.
  */
 import { Hono } from "hono";
 import type { Logger } from "pino";
-import { AccountRevocationFeed, DEFAULT_REVOCATION_FEED, type RevocationFeedOptions } from "./auth/account-revocations.ts";
+import {
+  AccountRevocationFeed,
+  DEFAULT_REVOCATION_FEED,
+  type RevocationFeedOptions,
+} from "./auth/account-revocations.ts";
 import { CallerResolver } from "./auth/caller.ts";
 import { ApplicationCallers } from "./auth/application-caller.ts";
 import { OAuthNonces } from "./auth/oauth-nonces.ts";
 import { OAuthVerifier } from "./auth/oauth-verifier.ts";
-import { DEFAULT_FAILED_VERIFICATION_LIMIT, FailedVerificationLimiter, type FailedVerificationLimit } from "./auth/failed-verification-limiter.ts";
+import {
+  DEFAULT_FAILED_VERIFICATION_LIMIT,
+  FailedVerificationLimiter,
+  type FailedVerificationLimit,
+} from "./auth/failed-verification-limiter.ts";
 import { callerMiddleware } from "./auth/caller-middleware.ts";
 import type { TokenService } from "./auth/tokens.ts";
 import type { ControllerEnv } from "./context.ts";
@@ -33,7 +41,7 @@ import { taskRoutes } from "./routes/tasks.ts";
 import { eventOutboxRoutes } from "./routes/event-outbox.ts";
 import { subscriptionRoutes } from "./routes/subscriptions.ts";
 import type { NotificationStore } from "./events/notification-store.ts";
-import { SubscriptionService } from "./events/subscription-service.ts";
+import { everySubscription, SubscriptionService } from "./events/subscription-service.ts";
 import type { TransactionStore } from "./forward/transaction-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import type { IntentStore } from "./intents/intent-store.ts";
@@ -66,6 +74,9 @@ import { requestLog } from "./observability/request-log.ts";
 import { requestMetrics } from "./observability/request-metrics.ts";
 import { operationsRoutes } from "./routes/operations.ts";
 import { errorReply } from "./routes/error-reply.ts";
+import { consoleRoutes } from "./routes/console.ts";
+import { consoleCallRoutes } from "./routes/console-calls.ts";
+import type { EndpointCallLog } from "./observability/endpoint-call-log.ts";
 
 /** What the controller app is made of. */
 export interface ControllerParts {
@@ -86,6 +97,8 @@ export interface ControllerParts {
   readonly openApi?: Record<string, unknown>;
   /** Limits of identity: revocation feed, failed token verifications, navigation trees. */
   readonly identity?: IdentityOptions;
+  /** The console at /console/ (routes/console.ts), served from `folder` (undefined: not built); absent: no console. */
+  readonly console?: { readonly folder: string | undefined };
   /** Application instances and forwarding; without them, application types answer 502. */
   readonly applications?: {
     /** Installing, listing and removing instances (`/aps/2/instances`, `/aps/2/applications`). */
@@ -103,6 +116,8 @@ export interface ControllerParts {
     readonly intents: IntentStore;
     /** The event outbox, and how to tell the deliverer there is something new. */
     readonly events: { readonly store: NotificationStore; nudge(): void };
+    /** The calls made to endpoints, for the console's live log (absent with the console off). */
+    readonly calls?: EndpointCallLog;
   };
 }
 
@@ -136,19 +151,25 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
   const resources = new ResourceService(context);
   const operations = new CustomOperations(context);
   const suspension = new Suspension(context);
-  // Routes `/x/` as `/x` (SPEC 4.2 and dojo stores write `/aps/2/resources/`, docs/platform-forms.md §1.7)
-  // and `//aps/...` as `/aps/...` (apsconnect-cli, §1.1): request-path.ts.
+  // Routes `/x/` as `/x` (the APS pages and dojo stores write `/aps/2/resources/`,
+  // docs/aps/rest-api.md, "Collections") and `//aps/...` as `/aps/...` (apsconnect-cli, §1.1):
+  // request-path.ts.
   const app = new Hono<ControllerEnv>({ getPath: controllerPath });
 
   const metrics = parts.metrics ?? new ControllerMetrics(parts.db, parts.logger);
   routeOpenEndpoints(app, parts, metrics);
   // Certificate callers, before the token check that every other /aps/2 call passes.
-  const applicationCallers = applications ? routeApplicationCredentials(app, parts, applications, context, callers) : undefined;
+  const applicationCallers = applications
+    ? routeApplicationCredentials(app, parts, applications, context, callers)
+    : undefined;
   // Every other /aps/2 call: an application instance by its credentials, else a token (auth/application-caller.ts).
   app.use("/aps/2/*", callerMiddleware(callers, applicationCallers));
   // The platform's notification manager, which the controller serves itself (routes/platform-notifications.ts).
   const notificationManager = new NotificationManagerLocator(parts.db);
-  app.route("/aps/2/resources", platformNotificationRoutes({ manager: notificationManager, log: new NotificationLog(parts.db), store }));
+  app.route(
+    "/aps/2/resources",
+    platformNotificationRoutes({ manager: notificationManager, log: new NotificationLog(parts.db), store }),
+  );
   const relations = new RelationService(context, resources);
   const reads = new ReadViews(context, { db: parts.db, view: { resources, relations } }, parts.reads);
   app.route("/aps/2/resources", resourceRoutes({ resources, relations, reads, operations, suspension }));
@@ -162,13 +183,24 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
     app.route("/aps/2/instances", instanceRoutes(applications.instances));
     app.route("/aps/2/applications", applicationInstanceRoutes(applications.instances, parts.catalog));
     app.route("/aps/2/tasks", taskRoutes(applications.tasks));
-    app.route("/aps/2/events", eventOutboxRoutes(applications.events.store, applications.events.nudge));
+    app.route(
+      "/aps/2/events",
+      eventOutboxRoutes(applications.events.store, applications.events.nudge, (limit) =>
+        everySubscription(parts.db, limit),
+      ),
+    );
+    if (applications.calls) app.route("/aps/2/console", consoleCallRoutes(applications.calls));
   }
   app.all("/aps/2/resources/*", (c) => {
-    throw new ControllerError(405, `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`);
+    throw new ControllerError(
+      405,
+      `${c.req.method} is not an operation of /aps/2/resources; use GET, POST, PUT or DELETE.`,
+    );
   });
 
-  app.notFound((c) => sendJson(c, new ControllerError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404));
+  app.notFound((c) =>
+    sendJson(c, new ControllerError(404, `Nothing is served at ${new URL(c.req.url).pathname}.`).toBody(), 404),
+  );
   app.onError(errorReply(parts.logger));
   return { app, runTask: (task) => attemptTask(context, task), metrics, stop: () => revocations.stop() };
 }
@@ -177,10 +209,24 @@ export function createControllerApp(parts: ControllerParts): ControllerApp {
  * Token callers, and the account revocation feed that tells them which accounts are gone: until
  * the feed knows where it stands, no verified token is cached.
  */
-function tokenCallers(parts: ControllerParts, store: ResourceStore, identity: IdentityOptions): { callers: CallerResolver; revocations: AccountRevocationFeed } {
-  let revocations: AccountRevocationFeed | undefined = undefined;
-  const callers = new CallerResolver(parts.tokens, store, new FailedVerificationLimiter({ ...DEFAULT_FAILED_VERIFICATION_LIMIT, ...identity.failedTokens }), () => revocations?.ready === true);
-  revocations = new AccountRevocationFeed(parts.db, callers, { ...DEFAULT_REVOCATION_FEED, ...identity.revocations }, parts.logger);
+function tokenCallers(
+  parts: ControllerParts,
+  store: ResourceStore,
+  identity: IdentityOptions,
+): { callers: CallerResolver; revocations: AccountRevocationFeed } {
+  let revocations: AccountRevocationFeed | undefined;
+  const callers = new CallerResolver(
+    parts.tokens,
+    store,
+    new FailedVerificationLimiter({ ...DEFAULT_FAILED_VERIFICATION_LIMIT, ...identity.failedTokens }),
+    () => revocations?.ready === true,
+  );
+  revocations = new AccountRevocationFeed(
+    parts.db,
+    callers,
+    { ...DEFAULT_REVOCATION_FEED, ...identity.revocations },
+    parts.logger,
+  );
   revocations.start();
   return { callers, revocations };
 }
@@ -195,6 +241,8 @@ function routeOpenEndpoints(app: Hono<ControllerEnv>, parts: ControllerParts, me
   app.route("/", operationsRoutes(parts.db, metrics, parts.logger, reads && (() => reads.statuses())));
   app.route("/aps/2/ui/runtime", uiRuntimeRoutes());
   app.route("/aps", versionProbeRoutes());
+  // The console's files: no credentials, the app signs in itself (routes/console.ts).
+  if (parts.console) app.route("/", consoleRoutes(parts.console.folder));
   if (parts.openApi) {
     // Serialised once; the document describes the API, not data, so it needs no token.
     const text = stringifyJson(parts.openApi);
@@ -207,15 +255,42 @@ function routeOpenEndpoints(app: Hono<ControllerEnv>, parts: ControllerParts, me
  * checking the instance's certificate or OAuth signature itself; returns how every other route
  * recognises an instance by the same credentials.
  */
-function routeApplicationCredentials(app: Hono<ControllerEnv>, parts: ControllerParts, applications: NonNullable<ControllerParts["applications"]>, context: ResourceContext, callers: CallerResolver): ApplicationCallers {
+function routeApplicationCredentials(
+  app: Hono<ControllerEnv>,
+  parts: ControllerParts,
+  applications: NonNullable<ControllerParts["applications"]>,
+  context: ResourceContext,
+  callers: CallerResolver,
+): ApplicationCallers {
   const { store, rows, access } = context;
   // The second way an instance is known: its OAuth 1.0a signature (auth/oauth-verifier.ts).
   const oauth = new OAuthVerifier(applications.instanceLookup, new OAuthNonces(parts.db));
   const service = new ApplicationService(parts.catalog, store, rows, applications.provider);
-  app.route("/aps/2/application", applicationRoutes(service, applications.instanceLookup, (c) => oauth.verify(c)) as unknown as Hono<ControllerEnv>);
-  const subscriptions = new SubscriptionService(() => parts.catalog.registry, () => parts.catalog.refresh(), parts.db, store);
-  app.route("/aps/2/resources", subscriptionRoutes(subscriptions, { registry: () => parts.catalog.registry, store, access, callers, instances: applications.instanceLookup, transactions: applications.transactions, oauth: (c) => oauth.verify(c) }) as unknown as Hono<ControllerEnv>);
-  return new ApplicationCallers(applications.instanceLookup, store, applications.transactions, [(c) => oauth.verify(c)]);
+  app.route(
+    "/aps/2/application",
+    applicationRoutes(service, applications.instanceLookup, (c) => oauth.verify(c)) as unknown as Hono<ControllerEnv>,
+  );
+  const subscriptions = new SubscriptionService(
+    () => parts.catalog.registry,
+    () => parts.catalog.refresh(),
+    parts.db,
+    store,
+  );
+  app.route(
+    "/aps/2/resources",
+    subscriptionRoutes(subscriptions, {
+      registry: () => parts.catalog.registry,
+      store,
+      access,
+      callers,
+      instances: applications.instanceLookup,
+      transactions: applications.transactions,
+      oauth: (c) => oauth.verify(c),
+    }) as unknown as Hono<ControllerEnv>,
+  );
+  return new ApplicationCallers(applications.instanceLookup, store, applications.transactions, [
+    (c) => oauth.verify(c),
+  ]);
 }
 
 /** What every resource feature shares (resources/resource-context.ts); each feature is a module of its own. */
@@ -228,7 +303,18 @@ function resourceContext(parts: ControllerParts, store: ResourceStore): Resource
     access: new ResourceAccess(parts.catalog, store),
     ...(parts.propertyIndexes ? { indexes: parts.propertyIndexes } : {}),
     ...(applications
-      ? { applications: { targetFor: (type) => applications.instanceLookup.targetFor(type), targetOf: (id) => applications.instanceLookup.targetOf(id), forwarder: applications.forwarder, tasks: applications.tasks, transactions: applications.transactions, claims: applications.claims, intents: applications.intents, provider: applications.provider } }
+      ? {
+          applications: {
+            targetFor: (type) => applications.instanceLookup.targetFor(type),
+            targetOf: (id) => applications.instanceLookup.targetOf(id),
+            forwarder: applications.forwarder,
+            tasks: applications.tasks,
+            transactions: applications.transactions,
+            claims: applications.claims,
+            intents: applications.intents,
+            provider: applications.provider,
+          },
+        }
       : {}),
   };
 }

@@ -1,8 +1,8 @@
 /**
- * `/aps/2/application` (SPEC 4.1, 4.2, 5): what an application instance may do with the
- * resources it serves, authenticated by its client certificate. Nothing here is forwarded back
- * to the application: it is the one asking. It may write readonly properties and reads
- * encrypted ones (SPEC 2.2, 2.3).
+ * `/aps/2/application` (docs/aps/rest-api.md, "Collections"): what an application instance may do
+ * with the resources it serves, authenticated by its client certificate. Nothing here is forwarded
+ * back to the application: it is the one asking. It may write readonly properties and reads
+ * encrypted ones (docs/aps/security.md, "Applications as callers").
  */
 import type { ApplicationService as ApplicationServiceInfo } from "../common/package-info.ts";
 import type { ApsResource } from "../common/types.ts";
@@ -49,28 +49,50 @@ export class ApplicationService {
    * extension and FallBall read (oaclient:237-295, resources/__init__.py:215-250; platform-forms row 32).
    */
   services(caller: ApplicationCaller): Record<string, ApplicationServiceInfo> {
-    return Object.fromEntries(this.serviceTypes(caller).map((t) => [t.service!, { schema: typeHref(t.id), type: t.id, href: `/aps/2/application/${t.service}` }]));
+    return Object.fromEntries(
+      this.serviceTypes(caller).map((t) => [
+        t.service!,
+        { schema: typeHref(t.id), type: t.id, href: `/aps/2/application/${t.service}` },
+      ]),
+    );
   }
 
   /** Registers a resource the application created itself: stored as sent, no call back. */
   async register(caller: ApplicationCaller, service: string, body: unknown): Promise<ApsResource> {
     const type = this.typeOf(caller, service);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, "The body must be a JSON object with the resource's properties.");
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new ControllerError(400, "The body must be a JSON object with the resource's properties.");
     const input = body as Record<string, unknown>;
     const errors = this.catalog.validators.get(type.id)?.validateCreate(input, applicationActor) ?? [];
     if (errors.length) throw invalidBody(errors);
     const aps = (input.aps ?? {}) as { status?: unknown; id?: unknown };
     const status = aps.status === undefined ? ResourceStatus.ready : aps.status;
-    if (typeof status !== "string" || !STATUS.test(status)) throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
+    if (typeof status !== "string" || !STATUS.test(status))
+      throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
     const id = typeof aps.id === "string" && isUuid(aps.id) ? aps.id : randomUUID();
     if (await this.store.get(id)) throw new ControllerError(409, `A resource ${id} exists already.`);
     const owner = await this.ownerFor(caller);
-    // As sent: `default` is a hint for clients (SPEC 2.2), not filled in.
+    // As sent: `default` is a hint for clients (docs/aps/resources.md, "Property attributes"), not
+    // filled in.
     const values: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(input)) if (k !== "aps" && !(k in type.relations)) values[k] = v;
-    const row = this.rows.newRow({ id, typeId: type.id, status, ownerAccount: owner.id, ownerPath: owner.path, packageId: caller.instance.packageId, instanceId: caller.instance.id }, type.properties, values);
+    const row = this.rows.newRow(
+      {
+        id,
+        typeId: type.id,
+        status,
+        ownerAccount: owner.id,
+        ownerPath: owner.path,
+        packageId: caller.instance.packageId,
+        instanceId: caller.instance.id,
+      },
+      type.properties,
+      values,
+    );
     // A resource registered in another status (aps:proto, say) becomes available when it turns ready.
-    await this.store.insert(row, [], { events: status === ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : [] });
+    await this.store.insert(row, [], {
+      events: status === ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : [],
+    });
     return this.view((await this.store.get(id))!, type);
   }
 
@@ -91,17 +113,38 @@ export class ApplicationService {
     const { properties, relinks } = splitAsReadBody(type, row, await this.store.linksFrom(id), body);
     for (const r of relinks) {
       const target = r.targetId !== null && isUuid(r.targetId) ? await this.store.get(r.targetId) : undefined;
-      if (r.targetId !== null && (!target || !implementsType(this.catalog.registry, target.typeId, type.relations[r.relation]!.typeId))) throw new ControllerError(400, `"${r.relation}" links to ${type.relations[r.relation]!.typeId}; ${r.targetId} is not one.`);
+      if (
+        r.targetId !== null &&
+        (!target || !implementsType(this.catalog.registry, target.typeId, type.relations[r.relation]!.typeId))
+      )
+        throw new ControllerError(
+          400,
+          `"${r.relation}" links to ${type.relations[r.relation]!.typeId}; ${r.targetId} is not one.`,
+        );
     }
     const errors = this.catalog.validators.get(type.id)?.validateUpdate(properties, applicationActor) ?? [];
     if (errors.length) throw invalidBody(errors);
     const input = properties as Record<string, unknown>;
-    if (status !== undefined && (typeof status !== "string" || !STATUS.test(status))) throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
+    if (status !== undefined && (typeof status !== "string" || !STATUS.test(status)))
+      throw new ControllerError(400, 'aps.status must look like "aps:ready" or "<namespace>:<status>".');
     const before = this.rows.values(row);
     const current = { ...before };
     applyChanges(current, input);
-    const events = status === ResourceStatus.ready && row.status !== ResourceStatus.ready ? [raise(this.catalog.registry, CoreEvent.available, row)] : changeEvents(this.catalog.registry, row, before, current);
-    const updated = await this.store.update(id, row.revision, { ...this.rows.columns(type.properties, id, current), modified: new Date().toISOString(), ...(typeof status === "string" ? { status } : {}) }, undefined, events);
+    const events =
+      status === ResourceStatus.ready && row.status !== ResourceStatus.ready
+        ? [raise(this.catalog.registry, CoreEvent.available, row)]
+        : changeEvents(this.catalog.registry, row, before, current);
+    const updated = await this.store.update(
+      id,
+      row.revision,
+      {
+        ...this.rows.columns(type.properties, id, current),
+        modified: new Date().toISOString(),
+        ...(typeof status === "string" ? { status } : {}),
+      },
+      undefined,
+      events,
+    );
     if (!updated) throw new ControllerError(409, "The resource changed meanwhile; read it again and repeat.");
     if (!relinks.length) return this.view(updated, type);
     for (const r of relinks) {
@@ -124,55 +167,103 @@ export class ApplicationService {
    * `POST aps/2/application/{service}/{id}/{relation}/{target}` with no body
    * (hub/account_data_change.py:44-58). The application is the one asking: it is not told back.
    */
-  async link(caller: ApplicationCaller, service: string, id: string, relation: string, targetId: string): Promise<LinkAnswer> {
+  async link(
+    caller: ApplicationCaller,
+    service: string,
+    id: string,
+    relation: string,
+    targetId: string,
+  ): Promise<LinkAnswer> {
     const { row, type } = await this.own(caller, service, id);
     const rel = this.relationOf(type, relation);
     const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
     if (!target) throw new ControllerError(404, `${targetId} is not a resource.`);
     const registry = this.catalog.registry;
-    if (!implementsType(registry, target.typeId, rel.typeId)) throw new ControllerError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
-    const before = rel.collection ? new Map<string, StoredResource>() : await this.store.rowsById((await this.store.linksFrom(id)).filter((l) => l.relation === relation).map((l) => l.targetId));
+    if (!implementsType(registry, target.typeId, rel.typeId))
+      throw new ControllerError(400, `"${relation}" links to ${rel.typeId}; ${targetId} is a ${target.typeId}.`);
+    const before = rel.collection
+      ? new Map<string, StoredResource>()
+      : await this.store.rowsById(
+          (await this.store.linksFrom(id)).filter((l) => l.relation === relation).map((l) => l.targetId),
+        );
     const events = (change: LinkChange) => [
-      ...change.replaced.flatMap((old) => linkEvents(registry, CoreEvent.unlinked, row, relation, before.get(old) ?? old)),
+      ...change.replaced.flatMap((old) =>
+        linkEvents(registry, CoreEvent.unlinked, row, relation, before.get(old) ?? old),
+      ),
       ...(change.added ? linkEvents(registry, CoreEvent.linked, row, relation, target) : []),
     ];
-    const change = await this.store.link(id, relation, targetId, !rel.collection, events).catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
-    if (!change) throw new ControllerError(409, `${targetId} or ${id} was removed or is being unprovisioned; no link was made.`);
+    const change = await this.store
+      .link(id, relation, targetId, !rel.collection, events)
+      .catch((error: unknown) => (isLinkTargetGone(error) ? undefined : Promise.reject(error)));
+    if (!change)
+      throw new ControllerError(409, `${targetId} or ${id} was removed or is being unprovisioned; no link was made.`);
     return linkAnswer(rel, targetId);
   }
 
   /** Removes a link of one of the instance's resources (the `DELETE` of {@link link}). */
-  async unlink(caller: ApplicationCaller, service: string, id: string, relation: string, targetId: string): Promise<void> {
+  async unlink(
+    caller: ApplicationCaller,
+    service: string,
+    id: string,
+    relation: string,
+    targetId: string,
+  ): Promise<void> {
     const { row, type } = await this.own(caller, service, id);
     const rel = this.relationOf(type, relation);
-    if (rel.required && !rel.collection) throw new ControllerError(409, `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource instead.`);
+    if (rel.required && !rel.collection)
+      throw new ControllerError(
+        409,
+        `"${relation}" is a strong link: the resource cannot be without it. Relink it to another resource instead.`,
+      );
     const target = isUuid(targetId) ? await this.store.get(targetId) : undefined;
-    const removed = await this.store.unlink(id, relation, targetId, linkEvents(this.catalog.registry, CoreEvent.unlinked, row, relation, target ?? targetId));
+    const removed = await this.store.unlink(
+      id,
+      relation,
+      targetId,
+      linkEvents(this.catalog.registry, CoreEvent.unlinked, row, relation, target ?? targetId),
+    );
     if (!removed) throw new ControllerError(404, `${id} has no "${relation}" link to ${targetId}.`);
   }
 
   private relationOf(type: RegistryType, relation: string): RegistryRelation {
     const rel = type.relations[relation];
-    if (!rel) throw new ControllerError(404, `${type.id} has no relation "${relation}"; it has ${Object.keys(type.relations).join(", ") || "none"}.`);
+    if (!rel)
+      throw new ControllerError(
+        404,
+        `${type.id} has no relation "${relation}"; it has ${Object.keys(type.relations).join(", ") || "none"}.`,
+      );
     return rel;
   }
 
   private serviceTypes(caller: ApplicationCaller): RegistryType[] {
     const pkg = this.catalog.get(caller.instance.packageId);
-    return (pkg?.typeIds ?? []).map((id) => this.catalog.registry.get(id)).filter((t): t is RegistryType => !!t?.service && t.isResource);
+    return (pkg?.typeIds ?? [])
+      .map((id) => this.catalog.registry.get(id))
+      .filter((t): t is RegistryType => !!t?.service && t.isResource);
   }
 
   private typeOf(caller: ApplicationCaller, service: string): RegistryType {
     const type = this.serviceTypes(caller).find((t) => t.service === service);
-    if (!type) throw new ControllerError(404, `Your package has no service "${service}"; it has ${this.serviceTypes(caller).map((t) => t.service).join(", ")}.`);
+    if (!type)
+      throw new ControllerError(
+        404,
+        `Your package has no service "${service}"; it has ${this.serviceTypes(caller)
+          .map((t) => t.service)
+          .join(", ")}.`,
+      );
     return type;
   }
 
   /** A resource of this instance and of that service; another instance's is as good as missing. */
-  private async own(caller: ApplicationCaller, service: string, id: string): Promise<{ row: StoredResource; type: RegistryType }> {
+  private async own(
+    caller: ApplicationCaller,
+    service: string,
+    id: string,
+  ): Promise<{ row: StoredResource; type: RegistryType }> {
     const type = this.typeOf(caller, service);
     const row = isUuid(id) ? await this.store.get(id) : undefined;
-    if (!row || row.typeId !== type.id || row.instanceId !== caller.instance.id) throw new ControllerError(404, `Resource ${id} is not one of this instance's ${service}.`);
+    if (!row || row.typeId !== type.id || row.instanceId !== caller.instance.id)
+      throw new ControllerError(404, `Resource ${id} is not one of this instance's ${service}.`);
     return { row, type };
   }
 
@@ -180,7 +271,8 @@ export class ApplicationService {
   private async ownerFor(caller: ApplicationCaller): Promise<{ id: string; path: string }> {
     if (!caller.actingAs) return this.provider;
     const row = isUuid(caller.actingAs) ? await this.store.get(caller.actingAs) : undefined;
-    if (!row || row.instanceId !== caller.instance.id || !row.ownerAccount) throw new ControllerError(403, `APS-Resource-ID ${caller.actingAs} is not a resource of this instance.`);
+    if (!row || row.instanceId !== caller.instance.id || !row.ownerAccount)
+      throw new ControllerError(403, `APS-Resource-ID ${caller.actingAs} is not a resource of this instance.`);
     return { id: row.ownerAccount, path: row.ownerPath };
   }
 

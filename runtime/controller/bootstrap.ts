@@ -47,8 +47,26 @@ export async function ensureProvider(db: Db, tokens: TokenService, dataDir: stri
       const base = { status: ResourceStatus.ready, ownerAccount: accountId, ownerPath: `/${accountId}/` };
       // Built as every writer builds rows (store/resource-rows.ts); neither core type has encrypted properties, so no key is needed.
       const rows = new ResourceRows();
-      await tx.insert(resources).values(rows.newRow({ ...base, id: accountId, typeId: ACCOUNT_TYPE_ID }, {}, { companyName: "Provider", addressPostal: {} }, now));
-      await tx.insert(resources).values(rows.newRow({ ...base, id: adminUserId, typeId: USER_TYPE_ID }, {}, { login: "admin", displayName: "Provider administrator" }, now));
+      await tx
+        .insert(resources)
+        .values(
+          rows.newRow(
+            { ...base, id: accountId, typeId: ACCOUNT_TYPE_ID },
+            {},
+            { companyName: "Provider", addressPostal: {} },
+            now,
+          ),
+        );
+      await tx
+        .insert(resources)
+        .values(
+          rows.newRow(
+            { ...base, id: adminUserId, typeId: USER_TYPE_ID },
+            {},
+            { login: "admin", displayName: "Provider administrator" },
+            now,
+          ),
+        );
       created = true;
       return { accountId, adminUserId };
     });
@@ -62,7 +80,9 @@ export async function findProvider(db: Db): Promise<{ accountId: string; adminUs
   const [root] = await db
     .select({ id: resources.id })
     .from(resources)
-    .where(and(eq(resources.typeId, ACCOUNT_TYPE_ID), sql`${resources.ownerPath} = '/' || ${resources.id}::text || '/'`))
+    .where(
+      and(eq(resources.typeId, ACCOUNT_TYPE_ID), sql`${resources.ownerPath} = '/' || ${resources.id}::text || '/'`),
+    )
     .limit(1);
   if (!root) return undefined;
   const [admin] = await db
@@ -75,6 +95,14 @@ export async function findProvider(db: Db): Promise<{ accountId: string; adminUs
 }
 
 /** Writes a long-lived token of the provider's administrator (mode 0600). */
-export async function writeAdminToken(path: string, tokens: TokenService, provider: { readonly accountId: string; readonly adminUserId?: string }): Promise<void> {
-  writeFileSync(path, `${await tokens.mint({ accountId: provider.accountId, ...(provider.adminUserId ? { userId: provider.adminUserId } : {}) })}\n`, { mode: 0o600 });
+export async function writeAdminToken(
+  path: string,
+  tokens: TokenService,
+  provider: { readonly accountId: string; readonly adminUserId?: string },
+): Promise<void> {
+  writeFileSync(
+    path,
+    `${await tokens.mint({ accountId: provider.accountId, ...(provider.adminUserId ? { userId: provider.adminUserId } : {}) })}\n`,
+    { mode: 0o600 },
+  );
 }

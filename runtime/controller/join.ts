@@ -43,7 +43,12 @@ const LOCAL_NAMES = ["localhost", "127.0.0.1"];
  * `deployment-keys-absent` (the deployment is not set up: run `aps-gen migrate`, start the first
  * controller with the deployment key); `deployment-key-wrong`; `deployment-key-unusable`.
  */
-export async function joinDeployment(options: { readonly databaseUrl: string; readonly dataDir: string; readonly deploymentKey: DeploymentKey; readonly hosts: readonly string[] }): Promise<JoinReport> {
+export async function joinDeployment(options: {
+  readonly databaseUrl: string;
+  readonly dataDir: string;
+  readonly deploymentKey: DeploymentKey;
+  readonly hosts: readonly string[];
+}): Promise<JoinReport> {
   const dataDir = resolve(options.dataDir);
   const hosts = [...new Set([...options.hosts, ...LOCAL_NAMES])];
   const releaseUmask = holdPrivateUmask();
@@ -55,7 +60,8 @@ export async function joinDeployment(options: { readonly databaseUrl: string; re
       const provider = await findProvider(db);
       const tokenPath = adminTokenPath(dataDir);
       // Kept when there: adoptDeploymentSecrets has moved aside one that the deployment's key does not verify.
-      if (provider && !existsSync(tokenPath)) await writeAdminToken(tokenPath, new TokenService(secrets.keys.token), provider);
+      if (provider && !existsSync(tokenPath))
+        await writeAdminToken(tokenPath, new TokenService(secrets.keys.token), provider);
       return {
         hosts,
         serverCertPath: resolve(dataDir, "tls", "server.crt"),
@@ -75,18 +81,35 @@ export async function joinDeployment(options: { readonly databaseUrl: string; re
  * them with `deploymentKey` and runs `use`; closes the database after. For `join`, and for
  * `token` on a node whose keys are the deployment's.
  */
-export async function withStoredSecrets<T>(databaseUrl: string, dataDir: string, deploymentKey: DeploymentKey, use: (db: Db, secrets: DeploymentSecrets) => Promise<T>): Promise<T> {
+export async function withStoredSecrets<T>(
+  databaseUrl: string,
+  dataDir: string,
+  deploymentKey: DeploymentKey,
+  use: (db: Db, secrets: DeploymentSecrets) => Promise<T>,
+): Promise<T> {
   const where = redactedUrl(databaseUrl);
-  const unreachable = (error: unknown) => new ControllerStartError(`cannot reach the database at ${where}: ${(error as Error).message}`, "database-unreachable");
-  const database = await openDatabase({ dataDir, url: databaseUrl, migrate: false }).catch((error: unknown) => Promise.reject(unreachable(error)));
+  const unreachable = (error: unknown) =>
+    new ControllerStartError(
+      `cannot reach the database at ${where}: ${(error as Error).message}`,
+      "database-unreachable",
+    );
+  const database = await openDatabase({ dataDir, url: databaseUrl, migrate: false }).catch((error: unknown) =>
+    Promise.reject(unreachable(error)),
+  );
   try {
     const state = await migrationState(database.db).catch((error: unknown) => Promise.reject(unreachable(error)));
     if (state.pending > 0) {
-      throw new ControllerStartError(`the database at ${where} has ${state.pending} of ${state.total} migrations not applied: run \`aps-gen migrate\`, then start the first controller with the deployment key`, "migrations-pending");
+      throw new ControllerStartError(
+        `the database at ${where} has ${state.pending} of ${state.total} migrations not applied: run \`aps-gen migrate\`, then start the first controller with the deployment key`,
+        "migrations-pending",
+      );
     }
     const sealed = await readSealedSecrets(database.db);
     if (sealed.size === 0) {
-      throw new ControllerStartError(`the database at ${where} holds no deployment keys yet: start the first controller with \`aps-gen serve --deployment-key-file FILE\` (it stores its keys there), then join`, "deployment-keys-absent");
+      throw new ControllerStartError(
+        `the database at ${where} holds no deployment keys yet: start the first controller with \`aps-gen serve --deployment-key-file FILE\` (it stores its keys there), then join`,
+        "deployment-keys-absent",
+      );
     }
     return await use(database.db, openDeploymentSecrets(sealed, deploymentKey));
   } finally {

@@ -29,7 +29,10 @@ export interface MigrationReport {
  * reached or the data folder is in use; a migration that fails rejects with the database's error
  * (each migration is one transaction: nothing of it stays).
  */
-export async function migrateDatabase(options: { readonly databaseUrl?: string; readonly dataDir: string }): Promise<MigrationReport> {
+export async function migrateDatabase(options: {
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+}): Promise<MigrationReport> {
   const dataDir = resolve(options.dataDir);
   const url = options.databaseUrl;
   const releaseUmask = holdPrivateUmask();
@@ -42,7 +45,12 @@ export async function migrateDatabase(options: { readonly databaseUrl?: string; 
           throw url ? unreachable(url, error) : error;
         });
         try {
-          return { ...(await migrationState(database.db).catch((error: unknown) => Promise.reject(url ? unreachable(url, error) : error))), kind: database.kind };
+          return {
+            ...(await migrationState(database.db).catch((error: unknown) =>
+              Promise.reject(url ? unreachable(url, error) : error),
+            )),
+            kind: database.kind,
+          };
         } finally {
           await database.close();
         }
@@ -61,5 +69,8 @@ export async function migrateDatabase(options: { readonly databaseUrl?: string; 
 }
 
 function unreachable(url: string, error: unknown): ControllerStartError {
-  return new ControllerStartError(`cannot reach the database at ${redactedUrl(url)}: ${(error as Error).message}`, "database-unreachable");
+  return new ControllerStartError(
+    `cannot reach the database at ${redactedUrl(url)}: ${(error as Error).message}`,
+    "database-unreachable",
+  );
 }

@@ -4,7 +4,12 @@
  * per request.
  */
 
-import { defaultOperationBits, type RegistryOperation, type RegistryRelation, type RegistryType } from "../common/registry.ts";
+import {
+  defaultOperationBits,
+  type RegistryOperation,
+  type RegistryRelation,
+  type RegistryType,
+} from "../common/registry.ts";
 
 export type { RegistryOperation, RegistryRelation, RegistryType };
 
@@ -21,11 +26,14 @@ export function implementsType(registry: TypeRegistry, typeId: string, base: str
   return typeId === base || (registry.get(typeId)?.ancestors.includes(base) ?? false);
 }
 
-/** Roles an operation allows when a type does not declare it: admin and owner (aps-facts 6). */
+/** Roles an operation allows when a type does not declare it: admin and owner (docs/aps/security.md, "Access checks"). */
 const DEFAULT_OPERATION_ACCESS = defaultOperationBits(false);
 const DEFAULT_RETRIEVE_ACCESS = defaultOperationBits(true);
 
 /** Role bits that may run `operation` on resources of `type`. */
 export function operationAccess(type: RegistryType, operation: string): number {
-  return type.operations[operation]?.access ?? (operation === "retrieve" ? DEFAULT_RETRIEVE_ACCESS : DEFAULT_OPERATION_ACCESS);
+  return (
+    type.operations[operation]?.access ??
+    (operation === "retrieve" ? DEFAULT_RETRIEVE_ACCESS : DEFAULT_OPERATION_ACCESS)
+  );
 }

@@ -36,12 +36,30 @@ export async function startController(options: ControllerOptions): Promise<Runni
     if (options.readDatabaseUrls?.length && !sharedDatabase) throw refuseReadReplicasOnEmbeddedDatabase();
     const hosts = [...new Set([host, "localhost", "127.0.0.1"])];
     // One controller: the data folder's keys, ready before the database opens. With a deployment key: the database's.
-    const own = options.deploymentKey ? undefined : { keys: loadKeys(dataDir), tls: await ensureControllerTls(dataDir, hosts) };
+    const own = options.deploymentKey
+      ? undefined
+      : { keys: loadKeys(dataDir), tls: await ensureControllerTls(dataDir, hosts) };
     const database = await openControllerDatabase(options, dataDir, held);
-    const { keys, tls } = own ?? (await deploymentKeysOfNode(database.db, options.deploymentKey!, dataDir, hosts, logger));
+    const { keys, tls } =
+      own ?? (await deploymentKeysOfNode(database.db, options.deploymentKey!, dataDir, hosts, logger));
     let url = "";
-    const controller = await assembleController({ options, dataDir, logger, keys, tls, db: database.db, url: () => url, held });
-    const listener = await listenTls(controller.app.fetch, host, options.port ?? 8443, tls, options.serverTimeouts).catch(async (error: unknown) => {
+    const controller = await assembleController({
+      options,
+      dataDir,
+      logger,
+      keys,
+      tls,
+      db: database.db,
+      url: () => url,
+      held,
+    });
+    const listener = await listenTls(
+      controller.app.fetch,
+      host,
+      options.port ?? 8443,
+      tls,
+      options.serverTimeouts,
+    ).catch(async (error: unknown) => {
       await controller.stopApp();
       throw error;
     });
@@ -68,7 +86,11 @@ export async function startController(options: ControllerOptions): Promise<Runni
 }
 
 /** Background work and the app's own first, then the server (it waits for the requests in hand), then what the start holds. */
-async function closeController(controller: AssembledController, listener: TlsListener, held: HeldResources): Promise<void> {
+async function closeController(
+  controller: AssembledController,
+  listener: TlsListener,
+  held: HeldResources,
+): Promise<void> {
   await Promise.all([controller.loops.stop(), controller.stopApp()]);
   await listener.close();
   await held.release();

@@ -5,8 +5,8 @@
  *
  * Own members only, `implements` naming the direct parents, as the platform publishes types:
  * the Application type's schema lists only `upgrade` and says the other operations are inherited
- * from Resource (core-types §2, R2), and a child redefines an inherited member whole or not at
- * all (aps-facts §8, S8a), so a type's document never repeats its parents. Clients that need an
+ * from Resource (docs/aps/types.md), and a child redefines an inherited member whole or not at
+ * all (docs/aps/types.md), so a type's document never repeats its parents. Clients that need an
  * inherited member read the parent named in `implements` (`GET /aps/2/types/{parent}`).
  */
 import type { TypeInfo } from "../common/type-info.ts";
@@ -25,5 +25,14 @@ export function typeDocument(t: RegistryType): TypeInfo {
     return { aps, ...declared };
   }
   // A registry built without declarations (only tests build one by hand): the compiled view.
-  return { aps, id: t.id, name: t.name, apsVersion: "2.0", implements: t.ancestors, properties: t.properties, relations: t.relations, operations: t.operations };
+  return {
+    aps,
+    id: t.id,
+    name: t.name,
+    apsVersion: "2.0",
+    implements: t.ancestors,
+    properties: t.properties,
+    relations: t.relations,
+    operations: t.operations,
+  };
 }

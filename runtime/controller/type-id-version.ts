@@ -1,7 +1,7 @@
 /**
  * Type ids compared as the platform compares them: the version after the last `/` is a version,
  * not text, so `…/notification-manager/1` names the type declared `…/notification-manager/1.0`
- * (aps-facts §8: major and minor compare as integers; FallBall queries `implementing(…/1)`,
+ * (docs/aps/types.md: major and minor compare as integers; FallBall queries `implementing(…/1)`,
  * docs/platform-forms.md §1.3).
  */
 

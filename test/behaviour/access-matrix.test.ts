@@ -10,7 +10,8 @@ import { databases, startBehaviourController, type BehaviourController } from ".
 /**
  * Every combination of admin/owner/referrer/public allowed or denied (16 access objects), for
  * properties (read and write) and for the base operations retrieve, configure and unprovision,
- * against each role a caller can hold (SPEC 2.7, 4.3; DESIGN 3).
+ * against each role a caller can hold (docs/aps/resources.md, the access object;
+ * docs/aps/security.md; docs/aps/rest-api.md, errors).
  */
 const ROLES = ["admin", "owner", "referrer", "public"] as const;
 type Role = (typeof ROLES)[number];
@@ -22,20 +23,51 @@ const RESOURCE = "http://aps-standard.org/types/core/resource/1.0";
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 const id = (name: string) => `http://matrix.example/types/${name}/1.0`;
 const base = (retrieve: object, write: object) => ({
-  provision: { verb: "POST", path: "/", static: true, access: ALL, response: { type: "self" }, errorResponse: { type: "object" } },
+  provision: {
+    verb: "POST",
+    path: "/",
+    static: true,
+    access: ALL,
+    response: { type: "self" },
+    errorResponse: { type: "object" },
+  },
   retrieve: { verb: "GET", path: "/", access: retrieve, response: { type: "self" }, errorResponse: { type: "object" } },
-  configure: { verb: "PUT", path: "/", access: write, parameters: { new: { kind: "body", type: "self", required: true } }, response: { type: "self" }, errorResponse: { type: "object" } },
-  unprovision: { verb: "DELETE", path: "/", access: write, response: { type: "object" }, errorResponse: { type: "object" } },
+  configure: {
+    verb: "PUT",
+    path: "/",
+    access: write,
+    parameters: { new: { kind: "body", type: "self", required: true } },
+    response: { type: "self" },
+    errorResponse: { type: "object" },
+  },
+  unprovision: {
+    verb: "DELETE",
+    path: "/",
+    access: write,
+    response: { type: "object" },
+    errorResponse: { type: "object" },
+  },
 });
 
 function writeFixture(dir: string): void {
-  const decl = (name: string, body: object) => writeFileSync(join(dir, `${name}.schema`), JSON.stringify({ apsVersion: "2.0", name, id: id(name), implements: [RESOURCE], ...body }, null, 2));
-  decl("board", { properties: Object.fromEntries(PATTERNS.map((n) => [`p${n}`, { type: "string", access: access(n) }])), operations: base(ALL, ALL) });
+  const decl = (name: string, body: object) =>
+    writeFileSync(
+      join(dir, `${name}.schema`),
+      JSON.stringify({ apsVersion: "2.0", name, id: id(name), implements: [RESOURCE], ...body }, null, 2),
+    );
+  decl("board", {
+    properties: Object.fromEntries(PATTERNS.map((n) => [`p${n}`, { type: "string", access: access(n) }])),
+    operations: base(ALL, ALL),
+  });
   for (const n of PATTERNS) {
     decl(`ops${n}`, { properties: { x: { type: "string", access: ALL } }, operations: base(ALL, access(n)) });
     decl(`ret${n}`, { properties: { x: { type: "string", access: ALL } }, operations: base(access(n), ALL) });
   }
-  decl("pin", { properties: {}, relations: { target: { type: RESOURCE, collection: true } }, operations: base(ALL, ALL) });
+  decl("pin", {
+    properties: {},
+    relations: { target: { type: RESOURCE, collection: true } },
+    operations: base(ALL, ALL),
+  });
 }
 
 describe.each(databases)("role x access matrix on %s", (kind) => {
@@ -51,7 +83,13 @@ describe.each(databases)("role x access matrix on %s", (kind) => {
     writeFixture(dir);
     t = await startBehaviourController(kind, [relative(repoRoot, dir)]);
     const mint = new TokenService(loadKeys(t.dataDir).token);
-    const account = async (name: string) => (await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: ACCOUNT }, companyName: name, addressPostal: {} } })).json.aps.id as string;
+    const account = async (name: string) =>
+      (
+        await t.call("POST", "/aps/2/resources", {
+          token: t.adminToken,
+          body: { aps: { type: ACCOUNT }, companyName: name, addressPostal: {} },
+        })
+      ).json.aps.id as string;
     const ownerAccount = await account("owner");
     const referrerAccount = await account("referrer");
     const publicAccount = await account("public");
@@ -60,7 +98,10 @@ describe.each(databases)("role x access matrix on %s", (kind) => {
     tokens.referrer = await mint.mint({ accountId: referrerAccount });
     tokens.public = await mint.mint({ accountId: publicAccount });
     const make = async (type: string, body: object = {}) => {
-      const r = await t.call("POST", "/aps/2/resources", { token: tokens.owner, body: { aps: { type: id(type) }, ...body } });
+      const r = await t.call("POST", "/aps/2/resources", {
+        token: tokens.owner,
+        body: { aps: { type: id(type) }, ...body },
+      });
       expect(r.status, r.text).toBe(201);
       return r.json.aps.id as string;
     };
@@ -69,8 +110,13 @@ describe.each(databases)("role x access matrix on %s", (kind) => {
     for (const n of PATTERNS) rets.push(await make(`ret${n}`, { x: "x" }));
     // The referrer account owns a pin linked to every resource above. Links are arranged in the
     // database directly: a caller can only link what it can already see.
-    const pin = await t.call("POST", "/aps/2/resources", { token: tokens.referrer, body: { aps: { type: id("pin") } } });
-    const targets = [board, ...ops, ...rets].map((target) => `('${pin.json.aps.id}', 'target', '${target}')`).join(", ");
+    const pin = await t.call("POST", "/aps/2/resources", {
+      token: tokens.referrer,
+      body: { aps: { type: id("pin") } },
+    });
+    const targets = [board, ...ops, ...rets]
+      .map((target) => `('${pin.json.aps.id}', 'target', '${target}')`)
+      .join(", ");
     await t.sql(`insert into links (source_id, relation, target_id) values ${targets}`);
     // Each role fills in the properties it may write, so every property but p0 has a value.
     for (const role of ROLES) {
@@ -92,7 +138,10 @@ describe.each(databases)("role x access matrix on %s", (kind) => {
 
   it.each(ROLES)("properties: %s writes exactly the properties whose access allows it", async (role) => {
     for (const n of PATTERNS) {
-      const r = await t.call("PUT", `/aps/2/resources/${board}`, { token: tokens[role], body: { [`p${n}`]: `${role}` } });
+      const r = await t.call("PUT", `/aps/2/resources/${board}`, {
+        token: tokens[role],
+        body: { [`p${n}`]: `${role}` },
+      });
       if (allows(n, role)) expect(r.status, `p${n} ${r.text}`).toBe(200);
       else {
         expect(r.status, `p${n}`).toBe(400);
@@ -101,24 +150,34 @@ describe.each(databases)("role x access matrix on %s", (kind) => {
     }
   });
 
-  it.each(ROLES)("operations: %s may retrieve exactly where retrieve's access allows it (404 otherwise)", async (role) => {
-    const seen = [];
-    for (const n of PATTERNS) if ((await t.call("GET", `/aps/2/resources/${rets[n]}`, { token: tokens[role] })).status === 200) seen.push(n);
-    expect(seen).toEqual(PATTERNS.filter((n) => allows(n, role)));
-  });
+  it.each(ROLES)(
+    "operations: %s may retrieve exactly where retrieve's access allows it (404 otherwise)",
+    async (role) => {
+      const seen = [];
+      for (const n of PATTERNS)
+        if ((await t.call("GET", `/aps/2/resources/${rets[n]}`, { token: tokens[role] })).status === 200) seen.push(n);
+      expect(seen).toEqual(PATTERNS.filter((n) => allows(n, role)));
+    },
+  );
 
-  it.each(ROLES)("operations: %s may configure exactly where configure's access allows it (403 otherwise)", async (role) => {
-    for (const n of PATTERNS) {
-      const r = await t.call("PUT", `/aps/2/resources/${ops[n]}`, { token: tokens[role], body: { x: role } });
-      expect(r.status, `ops${n}`).toBe(allows(n, role) ? 200 : 403);
-    }
-  });
+  it.each(ROLES)(
+    "operations: %s may configure exactly where configure's access allows it (403 otherwise)",
+    async (role) => {
+      for (const n of PATTERNS) {
+        const r = await t.call("PUT", `/aps/2/resources/${ops[n]}`, { token: tokens[role], body: { x: role } });
+        expect(r.status, `ops${n}`).toBe(allows(n, role) ? 200 : 403);
+      }
+    },
+  );
 
   it("operations: unprovision follows its access; denied calls delete nothing", async () => {
     for (const role of ["public", "referrer", "admin"] as const) {
       for (const n of PATTERNS) {
         if (allows(n, role)) continue;
-        expect((await t.call("DELETE", `/aps/2/resources/${ops[n]}`, { token: tokens[role] })).status, `${role} ops${n}`).toBe(403);
+        expect(
+          (await t.call("DELETE", `/aps/2/resources/${ops[n]}`, { token: tokens[role] })).status,
+          `${role} ops${n}`,
+        ).toBe(403);
       }
     }
     for (const n of PATTERNS) {
@@ -129,8 +188,14 @@ describe.each(databases)("role x access matrix on %s", (kind) => {
 
   it("lists show each role exactly the resources it may retrieve", async () => {
     for (const role of ROLES) {
-      const r = await t.call("GET", `/aps/2/resources?in(aps.type,(${PATTERNS.map((n) => encodeURIComponent(id(`ret${n}`))).join(",")}))`, { token: tokens[role] });
-      const listed = r.json.map((x: { aps: { type: string } }) => Number(x.aps.type.match(/ret(\d+)/)![1])).sort((a: number, b: number) => a - b);
+      const r = await t.call(
+        "GET",
+        `/aps/2/resources?in(aps.type,(${PATTERNS.map((n) => encodeURIComponent(id(`ret${n}`))).join(",")}))`,
+        { token: tokens[role] },
+      );
+      const listed = r.json
+        .map((x: { aps: { type: string } }) => Number(x.aps.type.match(/ret(\d+)/)![1]))
+        .sort((a: number, b: number) => a - b);
       expect(listed, role).toEqual(PATTERNS.filter((n) => allows(n, role)));
     }
   });

@@ -59,10 +59,16 @@ export interface BehaviourOptions {
   readonly endpointTimeoutMs?: number;
   readonly eventDelivery?: Partial<DeliveryPolicy>;
   readonly identity?: IdentityOptions;
+  /** The console at /console/ (ControllerOptions.console): off, or served from a build of it. */
+  readonly console?: false | { readonly folder: string };
 }
 
 /** Compiles `inputs` (declaration folders relative to the repository) and starts a controller on them. */
-export async function startBehaviourController(kind: "pglite" | "postgres", inputs: readonly string[], options: BehaviourOptions = {}): Promise<BehaviourController> {
+export async function startBehaviourController(
+  kind: "pglite" | "postgres",
+  inputs: readonly string[],
+  options: BehaviourOptions = {},
+): Promise<BehaviourController> {
   const model = await controllerModel(inputs);
   const dataDir = mkdtempSync(join(tmpdir(), "aps-behaviour-"));
   const logFile = join(dataDir, "controller.log");
@@ -70,7 +76,16 @@ export async function startBehaviourController(kind: "pglite" | "postgres", inpu
   const template = scratch ? undefined : await pgliteTemplate();
   const open = () => openDatabase({ dataDir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: template }) });
   const logger = () => pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true }));
-  const start = (database: Database | undefined) => startController({ ...model, ...options, host: "127.0.0.1", port: 0, dataDir, ...(database ? { database } : { databaseUrl: scratch!.url }), logger: logger() });
+  const start = (database: Database | undefined) =>
+    startController({
+      ...model,
+      ...options,
+      host: "127.0.0.1",
+      port: 0,
+      dataDir,
+      ...(database ? { database } : { databaseUrl: scratch!.url }),
+      logger: logger(),
+    });
 
   let database = await open();
   let controller = await start(database);

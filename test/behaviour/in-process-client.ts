@@ -25,7 +25,11 @@ export function inProcessClient(controller: () => RunningController) {
       ...(options.token ? { "aps-token": options.token } : {}),
       ...options.headers,
     };
-    const res = await running.request(new URL(path, running.url), { method, headers, ...(raw !== undefined ? { body: raw } : {}) });
+    const res = await running.request(new URL(path, running.url), {
+      method,
+      headers,
+      ...(raw !== undefined ? { body: raw } : {}),
+    });
     const text = await res.text();
     let json: unknown;
     try {

@@ -34,11 +34,18 @@ describe.each(databases)("lists at index speed on %s", (kind) => {
   beforeAll(async () => {
     t = await startBehaviourController(kind, ["test/fixtures/controller/notes"]);
     registry = typeRegistry((await controllerModel(["test/fixtures/controller/notes"])).types);
-    const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: ACCOUNT }, companyName: "Lists", addressPostal: {} } });
+    const account = await t.call("POST", "/aps/2/resources", {
+      token: t.adminToken,
+      body: { aps: { type: ACCOUNT }, companyName: "Lists", addressPostal: {} },
+    });
     const [row] = await t.sql(`select id, owner_path from resources where id = '${account.json.aps.id}'`);
     const [root] = await t.sql(`select id, owner_path from resources where owner_path = '/' || id || '/'`);
     provider = { id: String(root!.id), path: String(root!.owner_path) };
-    customer = { token: await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: String(row!.id) }), id: String(row!.id), path: String(row!.owner_path) };
+    customer = {
+      token: await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: String(row!.id) }),
+      id: String(row!.id),
+      path: String(row!.owner_path),
+    };
     // 3,000 notes of the customer's, sizes 0..999 three times, straight into the table.
     await t.sql(`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body)
       select gen_random_uuid(), '${NOTE}', 'aps:ready', 1, now(), now(), '${customer.id}', '${customer.path}', jsonb_build_object('title', 'note ' || i, 'size', i % 1000)
@@ -46,16 +53,28 @@ describe.each(databases)("lists at index speed on %s", (kind) => {
   }, 90_000);
   afterAll(async () => t?.dispose());
 
-  const list = (query: string, token = t.adminToken) => t.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),${query}`, { token });
+  const list = (query: string, token = t.adminToken) =>
+    t.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),${query}`, { token });
 
   it("makes the index of a declared property the first list compares, and the list's statement reads the page from it", async () => {
     expect(await t.sql(`select 1 from pg_class where relname = '${SIZE_INDEX}'`)).toEqual([]);
     const first = await list("eq(size,500),limit(0,2)");
     expect(first.status, first.text).toBe(200);
     expect(first.headers["content-range"]).toBe("items 0-1/3");
-    await until("the size index", async () => (await t.sql(`select 1 from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = '${SIZE_INDEX}' and i.indisvalid`)).length > 0);
+    await until(
+      "the size index",
+      async () =>
+        (
+          await t.sql(
+            `select 1 from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = '${SIZE_INDEX}' and i.indisvalid`,
+          )
+        ).length > 0,
+    );
     await t.sql("analyze resources");
-    for (const caller of [{ kind: "user", accountId: provider.id, accountPath: provider.path }, { kind: "user", accountId: customer.id, accountPath: customer.path }] satisfies Caller[]) {
+    for (const caller of [
+      { kind: "user", accountId: provider.id, accountPath: provider.path },
+      { kind: "user", accountId: customer.id, accountPath: customer.path },
+    ] satisfies Caller[]) {
       expect(await plan(caller, "eq(size,500)"), JSON.stringify(caller)).toContain(SIZE_INDEX);
     }
     // The same answers as before the index, for both callers.
@@ -70,9 +89,14 @@ describe.each(databases)("lists at index speed on %s", (kind) => {
     expect((await list("eq(size,500.0)")).json).toHaveLength(3);
     expect((await list("eq(size,abc)")).json).toEqual([]);
     expect((await list("eq(title,note%20500)")).json).toHaveLength(1);
-    const titled = await t.call("POST", "/aps/2/resources", { token: customer.token, body: { aps: { type: NOTE }, title: "no size" } });
+    const titled = await t.call("POST", "/aps/2/resources", {
+      token: customer.token,
+      body: { aps: { type: NOTE }, title: "no size" },
+    });
     expect(titled.status, titled.text).toBe(201);
-    expect((await list("ne(size,500),eq(title,no%20size)", customer.token)).json.map((n: { title: string }) => n.title)).toEqual(["no size"]);
+    expect(
+      (await list("ne(size,500),eq(title,no%20size)", customer.token)).json.map((n: { title: string }) => n.title),
+    ).toEqual(["no size"]);
     expect((await list("not(eq(size,500)),eq(title,no%20size)", customer.token)).json).toHaveLength(1);
   });
 
@@ -102,8 +126,13 @@ describe.each(databases)("lists at index speed on %s", (kind) => {
     const { sql: text, params } = new PgDialect().sqlToQuery(where);
     const inline = text.replace(/\$(\d+)/g, (_, n: string) => `'${String(params[Number(n) - 1]).replace(/'/g, "''")}'`);
     const { sql: visible, params: vp } = new PgDialect().sqlToQuery(visibleRows(registry, caller, scope));
-    const visibleInline = visible.replace(/\$(\d+)/g, (_, n: string) => `'${String(vp[Number(n) - 1]).replace(/'/g, "''")}'`);
-    const rows = await t.sql(`explain select * from resources where ${visibleInline} and ${inline} order by seq limit 10`);
+    const visibleInline = visible.replace(
+      /\$(\d+)/g,
+      (_, n: string) => `'${String(vp[Number(n) - 1]).replace(/'/g, "''")}'`,
+    );
+    const rows = await t.sql(
+      `explain select * from resources where ${visibleInline} and ${inline} order by seq limit 10`,
+    );
     return rows.map((r) => String(Object.values(r)[0])).join("\n");
   }
 });

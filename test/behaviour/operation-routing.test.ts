@@ -70,22 +70,52 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
     const recorded = new Hono<{ Bindings: HttpBindings }>();
     recorded.use("*", async (c, next) => {
       seen.push(`${c.req.method} ${new URL(c.req.url).pathname}`);
-      arrived.push({ bytes: Buffer.from(await c.req.raw.clone().arrayBuffer()), contentType: c.req.header("content-type") });
-      if (ownReply) return new Response(ownReply.body, { status: ownReply.status, headers: { "content-type": ownReply.contentType } });
+      arrived.push({
+        bytes: Buffer.from(await c.req.raw.clone().arrayBuffer()),
+        contentType: c.req.header("content-type"),
+      });
+      if (ownReply)
+        return new Response(ownReply.body, {
+          status: ownReply.status,
+          headers: { "content-type": ownReply.contentType },
+        });
       await next();
     });
     recorded.route("/", createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }));
     connector = await startConnector(recorded, tls.server);
     const pkg = (await admin("GET", "/aps/2/packages")).json.find((p: { name: string }) => p.name === "CloudMail").id;
-    const installed = await admin("POST", "/aps/2/instances", { package: pkg, endpoint: connector.url, endpointCa: tls.ca.cert, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
+    const installed = await admin("POST", "/aps/2/instances", {
+      package: pkg,
+      endpoint: connector.url,
+      endpointCa: tls.ca.cert,
+      settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" },
+    });
     expect(installed.status, installed.text).toBe(201);
-    const account = (await admin("POST", "/aps/2/resources", { aps: { type: ACCOUNT }, companyName: "Customer", addressPostal: {} })).json.aps.id;
+    const account = (
+      await admin("POST", "/aps/2/resources", { aps: { type: ACCOUNT }, companyName: "Customer", addressPostal: {} })
+    ).json.aps.id;
     const sub = (await admin("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION } })).json.aps.id;
-    const tr = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub } } });
+    const tr = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${T}/tenant/1.0` },
+      account: { aps: { id: account } },
+      subscription: { aps: { id: sub } },
+    });
     expect(tr.status, tr.text).toBe(201);
     tenant = tr.json.aps.id;
-    const domain = (await admin("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "example.com", tenant: { aps: { id: tenant } } })).json.aps.id;
-    const m = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/mailbox/1.0` }, localPart: "ann", password: "0123456789", tenant: { aps: { id: tenant } }, domain: { aps: { id: domain } } });
+    const domain = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: `${T}/domain/1.0` },
+        name: "example.com",
+        tenant: { aps: { id: tenant } },
+      })
+    ).json.aps.id;
+    const m = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${T}/mailbox/1.0` },
+      localPart: "ann",
+      password: "0123456789",
+      tenant: { aps: { id: tenant } },
+      domain: { aps: { id: domain } },
+    });
     expect(m.status, m.text).toBe(201);
     mailbox = m.json.aps.id;
   }, 60_000);
@@ -95,7 +125,8 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
+  const admin = (method: string, path: string, body?: unknown) =>
+    t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
 
   it("GET /aps/2/resources/{id}/ is the resource, not a custom operation '/' (platform-forms row 6)", async () => {
     const r = await admin("GET", `/aps/2/resources/${tenant}/`);
@@ -123,7 +154,10 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
     expect(pw.status, pw.text).toBe(200);
     expect(seen.at(-1)).toBe(`POST /mailboxes/${mailbox}/changePassword`);
     const encodedType = encodeURIComponent(`${T}/mailbox/1.0`);
-    const available = await admin("POST", `/aps/2/static/${encodedType}/checkAvailability/`, { localPart: "bob", domain: "example.com" });
+    const available = await admin("POST", `/aps/2/static/${encodedType}/checkAvailability/`, {
+      localPart: "bob",
+      domain: "example.com",
+    });
     expect(available.status, available.text).toBe(200);
     expect(available.json.suggestions).toEqual(["bob1"]);
     expect(seen.at(-1)).toBe("POST /mailboxes/checkAvailability");
@@ -153,18 +187,31 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
 
   it("keeps 404 for a path no operation has and 405 for a known path with another verb, slash or not", async () => {
     const count = seen.length;
-    for (const path of [`/aps/2/resources/${mailbox}/noSuchOperation`, `/aps/2/resources/${mailbox}/noSuchOperation/`, `/aps/2/resources/${tenant}/usage`, `/aps/2/resources/${tenant}/usage/2026/11`]) {
+    for (const path of [
+      `/aps/2/resources/${mailbox}/noSuchOperation`,
+      `/aps/2/resources/${mailbox}/noSuchOperation/`,
+      `/aps/2/resources/${tenant}/usage`,
+      `/aps/2/resources/${tenant}/usage/2026/11`,
+    ]) {
       const r = await admin("POST", path);
       expect(r.status, path).toBe(404);
       expect(r.json.message, path).toMatch(/has no operation POST \/.*; it has /);
     }
-    for (const path of [`/aps/2/resources/${mailbox}/changePassword`, `/aps/2/resources/${mailbox}/changePassword/`, `${t.controller.url}//aps/2/resources/${mailbox}//changePassword`]) {
+    for (const path of [
+      `/aps/2/resources/${mailbox}/changePassword`,
+      `/aps/2/resources/${mailbox}/changePassword/`,
+      `${t.controller.url}//aps/2/resources/${mailbox}//changePassword`,
+    ]) {
       const r = await admin("DELETE", path);
       expect(r.status, path).toBe(405);
-      expect(r.json.message, path).toMatch(/Mailbox has no operation DELETE \/changePassword; it has .*POST \/changePassword/);
+      expect(r.json.message, path).toMatch(
+        /Mailbox has no operation DELETE \/changePassword; it has .*POST \/changePassword/,
+      );
     }
     expect((await admin("GET", `/aps/2/resources/${tenant}/usage/2026-11/extra`)).status).toBe(404);
-    expect((await admin("PUT", `/aps/2/static/${encodeURIComponent(`${T}/mailbox/1.0`)}/checkAvailability`)).status).toBe(405);
+    expect(
+      (await admin("PUT", `/aps/2/static/${encodeURIComponent(`${T}/mailbox/1.0`)}/checkAvailability`)).status,
+    ).toBe(405);
     expect((await admin("POST", `/aps/2/static/${encodeURIComponent(`${T}/mailbox/1.0`)}/nothing`)).status).toBe(404);
     expect(seen.length).toBe(count);
   });
@@ -172,7 +219,11 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
   describe("issue 28 item 8: the controller proxies a custom operation's body; the application validates it", () => {
     const raw = (method: string, path: string, body: string | Uint8Array, contentType?: string) =>
       // Bytes, not a string: fetch would make up a text/plain Content-Type for a string.
-      t.request(path, { method, body: typeof body === "string" ? new TextEncoder().encode(body) : body, ...(contentType ? { headers: { "content-type": contentType } } : {}) });
+      t.request(path, {
+        method,
+        body: typeof body === "string" ? new TextEncoder().encode(body) : body,
+        ...(contentType ? { headers: { "content-type": contentType } } : {}),
+      });
     const staticPath = (op: string) => `/aps/2/static/${encodeURIComponent(`${T}/mailbox/1.0`)}/${op}`;
 
     it("forwards a body member the declaration does not name, byte for byte, and answers with the application's reply", async () => {
@@ -188,8 +239,13 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
         expect(arrived.at(-1)!.contentType).toBe("application/json");
         // A static operation's body too.
         const staticBody = '{"localPart":"bob","domain":"example.com","hint":[1,2]}';
-        expect((await raw("POST", staticPath("checkAvailability"), staticBody, "application/json; charset=utf-8")).status).toBe(200);
-        expect(arrived.at(-1)).toEqual({ bytes: Buffer.from(staticBody), contentType: "application/json; charset=utf-8" });
+        expect(
+          (await raw("POST", staticPath("checkAvailability"), staticBody, "application/json; charset=utf-8")).status,
+        ).toBe(200);
+        expect(arrived.at(-1)).toEqual({
+          bytes: Buffer.from(staticBody),
+          contentType: "application/json; charset=utf-8",
+        });
       } finally {
         ownReply = undefined;
       }
@@ -218,11 +274,23 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
     });
 
     it("the generated connector checks the body against the declaration: the caller gets its 400", async () => {
-      const extra = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, '{"newPassword":"abcdefghijk","extra":1}', "application/json");
+      const extra = await raw(
+        "POST",
+        `/aps/2/resources/${mailbox}/changePassword`,
+        '{"newPassword":"abcdefghijk","extra":1}',
+        "application/json",
+      );
       expect(extra.status).toBe(400);
-      expect(((await extra.json()) as { message: string }).message).toMatch(/operation changePassword: invalid parameters: \/body\/extra: /);
+      expect(((await extra.json()) as { message: string }).message).toMatch(
+        /operation changePassword: invalid parameters: \/body\/extra: /,
+      );
       expect(seen.at(-1)).toBe(`POST /mailboxes/${mailbox}/changePassword`);
-      const short = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, '{"newPassword":"short"}', "application/json");
+      const short = await raw(
+        "POST",
+        `/aps/2/resources/${mailbox}/changePassword`,
+        '{"newPassword":"short"}',
+        "application/json",
+      );
       expect(((await short.json()) as { message: string }).message).toMatch(/\/body\/newPassword: /);
       const none = await t.call("POST", `/aps/2/resources/${mailbox}/changePassword`, { token: t.adminToken });
       expect(none.status).toBe(400);
@@ -233,7 +301,12 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
       // JSON sent without a Content-Type is read as JSON (what FastAPI does too).
       const untyped = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, '{"newPassword":"abcdefghijk"}');
       expect(untyped.status, await untyped.clone().text()).toBe(200);
-      const staticExtra = await raw("POST", staticPath("checkAvailability"), '{"localPart":"bob","domain":"example.com","hint":1}', "application/json");
+      const staticExtra = await raw(
+        "POST",
+        staticPath("checkAvailability"),
+        '{"localPart":"bob","domain":"example.com","hint":1}',
+        "application/json",
+      );
       expect(staticExtra.status).toBe(400);
       expect(((await staticExtra.json()) as { message: string }).message).toMatch(/\/body\/hint: /);
     });
@@ -244,10 +317,19 @@ describe.each(databases)("custom operations routed by a compiled router on %s", 
       expect(badQuery.status).toBe(400);
       expect(badQuery.json.details[0]).toMatchObject({ path: "/query/top", code: "type" });
       // A bad query with a bad body: only the query is the controller's to name.
-      const both = await t.call("POST", `/aps/2/resources/${mailbox}/purgeArchive?olderThanDays=soon`, { token: t.adminToken, rawBody: "{oops", headers: { "content-type": "application/json" } });
+      const both = await t.call("POST", `/aps/2/resources/${mailbox}/purgeArchive?olderThanDays=soon`, {
+        token: t.adminToken,
+        rawBody: "{oops",
+        headers: { "content-type": "application/json" },
+      });
       expect(both.status).toBe(400);
       expect(both.json.details.map((d: { path: string }) => d.path)).toEqual(["/query/olderThanDays"]);
-      const tooBig = await raw("POST", `/aps/2/resources/${mailbox}/changePassword`, "x".repeat(1024 * 1024 + 1), "text/plain");
+      const tooBig = await raw(
+        "POST",
+        `/aps/2/resources/${mailbox}/changePassword`,
+        "x".repeat(1024 * 1024 + 1),
+        "text/plain",
+      );
       expect(tooBig.status).toBe(413);
       expect(seen.length).toBe(count);
     });

@@ -14,7 +14,10 @@ describe.each(databases)("RQL lists on %s", (kind) => {
 
   beforeAll(async () => {
     t = await startBehaviourController(kind, ["test/fixtures/controller/notes"]);
-    const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: ACCOUNT }, companyName: "Q", addressPostal: {} } });
+    const account = await t.call("POST", "/aps/2/resources", {
+      token: t.adminToken,
+      body: { aps: { type: ACCOUNT }, companyName: "Q", addressPostal: {} },
+    });
     token = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id });
     const notes = [
       { title: "alpha", size: 1, score: 0.5, done: true, tags: ["a"], meta: { lang: "en" }, body: "5" },
@@ -102,7 +105,7 @@ describe.each(databases)("RQL lists on %s", (kind) => {
     expect(await titles(`eq(body,${encodeURIComponent("x'; DROP TABLE resources;--")})`)).toEqual(["delta"]);
     expect(await titles(`eq(title,${encodeURIComponent("alpha' or '1'='1")})`)).toEqual([]);
     expect(await titles(`like(title,${encodeURIComponent("%' or 1=1 --")})`)).toEqual([]);
-    expect(await titles(`eq(meta.lang,${encodeURIComponent("en\"}")})`)).toEqual([]);
+    expect(await titles(`eq(meta.lang,${encodeURIComponent('en"}')})`)).toEqual([]);
     const count = await t.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)})`, { token });
     expect(count.headers["content-range"]).toBe("items 0-4/5");
   });

@@ -7,17 +7,18 @@ import { createConnectorApp } from "../../runtime/connector/app.ts";
 import { fileCredentialStore } from "../../runtime/connector/credentials.ts";
 import { accepted } from "../../runtime/connector/replies.ts";
 import { startConnector, type RunningConnector } from "../../runtime/connector/serve.ts";
-import { TokenService } from "../../runtime/controller/auth/tokens.ts";
-import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
 import { ensureControllerTls } from "../../runtime/common/certificate-authority.ts";
 import { until } from "../helpers/until.ts";
+import { cloudmailCustomer } from "./cloudmail-customer.ts";
 import { databases, startBehaviourController, type BehaviourController } from "./harness.ts";
 
 const T = "http://cloudmail.example.com/types";
 
 /** Every file under `dir` (recursively), with its path. */
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [join(dir, e.name), ...filesUnder(join(dir, e.name))] : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? [join(dir, e.name), ...filesUnder(join(dir, e.name))] : [join(dir, e.name)],
+  );
 }
 
 /**
@@ -57,17 +58,7 @@ describe.each(databases)("secrets at rest on %s", (kind) => {
       },
     });
     connector = await startConnector(app, tls.server);
-    const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
-    const pkg = (await admin("GET", "/aps/2/packages")).json.find((p: { name: string }) => p.name === "CloudMail").id;
-    const installed = await admin("POST", "/aps/2/instances", { package: pkg, endpoint: connector.url, endpointCa: tls.ca.cert, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret } });
-    expect(installed.status, installed.text).toBe(201);
-    const account = await admin("POST", "/aps/2/resources", { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} });
-    customer = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id });
-    const sub = await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: "http://aps-standard.org/types/core/subscription/1.0" } } });
-    const tr = await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account.json.aps.id } }, subscription: { aps: { id: sub.json.aps.id } } } });
-    expect(tr.status, tr.text).toBe(201);
-    tenant = tr.json.aps.id;
-    domain = (await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: `${T}/domain/1.0` }, name: "example.com", tenant: { aps: { id: tenant } } } })).json.aps.id;
+    ({ customer, tenant, domain } = await cloudmailCustomer(t, { url: connector.url, ca: tls.ca.cert }, apiSecret));
   }, 60_000);
   afterAll(async () => {
     await connector?.close();
@@ -78,7 +69,16 @@ describe.each(databases)("secrets at rest on %s", (kind) => {
   let mailbox = "";
 
   it("keeps the body of an accepted provisioning sealed while its task runs, and drops it when it ends", async () => {
-    const created = await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: `${T}/mailbox/1.0` }, localPart: "ann", password, tenant: { aps: { id: tenant } }, domain: { aps: { id: domain } } } });
+    const created = await t.call("POST", "/aps/2/resources", {
+      token: customer,
+      body: {
+        aps: { type: `${T}/mailbox/1.0` },
+        localPart: "ann",
+        password,
+        tenant: { aps: { id: tenant } },
+        domain: { aps: { id: domain } },
+      },
+    });
     expect(created.status, created.text).toBe(202);
     mailbox = created.json.aps.id;
     const pending = await t.sql(`select state, body from tasks where resource_id = '${mailbox}'`);
@@ -87,7 +87,11 @@ describe.each(databases)("secrets at rest on %s", (kind) => {
     expect(String(pending[0]!.body)).toMatch(/^sealed:v1:/);
     expect(JSON.stringify(await t.sql("select * from tasks"))).not.toContain(password);
     holding = false;
-    await until("the mailbox is ready", async () => (await t.call("GET", `/aps/2/resources/${mailbox}`, { token: customer })).json.aps.status === "aps:ready");
+    await until(
+      "the mailbox is ready",
+      async () =>
+        (await t.call("GET", `/aps/2/resources/${mailbox}`, { token: customer })).json.aps.status === "aps:ready",
+    );
     const done = await t.sql(`select state, body from tasks where resource_id = '${mailbox}'`);
     expect(done).toEqual([{ state: "done", body: null }]);
     // The task repeated the call with the body it had: the application got the password each time.
@@ -102,34 +106,50 @@ describe.each(databases)("secrets at rest on %s", (kind) => {
     expect(dump).not.toContain(apiSecret);
   });
 
-  it.runIf(kind === "pglite")("keeps the PGlite folder private and free of secrets, in its tables and its WAL", async () => {
-    // Activity that makes PostgreSQL create files while it runs (new relation pages, WAL).
-    for (let i = 0; i < 20; i++) await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: `${T}/domain/1.0` }, name: `d${i}.example.com`, tenant: { aps: { id: tenant } } } });
-    const exposed = (root: string) =>
-      filesUnder(root)
-        .filter((p) => p !== t.logFile)
-        .map((p) => ({ p: relative(root, p), mode: statSync(p).mode & 0o777, dir: statSync(p).isDirectory() }))
-        .filter((f) => (f.dir ? f.mode !== 0o700 : (f.mode & 0o077) !== 0));
-    expect(exposed(t.dataDir)).toEqual([]);
-    expect(statSync(join(t.dataDir, "pgdata")).mode & 0o777).toBe(0o700);
-    await t.stop();
-    try {
+  it.runIf(kind === "pglite")(
+    "keeps the PGlite folder private and free of secrets, in its tables and its WAL",
+    async () => {
+      // Activity that makes PostgreSQL create files while it runs (new relation pages, WAL).
+      for (let i = 0; i < 20; i++)
+        await t.call("POST", "/aps/2/resources", {
+          token: customer,
+          body: { aps: { type: `${T}/domain/1.0` }, name: `d${i}.example.com`, tenant: { aps: { id: tenant } } },
+        });
+      const exposed = (root: string) =>
+        filesUnder(root)
+          .filter((p) => p !== t.logFile)
+          .map((p) => ({ p: relative(root, p), mode: statSync(p).mode & 0o777, dir: statSync(p).isDirectory() }))
+          .filter((f) => (f.dir ? f.mode !== 0o700 : (f.mode & 0o077) !== 0));
       expect(exposed(t.dataDir)).toEqual([]);
-      const files = filesUnder(join(t.dataDir, "pgdata")).filter((p) => statSync(p).isFile());
-      const holding = (text: string) => files.filter((p) => readFileSync(p).includes(Buffer.from(text)));
-      expect(holding("ann@example.com").length).toBeGreaterThan(0); // what is in clear is found
-      expect(holding(password)).toEqual([]);
-      expect(holding(apiSecret)).toEqual([]);
-    } finally {
-      await t.restart();
-    }
-  });
+      expect(statSync(join(t.dataDir, "pgdata")).mode & 0o777).toBe(0o700);
+      await t.stop();
+      try {
+        expect(exposed(t.dataDir)).toEqual([]);
+        const files = filesUnder(join(t.dataDir, "pgdata")).filter((p) => statSync(p).isFile());
+        const holding = (text: string) => files.filter((p) => readFileSync(p).includes(Buffer.from(text)));
+        expect(holding("ann@example.com").length).toBeGreaterThan(0); // what is in clear is found
+        expect(holding(password)).toEqual([]);
+        expect(holding(apiSecret)).toEqual([]);
+      } finally {
+        await t.restart();
+      }
+    },
+  );
 
   it("does not log the parameters of a statement that fails, nor the body they hold", async () => {
     const marker = "MARKER-6c0f2b9e";
     // A database error for a body no input check rejects: a constraint the controller does not know.
-    await t.sql(`alter table resources add constraint refuse_marker check (body->>'companyName' is distinct from 'refused ${marker}')`);
-    const r = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: `refused ${marker}`, addressPostal: { streetAddress: `street ${marker}` } } });
+    await t.sql(
+      `alter table resources add constraint refuse_marker check (body->>'companyName' is distinct from 'refused ${marker}')`,
+    );
+    const r = await t.call("POST", "/aps/2/resources", {
+      token: t.adminToken,
+      body: {
+        aps: { type: "http://aps-standard.org/types/core/account/1.0" },
+        companyName: `refused ${marker}`,
+        addressPostal: { streetAddress: `street ${marker}` },
+      },
+    });
     expect(r.status).toBe(500);
     expect(r.text).not.toContain(marker);
     const log = readFileSync(t.logFile, "utf8");

@@ -16,7 +16,11 @@ const ref = (id: string) => ({ aps: { id } });
 describe.each(databases)("unlinking from either end on %s", (kind) => {
   let c: BehaviourController;
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await c.request(path, { method, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const r = await c.request(path, {
+      method,
+      headers: { "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: r.status, text: await r.text() };
   };
   const make = async (type: string, extra: Record<string, unknown> = {}) => {
@@ -28,10 +32,14 @@ describe.each(databases)("unlinking from either end on %s", (kind) => {
     const r = await call("POST", `/aps/2/resources/${from}/${relation}`, ref(to));
     expect(r.status, r.text).toBe(200);
   };
-  const unlink = (from: string, relation: string, to: string) => call("DELETE", `/aps/2/resources/${from}/${relation}/${to}`);
+  const unlink = (from: string, relation: string, to: string) =>
+    call("DELETE", `/aps/2/resources/${from}/${relation}/${to}`);
   /** Whether a and b are linked, as each end's aps/links tells it: both ends must agree. */
   const linked = async (a: string, b: string) => {
-    const seen = async (x: string, y: string) => (JSON.parse((await call("GET", `/aps/2/resources/${x}/aps/links`)).text) as { id: string }[]).some((l) => l.id === y);
+    const seen = async (x: string, y: string) =>
+      (JSON.parse((await call("GET", `/aps/2/resources/${x}/aps/links`)).text) as { id: string }[]).some(
+        (l) => l.id === y,
+      );
     const [ab, ba] = [await seen(a, b), await seen(b, a)];
     expect(ab, `${a} and ${b} disagree on their link`).toBe(ba);
     return ab;
@@ -53,7 +61,11 @@ describe.each(databases)("unlinking from either end on %s", (kind) => {
       expect(r.status, r.text).toBe(409);
       expect(JSON.parse(r.text).message).toContain('required relation "hub"');
       expect(await linked(hub, b)).toBe(true);
-      expect(JSON.parse((await call("GET", `/aps/2/resources/${hub}/bound`)).text).map((x: { aps: { id: string } }) => x.aps.id)).toEqual([b]);
+      expect(
+        JSON.parse((await call("GET", `/aps/2/resources/${hub}/bound`)).text).map(
+          (x: { aps: { id: string } }) => x.aps.id,
+        ),
+      ).toEqual([b]);
     });
 
     it("refuses it from the collection end also when the collection stored the link too, and removes neither row", async () => {

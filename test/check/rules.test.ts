@@ -103,18 +103,27 @@ describe("declaration rules: one negative fixture per rule", () => {
   it.each(cases)("%s reports %s at %s:%i and no other error", (folder, code, file, line) => {
     const { diagnostics } = compile([fixture(folder)], { cwd: repoRoot });
     const hits = diagnostics.filter((d) => d.code === code);
-    expect(hits.map((d) => `${basename(d.file)}:${d.line}`), show(diagnostics)).toContain(`${file}:${line}`);
+    expect(
+      hits.map((d) => `${basename(d.file)}:${d.line}`),
+      show(diagnostics),
+    ).toContain(`${file}:${line}`);
     const hit = hits.find((d) => basename(d.file) === file && d.line === line)!;
     expect(hit.file.startsWith(`${fixture(folder)}/`), hit.file).toBe(true);
     // A message says what is wrong and what to do, not just the rule's name.
     expect(hit.message.length).toBeGreaterThan(40);
-    const otherErrors = diagnostics.filter((d) => d.severity === "error" && d !== hit && d.code !== errorItNeeds[folder]);
+    const otherErrors = diagnostics.filter(
+      (d) => d.severity === "error" && d !== hit && d.code !== errorItNeeds[folder],
+    );
     expect(show(otherErrors)).toBe("");
   });
 
   it("covers every rule code and uses each fixture folder once", () => {
     expect(new Set(cases.map((c) => c[1]))).toEqual(new Set(allCodes.map((c) => c.code)));
-    expect(cases.map((c) => c[0]).sort()).toEqual(readdirSync(fixtures).filter((n) => n !== "valid").sort());
+    expect(cases.map((c) => c[0]).sort()).toEqual(
+      readdirSync(fixtures)
+        .filter((n) => n !== "valid")
+        .sort(),
+    );
   });
 
   it("names each fixture folder after its rule", () => {

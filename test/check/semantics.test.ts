@@ -7,14 +7,19 @@ const ok = { response: { type: "object" }, errorResponse: { type: "object" } };
 
 /** `code@file-index:line` of every diagnostic of the given codes (files are t0.schema, t1.schema...). */
 function found(r: { diagnostics: readonly Diagnostic[] }, ...codes: string[]): string[] {
-  return r.diagnostics.filter((d) => codes.includes(d.code)).map((d) => `${d.code}@${/t(\d+)\.schema$/.exec(d.file)?.[1] ?? d.file}`);
+  return r.diagnostics
+    .filter((d) => codes.includes(d.code))
+    .map((d) => `${d.code}@${/t(\d+)\.schema$/.exec(d.file)?.[1] ?? d.file}`);
 }
 const errors = (r: { diagnostics: readonly Diagnostic[] }) => r.diagnostics.filter((d) => d.severity === "error");
 
 describe("routes (APS082, APS083)", () => {
   it("knows the inherited base operations: GET / clashes with retrieve, POST / does not clash with static provision", () => {
     const r = compileDeclarations([
-      decl("w", { implements: [RESOURCE], operations: { list: { verb: "GET", path: "/", ...ok }, create: { verb: "POST", path: "/", ...ok } } }),
+      decl("w", {
+        implements: [RESOURCE],
+        operations: { list: { verb: "GET", path: "/", ...ok }, create: { verb: "POST", path: "/", ...ok } },
+      }),
     ]);
     expect(found(r, "APS082")).toEqual(["APS082@0"]);
     expect(r.diagnostics.find((d) => d.code === "APS082")!.message).toContain('operation "retrieve" inherited from');
@@ -71,7 +76,10 @@ describe("inherited elements are judged once, where they are written", () => {
   it("a relation clashing with an inherited property is reported at the type that adds the clash", () => {
     const r = compileDeclarations([
       decl("p", { implements: [RESOURCE], properties: { account: { type: "string" } } }),
-      decl("c", { implements: [idOf("p")], relations: { account: { type: "http://aps-standard.org/types/core/account/1.0" } } }),
+      decl("c", {
+        implements: [idOf("p")],
+        relations: { account: { type: "http://aps-standard.org/types/core/account/1.0" } },
+      }),
       decl("g", { implements: [idOf("c")] }),
     ]);
     expect(found(r, "APS072")).toEqual(["APS072@1"]);
@@ -81,18 +89,28 @@ describe("inherited elements are judged once, where they are written", () => {
 describe("redefinitions (APS029, APS092, APS097)", () => {
   it("compares resolved types: a structure by bare name or by full reference is the same type", () => {
     const r = compileDeclarations([
-      decl("p", { implements: [RESOURCE], properties: { disk: { type: `${RESOURCE}#Counter` }, tags: { type: "array", items: { type: "string" } } } }),
-      decl("c", { implements: [idOf("p")], properties: { disk: { type: "Counter", unit: "gb" }, tags: { type: "array", items: { type: "integer" } } } }),
+      decl("p", {
+        implements: [RESOURCE],
+        properties: { disk: { type: `${RESOURCE}#Counter` }, tags: { type: "array", items: { type: "string" } } },
+      }),
+      decl("c", {
+        implements: [idOf("p")],
+        properties: { disk: { type: "Counter", unit: "gb" }, tags: { type: "array", items: { type: "integer" } } },
+      }),
     ]);
     expect(found(r, "APS029")).toEqual(["APS029@1"]);
-    expect(r.diagnostics.find((d) => d.code === "APS029")!.message).toContain('"array of integer" instead of "array of string"');
+    expect(r.diagnostics.find((d) => d.code === "APS029")!.message).toContain(
+      '"array of integer" instead of "array of string"',
+    );
   });
 
   it("does not ask a redefined base operation for a response", () => {
     const r = compileDeclarations([
       decl("w", {
         implements: [RESOURCE],
-        operations: { configure: { verb: "PUT", path: "/", parameters: { new: { kind: "body", type: "self", required: true } } } },
+        operations: {
+          configure: { verb: "PUT", path: "/", parameters: { new: { kind: "body", type: "self", required: true } } },
+        },
       }),
     ]);
     expect(found(r, "APS092", "APS093")).toEqual([]);
@@ -100,7 +118,10 @@ describe("redefinitions (APS029, APS092, APS097)", () => {
 
   it("keeps enable and disable at PUT on their own path", () => {
     const r = compileDeclarations([
-      decl("w", { implements: [RESOURCE, SUSPENDABLE], operations: { enable: { verb: "POST", path: "/enable", access: { admin: true } } } }),
+      decl("w", {
+        implements: [RESOURCE, SUSPENDABLE],
+        operations: { enable: { verb: "POST", path: "/enable", access: { admin: true } } },
+      }),
     ]);
     expect(found(r, "APS097")).toEqual(["APS097@0"]);
     expect(r.diagnostics.find((d) => d.code === "APS097")!.message).toContain('"verb": "PUT"');
@@ -109,15 +130,11 @@ describe("redefinitions (APS029, APS092, APS097)", () => {
 
 describe("literals and encryption (APS052, APS054, APS057)", () => {
   it("compares 64-bit integers exactly, beyond 2^53", () => {
+    // JSON text, not decl(): a JavaScript number cannot hold 9007199254740993.
     const r = compileDeclarations([
-      decl("w", {
-        implements: [RESOURCE],
-        properties: { big: { type: "integer", enum: [9007199254740992, 9007199254740993], default: 9007199254740993 } },
-      }).constructor === Object
-        ? `{"apsVersion": "2.0", "name": "w", "id": "${idOf("w")}", "implements": ["${RESOURCE}"],
-           "properties": {"big": {"type": "integer", "enum": [9007199254740992, 9007199254740993], "default": 9007199254740993},
-                          "odd": {"type": "integer", "enum": [1, 2], "default": 9007199254740993}}}`
-        : "",
+      `{"apsVersion": "2.0", "name": "w", "id": "${idOf("w")}", "implements": ["${RESOURCE}"],
+        "properties": {"big": {"type": "integer", "enum": [9007199254740992, 9007199254740993], "default": 9007199254740993},
+                       "odd": {"type": "integer", "enum": [1, 2], "default": 9007199254740993}}}`,
     ]);
     expect(found(r, "APS052", "APS054")).toEqual(["APS054@0"]);
     expect(r.diagnostics.find((d) => d.code === "APS054")!.message).toContain('property "odd"');

@@ -9,7 +9,17 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const RESOURCE = "http://aps-standard.org/types/core/resource/1.0";
 const widget = (extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ apsVersion: "2.0", name: "widget", id: "http://t.example/widget/1.0", implements: [RESOURCE], properties: { size: { type: "integer", required: true }, ...extra } }, null, 2);
+  JSON.stringify(
+    {
+      apsVersion: "2.0",
+      name: "widget",
+      id: "http://t.example/widget/1.0",
+      implements: [RESOURCE],
+      properties: { size: { type: "integer", required: true }, ...extra },
+    },
+    null,
+    2,
+  );
 
 let dir: string;
 beforeEach(() => {
@@ -21,7 +31,11 @@ beforeEach(() => {
 
 async function build(...extra: string[]) {
   const out: string[] = [];
-  const code = await main(["build", "--types", "decl", "--out", "gen", ...extra], { out: (l) => out.push(l), err: (l) => out.push(l) }, dir);
+  const code = await main(
+    ["build", "--types", "decl", "--out", "gen", ...extra],
+    { out: (l) => out.push(l), err: (l) => out.push(l) },
+    dir,
+  );
   return { code, last: out.at(-1) ?? "" };
 }
 const SKIPPED = /up to date: nothing changed since the last build/;
@@ -42,7 +56,16 @@ describe("build: nothing to do when nothing changed", () => {
     writeFileSync(join(dir, "decl", "widget.schema"), widget({ color: { type: "string" } }));
     expect((await build()).last).not.toMatch(SKIPPED);
     expect(readFileSync(typesModule(), "utf8")).toMatch(/color\?: string/);
-    writeFileSync(join(dir, "decl", "gadget.schema"), JSON.stringify({ apsVersion: "2.0", name: "gadget", id: "http://t.example/gadget/1.0", implements: [RESOURCE], properties: {} }));
+    writeFileSync(
+      join(dir, "decl", "gadget.schema"),
+      JSON.stringify({
+        apsVersion: "2.0",
+        name: "gadget",
+        id: "http://t.example/gadget/1.0",
+        implements: [RESOURCE],
+        properties: {},
+      }),
+    );
     expect((await build()).last).not.toMatch(SKIPPED);
     expect(readFileSync(typesModule(), "utf8")).toMatch(/interface Gadget/);
     expect((await build()).last).toMatch(SKIPPED);

@@ -19,7 +19,11 @@ describe("build --watch", () => {
     cpSync(join(repoRoot, "test/fixtures/check/response-missing"), pkg, { recursive: true });
     const schema = join(pkg, "widget.schema");
     const good = readFileSync(schema, "utf8");
-    const child = spawn(process.execPath, [join(repoRoot, "bin/aps-gen.js"), "build", "--watch", "--types", "pkg", "--out", "gen"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot, "bin/aps-gen.js"), "build", "--watch", "--types", "pkg", "--out", "gen"],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -37,7 +41,10 @@ describe("build --watch", () => {
 
       // Fixed, with a new property: built again.
       const before = output.length;
-      writeFileSync(schema, good.replace('"operations": {', '"properties": { "watched": { "type": "string" } },\n    "operations": {'));
+      writeFileSync(
+        schema,
+        good.replace('"operations": {', '"properties": { "watched": { "type": "string" } },\n    "operations": {'),
+      );
       await until("the fixed rebuild", () => output.slice(before).includes("✓ 19 types"), 15_000);
       const widget = readFileSync(join(root, "gen/types/pkg/index.gen.ts"), "utf8");
       expect(widget).toContain("watched");

@@ -31,7 +31,13 @@ async function run(cwd: string, ...argv: string[]) {
 
 describe("config file", () => {
   it("aps-gen.config.json gives --types, silences a warning rule by name, and sets build's out", async () => {
-    const dir = project({ "aps-gen.config.json": JSON.stringify({ types: ["pkg"], rules: { "response-missing": "off" }, build: { out: "src/gen" } }) });
+    const dir = project({
+      "aps-gen.config.json": JSON.stringify({
+        types: ["pkg"],
+        rules: { "response-missing": "off" },
+        build: { out: "src/gen" },
+      }),
+    });
     const plain = await run(dir, "check", "--types", "pkg", "--config", join(dir, "missing.json"));
     expect(plain.code).toBe(2);
     expect(plain.err).toEqual([expect.stringMatching(/config file .*missing\.json does not exist/)]);
@@ -54,15 +60,20 @@ describe("config file", () => {
     expect(r.text).toMatch(/warning APS092/);
   });
 
-  it("reads package.json's \"aps-gen\" key, and a warning made an error fails check", async () => {
-    const dir = project({ "package.json": JSON.stringify({ name: "x", "aps-gen": { types: ["pkg"], rules: { APS092: "error" } } }) });
+  it('reads package.json\'s "aps-gen" key, and a warning made an error fails check', async () => {
+    const dir = project({
+      "package.json": JSON.stringify({ name: "x", "aps-gen": { types: ["pkg"], rules: { APS092: "error" } } }),
+    });
     const r = await run(dir, "check");
     expect(r.code).toBe(1);
     expect(r.text).toMatch(/ - error APS092: /);
   });
 
   it("reads aps-gen.config.ts (TypeScript, loaded with jiti) from a folder above the working one", async () => {
-    const dir = project({ "aps-gen.config.ts": 'const config: { types: string[]; rules: Record<string, "off"> } = { types: ["pkg"], rules: { APS092: "off" } };\nexport default config;\n' });
+    const dir = project({
+      "aps-gen.config.ts":
+        'const config: { types: string[]; rules: Record<string, "off"> } = { types: ["pkg"], rules: { APS092: "off" } };\nexport default config;\n',
+    });
     mkdirSync(join(dir, "sub"));
     const r = await run(join(dir, "sub"), "check");
     expect(r.code, r.text).toBe(0);
@@ -94,14 +105,17 @@ describe("environment variables", () => {
     try {
       return await work();
     } finally {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
     }
   }
 
   it("APS_GEN_<OPTION> gives an option; other APS_GEN_ variables are left alone", async () => {
     const dir = project({});
-    const r = await withEnv({ APS_GEN_TYPES: "pkg", APS_GEN_FORMAT: "json", APS_GEN_SOMETHING_ELSE: "1" }, () => run(dir, "check"));
+    const r = await withEnv({ APS_GEN_TYPES: "pkg", APS_GEN_FORMAT: "json", APS_GEN_SOMETHING_ELSE: "1" }, () =>
+      run(dir, "check"),
+    );
     expect(r.code, r.text).toBe(0);
     expect(JSON.parse(r.out.join("\n")).diagnostics.map((d: { code: string }) => d.code)).toContain("APS092");
   });
@@ -112,7 +126,9 @@ describe("environment variables", () => {
     expect(fromEnv.code, fromEnv.text).toBe(0);
     expect(existsSync(join(dir, "from-env"))).toBe(true);
     expect(existsSync(join(dir, "from-config"))).toBe(false);
-    const fromLine = await withEnv({ APS_GEN_OUT: "from-env", APS_GEN_WARN_AS_ERROR: "false" }, () => run(dir, "build", "--out", "from-line", "--warn-as-error"));
+    const fromLine = await withEnv({ APS_GEN_OUT: "from-env", APS_GEN_WARN_AS_ERROR: "false" }, () =>
+      run(dir, "build", "--out", "from-line", "--warn-as-error"),
+    );
     expect(fromLine.code, fromLine.text).toBe(1);
     expect(existsSync(join(dir, "from-line"))).toBe(false);
   });

@@ -18,7 +18,9 @@ describe("what each command loads", () => {
     const r = modulesLoaded([bin, "--help"]);
     expect(r.status, r.output).toBe(0);
     expect(serverModules(r.urls)).toEqual([]);
-    expect(r.urls.filter((u) => /\/generator\/(load|model|emit)\/|node_modules\/(php-parser|ts-morph|handlebars)\//.test(u))).toEqual([]);
+    expect(
+      r.urls.filter((u) => /\/generator\/(load|model|emit)\/|node_modules\/(php-parser|ts-morph|handlebars)\//.test(u)),
+    ).toEqual([]);
     expect(r.urls.some((u) => u.includes("node_modules/yargs/"))).toBe(true);
   });
 
@@ -26,14 +28,25 @@ describe("what each command loads", () => {
     const r = modulesLoaded([bin, "check", "--types", "types/examples/cloudmail"]);
     expect(r.status, r.output).toBe(0);
     expect(serverModules(r.urls)).toEqual([]);
-    expect(r.urls.filter((u) => /\/generator\/emit\/|node_modules\/(php-parser|ts-morph|handlebars)\//.test(u))).toEqual([]);
+    expect(
+      r.urls.filter((u) => /\/generator\/emit\/|node_modules\/(php-parser|ts-morph|handlebars)\//.test(u)),
+    ).toEqual([]);
     expect(r.urls.some((u) => u.includes("/generator/check/"))).toBe(true);
   });
 
   it("serve does load the controller (so the checks above can fail)", () => {
     // An unreachable database: the controller loads, then the start stops at once, writing nothing here.
     const data = mkdtempSync(join(tmpdir(), "aps-import-graph-"));
-    const r = modulesLoaded([bin, "serve", "--types", "types/examples/cloudmail", "--data", data, "--database-url", "postgres://nobody@127.0.0.1:1/none"]);
+    const r = modulesLoaded([
+      bin,
+      "serve",
+      "--types",
+      "types/examples/cloudmail",
+      "--data",
+      data,
+      "--database-url",
+      "postgres://nobody@127.0.0.1:1/none",
+    ]);
     rmSync(data, { recursive: true, force: true });
     expect(r.status, r.output).toBe(2);
     expect(serverModules(r.urls).length).toBeGreaterThan(0);

@@ -35,7 +35,9 @@ function typecheckProject(): string[] {
     typeRoots: [join(repoRoot, "node_modules/@types")],
   };
   const program = ts.createProgram(files, options, cachingHost(options));
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
 }
 
 // Packing builds dist/ and installs the tarball once per run; the first test file to ask pays.
@@ -45,10 +47,21 @@ describe("aps-gen init", () => {
   it("scaffolds a connector project that type-checks, starts and passes its test", async () => {
     const r = await init(project, "--package", "types/examples/cloudmail");
     expect(r.code, r.err.join("\n")).toBe(0);
-    for (const f of ["package.json", "tsconfig.json", "src/main.ts", "src/check.gen.ts", "src/handlers/mailboxes.ts", "src/handlers/tenants.ts", "test/connector.test.ts", "generated/connector/cloudmail/index.gen.ts"]) {
+    for (const f of [
+      "package.json",
+      "tsconfig.json",
+      "src/main.ts",
+      "src/check.gen.ts",
+      "src/handlers/mailboxes.ts",
+      "src/handlers/tenants.ts",
+      "test/connector.test.ts",
+      "generated/connector/cloudmail/index.gen.ts",
+    ]) {
       expect(existsSync(join(project, f)), f).toBe(true);
     }
-    expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies["aps-gen"]).toMatch(/^\^\d+\.\d+\.\d+$/);
+    expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies["aps-gen"]).toMatch(
+      /^\^\d+\.\d+\.\d+$/,
+    );
     // What `npm install` would put there: this checkout packed and installed (no network in tests).
     mkdirSync(join(project, "node_modules"));
     symlinkSync(join(packedInstall(), "node_modules/aps-gen"), join(project, "node_modules/aps-gen"));
@@ -58,7 +71,11 @@ describe("aps-gen init", () => {
     expect(typecheckProject()).toEqual([]);
 
     const started = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: project, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        cwd: project,
+        env: { ...process.env, PORT: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       child.stdout.on("data", (d: Buffer) => {
         out += String(d);
@@ -68,11 +85,18 @@ describe("aps-gen init", () => {
         }
       });
       child.stderr.on("data", (d: Buffer) => (out += String(d)));
-      child.on("exit", (code) => (out.includes("connector on") ? undefined : reject(new Error(`exited ${code}: ${out}`))));
+      child.on("exit", (code) =>
+        out.includes("connector on") ? undefined : reject(new Error(`exited ${code}: ${out}`)),
+      );
     });
     expect(started).toMatch(/connector on https:\/\/127\.0\.0\.1:\d+; endpoint CA certificate: /);
 
-    const tested = await new Promise<number | null>((resolve) => spawn(process.execPath, ["--import", "tsx", "--test", "test/connector.test.ts"], { cwd: project, stdio: "ignore" }).on("exit", resolve));
+    const tested = await new Promise<number | null>((resolve) =>
+      spawn(process.execPath, ["--import", "tsx", "--test", "test/connector.test.ts"], {
+        cwd: project,
+        stdio: "ignore",
+      }).on("exit", resolve),
+    );
     expect(tested).toBe(0);
 
     // The project's own `npm run build`, run from its folder, finds generated/ as init left it
@@ -80,7 +104,11 @@ describe("aps-gen init", () => {
     const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { scripts: { build: string } };
     const buildArgs = pkg.scripts.build.split(" ").slice(1);
     const rebuilt: string[] = [];
-    const code = await main([...buildArgs, "--check"], { out: (l) => rebuilt.push(l), err: (l) => rebuilt.push(l) }, project);
+    const code = await main(
+      [...buildArgs, "--check"],
+      { out: (l) => rebuilt.push(l), err: (l) => rebuilt.push(l) },
+      project,
+    );
     expect(code, rebuilt.join("\n")).toBe(0);
     expect(rebuilt.at(-1)).toMatch(/^✓ generated\/ is up to date/);
   }, 60_000);

@@ -13,16 +13,34 @@ const run = (...argv: string[]) => runCli(argv);
 describe("aps-gen migrate", () => {
   it("serve --no-migrate refuses a fresh data folder; migrate applies every migration, then none", async () => {
     const data = join(root, "data");
-    const refused = await run("serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", data, "--no-migrate");
+    const refused = await run(
+      "serve",
+      "--types",
+      "types/examples/cloudmail",
+      "--port",
+      "0",
+      "--data",
+      data,
+      "--no-migrate",
+    );
     expect(refused.code).toBe(2);
     expect(refused.err.at(-1)).toMatch(/^aps-gen serve: .*migration/);
     process.env.APS_GEN_MIGRATE = "false";
-    const refusedByEnvironment = await run("serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", data).finally(() => delete process.env.APS_GEN_MIGRATE);
+    const refusedByEnvironment = await run(
+      "serve",
+      "--types",
+      "types/examples/cloudmail",
+      "--port",
+      "0",
+      "--data",
+      data,
+    ).finally(() => delete process.env.APS_GEN_MIGRATE);
     expect(refusedByEnvironment.code).toBe(2);
     expect(refusedByEnvironment.err.at(-1)).toBe(refused.err.at(-1));
     const first = await run("migrate", "--data", data);
     expect(first.code, first.err.join("\n")).toBe(0);
-    const [, applied, total] = /^✓ embedded database in .*: applied (\d+) of (\d+) migrations$/.exec(first.out.at(-1) ?? "") ?? [];
+    const [, applied, total] =
+      /^✓ embedded database in .*: applied (\d+) of (\d+) migrations$/.exec(first.out.at(-1) ?? "") ?? [];
     expect(Number(applied)).toBeGreaterThan(0);
     expect(applied).toBe(total);
     const again = await run("migrate", "--data", data);
@@ -30,7 +48,13 @@ describe("aps-gen migrate", () => {
   }, 120_000);
 
   it("an unreachable database is one line, exit 2, without the password", async () => {
-    const r = await run("migrate", "--data", join(root, "unused"), "--database-url", "postgres://postgres:secret@127.0.0.1:1/none");
+    const r = await run(
+      "migrate",
+      "--data",
+      join(root, "unused"),
+      "--database-url",
+      "postgres://postgres:secret@127.0.0.1:1/none",
+    );
     expect(r.code).toBe(2);
     expect(r.err).toHaveLength(1);
     expect(r.err[0]).toMatch(/^aps-gen migrate: /);

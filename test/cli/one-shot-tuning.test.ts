@@ -26,7 +26,20 @@ function drive(n) { for (let i = 0; i < n; i++) hot(i); }
 drive(${calls});
 // Bit 16 of the status: optimised code (V8 src/runtime/runtime.h, OptimizationStatus).
 console.log((%GetOptimizationStatus(hot) & 16) !== 0 ? "optimised" : "not optimised");`;
-    const run = (args: string[], calls = 30000) => spawnSync(process.execPath, ["--allow-natives-syntax", "--no-concurrent-recompilation", "--input-type=module", "-e", probe(calls), "--", ...args], { cwd: repoRoot, encoding: "utf8" }).stdout.trim();
+    const run = (args: string[], calls = 30000) =>
+      spawnSync(
+        process.execPath,
+        [
+          "--allow-natives-syntax",
+          "--no-concurrent-recompilation",
+          "--input-type=module",
+          "-e",
+          probe(calls),
+          "--",
+          ...args,
+        ],
+        { cwd: repoRoot, encoding: "utf8" },
+      ).stdout.trim();
     expect(run(["build"])).toBe("not optimised");
     expect(run(["check"])).toBe("not optimised");
     expect(run(["serve"])).toBe("optimised");

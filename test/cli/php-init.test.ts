@@ -16,7 +16,12 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 function startConnector(): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     // detached: npm runs node as a child; the group is signalled so neither outlives the test.
-    const child = spawn(npm, ["start"], { cwd: project, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(npm, ["start"], {
+      cwd: project,
+      env: { ...process.env, PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     let out = "";
     const onData = (d: Buffer) => {
       out += String(d);
@@ -27,7 +32,9 @@ function startConnector(): Promise<string> {
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", (d: Buffer) => (out += String(d)));
-    child.on("exit", (code) => (out.includes("connector on") ? undefined : reject(new Error(`exited ${code}: ${out}`))));
+    child.on("exit", (code) =>
+      out.includes("connector on") ? undefined : reject(new Error(`exited ${code}: ${out}`)),
+    );
   });
 }
 
@@ -39,25 +46,35 @@ describe("aps-gen init on a PHP-annotated package", () => {
   it("(slow) scaffolds a connector whose stubs carry the PHP operations; npm test and npm start work", async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await main(["init", project, "--package", "test/fixtures/php/mailhost"], { out: (l) => out.push(l), err: (l) => err.push(l) }, repoRoot);
+    const code = await main(
+      ["init", project, "--package", "test/fixtures/php/mailhost"],
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      repoRoot,
+    );
     expect(code, err.join("\n")).toBe(0);
     expect(out).toContain("  mailhost: 3 of 3 services loaded");
 
     // One stub per service, with the operations of its PHP class (methods with @verb only).
     const tenants = readFileSync(join(project, "src/handlers/tenants.ts"), "utf8");
-    for (const op of ["quota", "setQuota", "onMailboxChanged"]) expect(tenants).toContain(`  ${op}: () => notYet("${op}"),`);
+    for (const op of ["quota", "setQuota", "onMailboxChanged"])
+      expect(tenants).toContain(`  ${op}: () => notYet("${op}"),`);
     expect(tenants).not.toContain("provision: () =>");
     const mailboxes = readFileSync(join(project, "src/handlers/mailboxes.ts"), "utf8");
     expect(mailboxes).toContain('  resetPassword: () => notYet("resetPassword"),');
     const generated = readFileSync(join(project, "generated/connector/mailhost/index.gen.ts"), "utf8");
-    expect(generated).toContain("setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;");
+    expect(generated).toContain(
+      "setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;",
+    );
     // The operation's types are emitted once, in the types module: the reply is the @return structure.
-    expect(readFileSync(join(project, "generated/types/mailhost/index.gen.ts"), "utf8")).toContain("export type TenantsSetQuotaReply = Quota;");
+    expect(readFileSync(join(project, "generated/types/mailhost/index.gen.ts"), "utf8")).toContain(
+      "export type TenantsSetQuotaReply = Quota;",
+    );
 
     // What `npm install` would put in node_modules: this checkout packed and installed, the rest linked (no network in tests).
     mkdirSync(join(project, "node_modules/@types"), { recursive: true });
     symlinkSync(join(packedInstall(), "node_modules/aps-gen"), join(project, "node_modules/aps-gen"));
-    for (const dep of ["tsx", "typescript", "@types/node"]) symlinkSync(join(repoRoot, "node_modules", dep), join(project, "node_modules", dep));
+    for (const dep of ["tsx", "typescript", "@types/node"])
+      symlinkSync(join(repoRoot, "node_modules", dep), join(project, "node_modules", dep));
     mkdirSync(join(project, "node_modules/.bin"));
     symlinkSync(join(repoRoot, "node_modules/typescript/bin/tsc"), join(project, "node_modules/.bin/tsc"));
 
@@ -74,7 +91,11 @@ describe("aps-gen init on a PHP package whose services did not all load", () => 
     const out: string[] = [];
     const err: string[] = [];
     const dir = join(root, "diagnostics-connector");
-    const code = await main(["init", dir, "--package", "test/fixtures/php/diagnostics"], { out: (l) => out.push(l), err: (l) => err.push(l) }, repoRoot);
+    const code = await main(
+      ["init", dir, "--package", "test/fixtures/php/diagnostics"],
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      repoRoot,
+    );
     expect(code).toBe(1);
     expect([...out, ...err].some((l) => l.startsWith("✓"))).toBe(false);
     expect(err).toContain("  diagnostics: 1 of 4 services loaded");

@@ -1,20 +1,26 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../cli/main.ts";
-import { colourWanted } from "../../cli/terminal-style.ts";
+import { colourWanted } from "../../cli/output/terminal-style.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 /** Issue 18: code frames and colour, on a terminal only; NO_COLOR and --color/--no-color honoured. */
 async function check(...extra: string[]) {
   const out: string[] = [];
-  const code = await main(["check", "--types", "test/fixtures/check/misspelt-attribute", ...extra], { out: (l) => out.push(l), err: (l) => out.push(l) }, repoRoot);
+  const code = await main(
+    ["check", "--types", "test/fixtures/check/misspelt-attribute", ...extra],
+    { out: (l) => out.push(l), err: (l) => out.push(l) },
+    repoRoot,
+  );
   return { code, text: out.join("\n") };
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts every ANSI colour sequence, the thing looked for.
 const ANSI = /\u001b\[/;
 const saved = { NO_COLOR: process.env.NO_COLOR, FORCE_COLOR: process.env.FORCE_COLOR };
 afterEach(() => {
-  for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of Object.entries(saved))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
 });
 
 describe("terminal output", () => {
@@ -33,7 +39,9 @@ describe("terminal output", () => {
     expect(r.code).toBe(1);
     expect(r.text).not.toMatch(ANSI);
     expect(r.text).not.toContain("> 7 |");
-    expect(r.text).toContain('widget.schema:7:38 - error APS031: property "label": "requried" is not an attribute; did you mean "required"?');
+    expect(r.text).toContain(
+      'widget.schema:7:38 - error APS031: property "label": "requried" is not an attribute; did you mean "required"?',
+    );
   });
 
   it("--pretty shows the lines around the position with a caret under the column", async () => {

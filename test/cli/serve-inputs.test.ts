@@ -27,7 +27,8 @@ const folder = (name: string) => {
   mkdirSync(dir, { recursive: true });
   return dir;
 };
-const serveIn = (cwd: string, ...argv: string[]) => runCli(["serve", ...NO_DATABASE, "--data", join(cwd, ".aps-data"), ...argv], cwd);
+const serveIn = (cwd: string, ...argv: string[]) =>
+  runCli(["serve", ...NO_DATABASE, "--data", join(cwd, ".aps-data"), ...argv], cwd);
 const WIDGET = {
   apsVersion: "2.0",
   name: "Widget",
@@ -40,7 +41,9 @@ describe("serve: what it reads when --types is not given", () => {
   it("in an empty folder: the core types only, said in one line", async () => {
     const empty = folder("empty");
     const r = await serveIn(empty);
-    expect(r.err[0]).toBe(`no --types given and no ./types in ${empty}: serving the core types only; name declarations with --types <folder or .app.zip>`);
+    expect(r.err[0]).toBe(
+      `no --types given and no ./types in ${empty}: serving the core types only; name declarations with --types <folder or .app.zip>`,
+    );
     expect(r.err[1]).toBe(`starting the controller: ${coreTypes} types · PostgreSQL`);
     // Then the unreachable database: one line, exit 2, no stack.
     expect(r.code).toBe(2);
@@ -93,7 +96,9 @@ describe("a folder holding copies of the core types", () => {
   it("loads: an identical declaration of an id is the same type (check and serve)", async () => {
     const checked = await runCli(["check", "--types", withCopies, "--format", "json"], root);
     expect(checked.code, checked.out.join("\n")).toBe(0);
-    expect((JSON.parse(checked.out.join("\n")) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code)).not.toContain("APS009");
+    expect(
+      (JSON.parse(checked.out.join("\n")) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code),
+    ).not.toContain("APS009");
     const served = await serveIn(folder("anywhere"), "--types", withCopies);
     expect(served.err[0]).toBe(`starting the controller: ${coreTypes + 1} types · PostgreSQL`);
   }, 30_000);
@@ -102,11 +107,18 @@ describe("a folder holding copies of the core types", () => {
     const edited = folder("edited-core-copy");
     cpSync(join(repoRoot, "types/core"), join(edited, "core"), { recursive: true });
     const file = join(edited, "core/account.schema");
-    writeFileSync(file, readFileSync(file, "utf8").replace('"name": "Account"', '"name": "Account", "displayName": "our own"'));
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace('"name": "Account"', '"name": "Account", "displayName": "our own"'),
+    );
     const r = await runCli(["check", "--types", edited], root);
     expect(r.code).toBe(1);
     const lines = r.out.filter((l) => l.includes("APS009"));
-    expect(lines).toEqual([expect.stringMatching(/account\.schema:\d+:\d+ - error APS009: type id "http:\/\/aps-standard\.org\/types\/core\/account\/1\.0" is already declared in .*, differently; .*--no-core\.$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /account\.schema:\d+:\d+ - error APS009: type id "http:\/\/aps-standard\.org\/types\/core\/account\/1\.0" is already declared in .*, differently; .*--no-core\.$/,
+      ),
+    ]);
     const own = await runCli(["check", "--types", edited, "--no-core"], root);
     expect(own.code, own.out.join("\n")).toBe(0);
   }, 30_000);

@@ -1,11 +1,11 @@
 /**
- * How many processes `serve --workers N` runs (cli/serve-workers/worker-plan.ts) and how soon a
+ * How many processes `serve --workers N` runs (cli/serve/workers/worker-plan.ts) and how soon a
  * worker that ended is started again (restart-backoff.ts). The processes themselves:
  * test/e2e/serve-workers.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { RestartBackoff } from "../../cli/serve-workers/restart-backoff.ts";
-import { workerPlan } from "../../cli/serve-workers/worker-plan.ts";
+import { RestartBackoff } from "../../cli/serve/workers/restart-backoff.ts";
+import { workerPlan } from "../../cli/serve/workers/worker-plan.ts";
 
 describe("serve --workers", () => {
   it("defaults to the machine's available parallelism on PostgreSQL, and takes what is asked there", () => {
@@ -17,16 +17,25 @@ describe("serve --workers", () => {
   it("serves the embedded database from one process, saying so when more were asked", () => {
     expect(workerPlan(undefined, false, true, 8)).toEqual({ count: 1 });
     expect(workerPlan(1, false, true, 8)).toEqual({ count: 1 });
-    expect(workerPlan(4, false, true, 8)).toEqual({ count: 1, note: "PGlite serves from one process: --workers 4 runs as 1 (give a PostgreSQL --database-url for more)" });
+    expect(workerPlan(4, false, true, 8)).toEqual({
+      count: 1,
+      note: "PGlite serves from one process: --workers 4 runs as 1 (give a PostgreSQL --database-url for more)",
+    });
   });
 
   it("serves from the calling process when the CLI's main() runs inside another program", () => {
     expect(workerPlan(undefined, true, false, 8)).toEqual({ count: 1 });
-    expect(workerPlan(2, true, false, 8)).toEqual({ count: 1, note: "serve called inside another program serves from its process: --workers 2 runs as 1 (run the aps-gen command for more)" });
+    expect(workerPlan(2, true, false, 8)).toEqual({
+      count: 1,
+      note: "serve called inside another program serves from its process: --workers 2 runs as 1 (run the aps-gen command for more)",
+    });
   });
 
   it("refuses a count that is not a whole number of at least 1", () => {
-    for (const asked of [0, -2, 1.5, Number.NaN]) expect(workerPlan(asked, true, true, 8)).toEqual({ error: `--workers takes a whole number of at least 1, not ${asked}` });
+    for (const asked of [0, -2, 1.5, Number.NaN])
+      expect(workerPlan(asked, true, true, 8)).toEqual({
+        error: `--workers takes a whole number of at least 1, not ${asked}`,
+      });
   });
 });
 

@@ -60,7 +60,7 @@ interface OpenApiDocument {
   components: { schemas: Record<string, SchemaObject>; securitySchemes: Record<string, Record<string, unknown>> };
 }
 
-// The parts of an APS declaration (SPEC 2) these tests read.
+// The parts of an APS declaration (docs/aps/types.md) these tests read.
 interface DeclType {
   type?: string;
   items?: DeclType;
@@ -125,7 +125,8 @@ function resolve<T extends { $ref?: string }>(doc: OpenApiDocument, value: T): T
   for (let hops = 0; current.$ref !== undefined; hops++) {
     if (hops > 10) throw new Error(`$ref loop at ${current.$ref}`);
     let target: unknown = doc;
-    for (const part of current.$ref.replace(/^#\//, "").split("/")) target = (target as Record<string, unknown> | undefined)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+    for (const part of current.$ref.replace(/^#\//, "").split("/"))
+      target = (target as Record<string, unknown> | undefined)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
     if (target === undefined) throw new Error(`${current.$ref} does not resolve`);
     current = target as T;
   }
@@ -133,7 +134,9 @@ function resolve<T extends { $ref?: string }>(doc: OpenApiDocument, value: T): T
 }
 
 function operationsOf(doc: OpenApiDocument): { path: string; method: string; op: OperationObject; item: PathItem }[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) => methods.flatMap((method) => (item[method] ? [{ path, method, op: item[method]!, item }] : [])));
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    methods.flatMap((method) => (item[method] ? [{ path, method, op: item[method]!, item }] : [])),
+  );
 }
 
 const keys = (o: object | undefined) => Object.keys(o ?? {}).sort();
@@ -146,7 +149,9 @@ describe("the OpenAPI document passes @readme/openapi-parser", () => {
   });
 
   it("for the core types with both example packages, built through the generator's API", async () => {
-    const { model, diagnostics } = compile(["types/core", "types/examples/cloudmail", "types/examples/vpscloud"], { cwd: repoRoot });
+    const { model, diagnostics } = compile(["types/core", "types/examples/cloudmail", "types/examples/vpscloud"], {
+      cwd: repoRoot,
+    });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const doc = buildOpenApi(model);
     expect(await validationReport(doc)).toBe("");
@@ -156,22 +161,36 @@ describe("the OpenAPI document passes @readme/openapi-parser", () => {
 
   // The same listing as test/load/corpus.test.ts: the corpus is used in place, never copied.
   const rel = (p: string) => relative(repoRoot, p);
-  const packages = corpusAvailable ? findFiles(corpusRoot, (n) => n === "APP-META.xml").map((p) => rel(dirname(p))) : [];
-  const withSchemas = corpusAvailable ? [...new Set(findFiles(corpusRoot, (n) => n.endsWith(".schema.gen")).map((p) => rel(dirname(dirname(p)))))] : [];
+  const packages = corpusAvailable
+    ? findFiles(corpusRoot, (n) => n === "APP-META.xml").map((p) => rel(dirname(p)))
+    : [];
+  const withSchemas = corpusAvailable
+    ? [...new Set(findFiles(corpusRoot, (n) => n.endsWith(".schema.gen")).map((p) => rel(dirname(dirname(p)))))]
+    : [];
 
   it.skipIf(!corpusAvailable)(`covers every corpus package${corpusSkipReason}`, () => {
     expect(packages).toHaveLength(19);
     expect(withSchemas.length).toBeGreaterThan(0);
   });
 
-  const corpusCases: [string, string[]][] = corpusAvailable ? [...packages.map((p): [string, string[]] => [p, [p]]), [`${withSchemas.join(" + ")} together (their type names clash)`, withSchemas]] : [];
+  const corpusCases: [string, string[]][] = corpusAvailable
+    ? [
+        ...packages.map((p): [string, string[]] => [p, [p]]),
+        [`${withSchemas.join(" + ")} together (their type names clash)`, withSchemas],
+      ]
+    : [];
   it.each(corpusCases)("for corpus %s", async (_, inputs) => {
     const { model } = compile(inputs, { cwd: repoRoot });
     const doc = buildOpenApi(model) as unknown as OpenApiDocument;
     expect(await validationReport(doc)).toBe("");
     // The package's own resource types can be provisioned through the document.
-    const own = model.packages.filter((p) => !p.bundled).flatMap((p) => p.typeIds).filter((id) => model.types.get(id)!.isResource);
-    const provisionable = doc.paths["/aps/2/resources"]!.post!.requestBody!.content["application/json"]!.schema.oneOf!.map((s) => resolve(doc, s).properties!.aps!.properties!.type!.const);
+    const own = model.packages
+      .filter((p) => !p.bundled)
+      .flatMap((p) => p.typeIds)
+      .filter((id) => model.types.get(id)!.isResource);
+    const provisionable = doc.paths["/aps/2/resources"]!.post!.requestBody!.content[
+      "application/json"
+    ]!.schema.oneOf!.map((s) => resolve(doc, s).properties!.aps!.properties!.type!.const);
     expect(provisionable).toEqual(expect.arrayContaining(own));
   });
 
@@ -182,22 +201,45 @@ describe("the OpenAPI document passes @readme/openapi-parser", () => {
       id: `http://t.example/widget/${version}`,
       implements: [RESOURCE],
       properties: { [`size${version.replace(".", "")}`]: { type: "integer" } },
-      operations: { ping: { verb: "GET", path: "/ping", static: true, response: { type: "string" }, errorResponse: { type: "object" } } },
+      operations: {
+        ping: {
+          verb: "GET",
+          path: "/ping",
+          static: true,
+          response: { type: "string" },
+          errorResponse: { type: "object" },
+        },
+      },
     });
     // Named like the controller's own error schema, and like the core Subscription type.
-    const clash = (name: string) => ({ apsVersion: "2.0", name, id: `http://t.example/${name}/1.0`, implements: [RESOURCE], properties: { note: { type: "string" } } });
-    const { model, diagnostics, dir } = compileDeclarations([widget("1.0"), widget("1.1"), clash("ApsError"), clash("subscription")]);
+    const clash = (name: string) => ({
+      apsVersion: "2.0",
+      name,
+      id: `http://t.example/${name}/1.0`,
+      implements: [RESOURCE],
+      properties: { note: { type: "string" } },
+    });
+    const { model, diagnostics, dir } = compileDeclarations([
+      widget("1.0"),
+      widget("1.1"),
+      clash("ApsError"),
+      clash("subscription"),
+    ]);
     rmSync(dir, { recursive: true, force: true });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const doc = buildOpenApi(model) as unknown as OpenApiDocument;
     expect(await validationReport(doc)).toBe("");
     const resourceIds = [...model.types.values()].filter((t) => t.isResource).map((t) => t.id);
-    const creates = doc.paths["/aps/2/resources"]!.post!.requestBody!.content["application/json"]!.schema.oneOf!.map((s) => resolve(doc, s));
+    const creates = doc.paths["/aps/2/resources"]!.post!.requestBody!.content["application/json"]!.schema.oneOf!.map(
+      (s) => resolve(doc, s),
+    );
     expect(creates.map((s) => s.properties!.aps!.properties!.type!.const)).toEqual(resourceIds);
     for (const version of ["10", "11"]) expect(creates.some((s) => `size${version}` in s.properties!)).toBe(true);
-    const errorShape = resolve(doc, doc.paths["/aps/2/types"]!.get!.responses["404"]!).content!["application/json"]!.schema;
+    const errorShape = resolve(doc, doc.paths["/aps/2/types"]!.get!.responses["404"]!).content!["application/json"]!
+      .schema;
     expect(resolve(doc, errorShape).required).toEqual(expect.arrayContaining(["code", "type", "message"]));
-    const subscribe = doc.paths["/aps/2/resources/{id}/aps/subscriptions"]!.post!.requestBody!.content["application/json"]!.schema;
+    const subscribe =
+      doc.paths["/aps/2/resources/{id}/aps/subscriptions"]!.post!.requestBody!.content["application/json"]!.schema;
     expect(resolve(doc, subscribe).required).toEqual(["event", "source", "handler"]);
   });
 });
@@ -212,8 +254,21 @@ describe("one path that several types declare", () => {
       structures: { [`${name}Plan`]: { type: "object", properties: { [`${name}Only`]: { type: "string" } } } },
       operations: { restart: { verb: "POST", path: "/restart", errorResponse: { type: "object" }, ...restart } },
     });
-    const gadget = machine("gadget", { parameters: { force: { kind: "query", type: "boolean", required: true }, plan: { kind: "body", type: "gadgetPlan", required: true } }, response: { type: "string" } });
-    const gizmo = machine("gizmo", { parameters: { force: { kind: "query", type: "boolean", required: false }, delay: { kind: "query", type: "integer" }, plan: { kind: "body", type: "gizmoPlan", required: true } }, response: { contentType: "text/plain" } });
+    const gadget = machine("gadget", {
+      parameters: {
+        force: { kind: "query", type: "boolean", required: true },
+        plan: { kind: "body", type: "gadgetPlan", required: true },
+      },
+      response: { type: "string" },
+    });
+    const gizmo = machine("gizmo", {
+      parameters: {
+        force: { kind: "query", type: "boolean", required: false },
+        delay: { kind: "query", type: "integer" },
+        plan: { kind: "body", type: "gizmoPlan", required: true },
+      },
+      response: { contentType: "text/plain" },
+    });
     const { model, diagnostics, dir } = compileDeclarations([gadget, gizmo]);
     rmSync(dir, { recursive: true, force: true });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
@@ -228,16 +283,30 @@ describe("one path that several types declare", () => {
       ["delay", "query", false],
     ]);
     expect(op.requestBody!.required).toBe(true);
-    expect(op.requestBody!.content["application/json"]!.schema.oneOf!.map((s) => s.$ref)).toEqual(["#/components/schemas/Gadget.gadgetPlan", "#/components/schemas/Gizmo.gizmoPlan"]);
+    expect(op.requestBody!.content["application/json"]!.schema.oneOf!.map((s) => s.$ref)).toEqual([
+      "#/components/schemas/Gadget.gadgetPlan",
+      "#/components/schemas/Gizmo.gizmoPlan",
+    ]);
     expect(keys(op.responses["200"]!.content)).toEqual(["application/json", "text/plain"]);
   });
 });
 
 describe("a document the validator must reject", () => {
   const cases: [string, (doc: Record<string, any>) => void, RegExp][] = [
-    ["a $ref to a schema that does not exist", (d) => (d.paths["/aps/2/resources"].post.requestBody.content["application/json"].schema = { $ref: "#/components/schemas/Nowhere" }), /Nowhere/],
+    [
+      "a $ref to a schema that does not exist",
+      (d) =>
+        (d.paths["/aps/2/resources"].post.requestBody.content["application/json"].schema = {
+          $ref: "#/components/schemas/Nowhere",
+        }),
+      /Nowhere/,
+    ],
     ["an apiKey scheme sent in the body", (d) => (d.components.securitySchemes.apsToken.in = "body"), /apsToken|in/],
-    ["two operations with one operationId", (d) => (d.paths["/aps/2/tasks"].get.operationId = "listResources"), /listResources/],
+    [
+      "two operations with one operationId",
+      (d) => (d.paths["/aps/2/tasks"].get.operationId = "listResources"),
+      /listResources/,
+    ],
   ];
   it.each(cases)("fails for %s", async (_, breakIt, message) => {
     const broken = structuredClone(openApiDocument) as Record<string, any>;
@@ -276,20 +345,24 @@ describe("what the example document says (expectations from types/examples/cloud
           return false;
         }
       });
-      return expect(fits.length, `${owner.name}: no alternative of the oneOf fits`).toBeGreaterThan(0);
-    }
-    if (decl.type === "array") {
+      expect(fits.length, `${owner.name}: no alternative of the oneOf fits`).toBeGreaterThan(0);
+    } else if (decl.type === "array") {
       expect(s.type).toBe("array");
-      return expectSchemaOf(s.items!, decl.items!, owner);
+      expectSchemaOf(s.items!, decl.items!, owner);
+    } else if (["string", "boolean", "number", "integer", "object"].includes(decl.type!)) {
+      expect(s.type).toBe(decl.type);
+    } else {
+      expect(keys(s.properties)).toEqual(keys(structureOf(owner, decl.type!).properties));
     }
-    if (["string", "boolean", "number", "integer", "object"].includes(decl.type!)) return expect(s.type).toBe(decl.type);
-    expect(keys(s.properties)).toEqual(keys(structureOf(owner, decl.type!).properties));
   }
 
   function expectContentOf(content: Content | undefined, decl: DeclType, owner: Declaration): void {
-    if (decl.contentType !== undefined) return expect(keys(content)).toEqual([decl.contentType]);
-    expect(keys(content)).toEqual(["application/json"]);
-    expectSchemaOf(content!["application/json"]!.schema, decl, owner);
+    if (decl.contentType !== undefined) {
+      expect(keys(content)).toEqual([decl.contentType]);
+    } else {
+      expect(keys(content)).toEqual(["application/json"]);
+      expectSchemaOf(content!["application/json"]!.schema, decl, owner);
+    }
   }
 
   const mailbox = cloudmail.find((d) => d.name === "Mailbox")!;
@@ -315,52 +388,63 @@ describe("what the example document says (expectations from types/examples/cloud
   });
 
   it("lists every declared resource type's schemas under its own name", () => {
-    const resourceTypes = [...core, ...examples].filter((d) => `${d.name.replace(/^./, (c) => c.toUpperCase())}Create` in schemas);
+    const resourceTypes = [...core, ...examples].filter(
+      (d) => `${d.name.replace(/^./, (c) => c.toUpperCase())}Create` in schemas,
+    );
     expect(resourceTypes.map((d) => d.id)).toEqual(expect.arrayContaining(examples.map((d) => d.id)));
     for (const d of resourceTypes) {
       const name = d.name.replace(/^./, (c) => c.toUpperCase());
       expect(schemas[`${name}Create`]!.properties!.aps!.properties!.type!.const).toBe(d.id);
-      expect(keys(schemas[name]!.properties)).toEqual(expect.arrayContaining(Object.keys(d.properties ?? {}).filter((p) => !d.properties![p]!.encrypted)));
+      expect(keys(schemas[name]!.properties)).toEqual(
+        expect.arrayContaining(Object.keys(d.properties ?? {}).filter((p) => !d.properties![p]!.encrypted)),
+      );
     }
   });
 
-  const customOps = cloudmail.flatMap((d) => Object.entries(d.operations ?? {}).map(([name, op]) => ({ owner: d, name, op })));
-  const pathOf = (owner: Declaration, op: DeclOperation) => (op.static ? `/aps/2/static/${encodeURIComponent(owner.id)}${op.path}` : `/aps/2/resources/{id}${op.path}`);
+  const customOps = cloudmail.flatMap((d) =>
+    Object.entries(d.operations ?? {}).map(([name, op]) => ({ owner: d, name, op })),
+  );
+  const pathOf = (owner: Declaration, op: DeclOperation) =>
+    op.static ? `/aps/2/static/${encodeURIComponent(owner.id)}${op.path}` : `/aps/2/resources/{id}${op.path}`;
 
   it("declares operations of cloudmail, static ones among them", () => {
     expect(customOps.length).toBeGreaterThan(5);
     expect(customOps.some((o) => o.op.static)).toBe(true);
   });
 
-  it.each(customOps.map((o) => [`${o.owner.name}.${o.name}`, o] as const))("has %s at its path with its parameters, body and replies", (_, { owner, op }) => {
-    const item = doc.paths[pathOf(owner, op)];
-    expect(item, pathOf(owner, op)).toBeDefined();
-    const operation = item![op.verb.toLowerCase() as (typeof methods)[number]]!;
-    expect(operation).toBeDefined();
-    const parameters = [...(item!.parameters ?? []), ...(operation.parameters ?? [])];
-    const param = (name: string, where: string) => parameters.find((p) => p.name === name && p.in === where);
-    // Static operations are called on the collection, without a resource id (SPEC 4.4).
-    expect(param("id", "path") !== undefined).toBe(!op.static);
-    const declared = Object.entries(op.parameters ?? {});
-    for (const [name, p] of declared.filter(([, p]) => p.kind !== "body")) {
-      const found = param(name, p.kind);
-      expect(found, `${p.kind} parameter ${name}`).toBeDefined();
-      expect(found!.required).toBe(p.kind === "path" || !!p.required);
-      expectSchemaOf(found!.schema!, p, owner);
-    }
-    const body = declared.find(([, p]) => p.kind === "body")?.[1];
-    if (body) {
-      expect(operation.requestBody!.required).toBe(!!body.required);
-      expectContentOf(operation.requestBody!.content, body, owner);
-    } else {
-      expect(operation.requestBody).toBeUndefined();
-    }
-    if (op.response) expectContentOf(operation.responses["200"]!.content, op.response, owner);
-    if (op.errorResponse) expectContentOf(operation.responses.default!.content, op.errorResponse, owner);
-  });
+  it.each(customOps.map((o) => [`${o.owner.name}.${o.name}`, o] as const))(
+    "has %s at its path with its parameters, body and replies",
+    (_, { owner, op }) => {
+      const item = doc.paths[pathOf(owner, op)];
+      expect(item, pathOf(owner, op)).toBeDefined();
+      const operation = item![op.verb.toLowerCase() as (typeof methods)[number]]!;
+      expect(operation).toBeDefined();
+      const parameters = [...(item!.parameters ?? []), ...(operation.parameters ?? [])];
+      const param = (name: string, where: string) => parameters.find((p) => p.name === name && p.in === where);
+      // Static operations are called on the collection, without a resource id (docs/aps/rest-api.md).
+      expect(param("id", "path") !== undefined).toBe(!op.static);
+      const declared = Object.entries(op.parameters ?? {});
+      for (const [name, p] of declared.filter(([, p]) => p.kind !== "body")) {
+        const found = param(name, p.kind);
+        expect(found, `${p.kind} parameter ${name}`).toBeDefined();
+        expect(found!.required).toBe(p.kind === "path" || !!p.required);
+        expectSchemaOf(found!.schema!, p, owner);
+      }
+      const body = declared.find(([, p]) => p.kind === "body")?.[1];
+      if (body) {
+        expect(operation.requestBody!.required).toBe(!!body.required);
+        expectContentOf(operation.requestBody!.content, body, owner);
+      } else {
+        expect(operation.requestBody).toBeUndefined();
+      }
+      if (op.response) expectContentOf(operation.responses["200"]!.content, op.response, owner);
+      if (op.errorResponse) expectContentOf(operation.responses.default!.content, op.errorResponse, owner);
+    },
+  );
 
   it("keeps 64-bit defaults and enum values beyond 2^53 exact", () => {
-    const prop = (schema: string, name: string) => schemas[schema]!.properties![name]! as SchemaObject & { default?: unknown };
+    const prop = (schema: string, name: string) =>
+      schemas[schema]!.properties![name]! as SchemaObject & { default?: unknown };
     // As declared: 2^53 + 1 and 2^63 - 1, which a double would round to 2^53 and 2^63.
     expect(prop("Mailbox", "archiveQuota").default).toBe(9007199254740993n);
     expect(prop("Vps", "trafficLimit").default).toBe(9223372036854775807n);
@@ -374,22 +458,36 @@ describe("what the example document says (expectations from types/examples/cloud
     expect(token?.[1]).toMatchObject({ in: "header", name: "APS-Token" });
     expect(certificate).toBeDefined();
     expect(doc.security).toEqual([{ [token![0]]: [] }]);
-    // The /aps/2/application collection is for application instances only (SPEC 5.5).
+    // The /aps/2/application collection is for application instances only (docs/aps/security.md).
     const application = operationsOf(doc).filter((o) => /^\/aps\/2\/application(\/|$)/.test(o.path));
     expect(application.length).toBeGreaterThanOrEqual(5);
     for (const { op } of application) expect(op.security).toEqual([{ [certificate![0]]: [] }]);
   });
 
-  const customKeys = new Set([...core, ...examples].flatMap((d) => Object.values(d.operations ?? {}).map((op) => `${op.verb.toLowerCase()} ${pathOf(d, op)}`)));
+  const customKeys = new Set(
+    [...core, ...examples].flatMap((d) =>
+      Object.values(d.operations ?? {}).map((op) => `${op.verb.toLowerCase()} ${pathOf(d, op)}`),
+    ),
+  );
 
-  it("declares Content-Range on every list the controller answers (SPEC 4.6)", () => {
+  it("declares Content-Range on every list the controller answers (docs/aps/rql.md section 6)", () => {
     const lists = operationsOf(doc).filter(({ path, method, op }) => {
       // Custom operations pass the application's reply through as it is.
       if (customKeys.has(`${method} ${path}`)) return false;
-      return ["200", "206"].some((s) => op.responses[s] && resolve(doc, op.responses[s]!.content?.["application/json"]?.schema ?? {}).type === "array");
+      return ["200", "206"].some(
+        (s) =>
+          op.responses[s] &&
+          resolve(doc, op.responses[s]!.content?.["application/json"]?.schema ?? {}).type === "array",
+      );
     });
     const listed = lists.map((l) => `${l.method} ${l.path}`);
-    expect(listed).toEqual(expect.arrayContaining(["get /aps/2/resources", "get /aps/2/applications", ...relations.map((r) => `get /aps/2/resources/{id}/${r}`)]));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        "get /aps/2/resources",
+        "get /aps/2/applications",
+        ...relations.map((r) => `get /aps/2/resources/{id}/${r}`),
+      ]),
+    );
     for (const { path, op } of lists) {
       for (const status of ["200", "206"].filter((s) => op.responses[s])) {
         const header = op.responses[status]!.headers?.["Content-Range"];
@@ -417,7 +515,8 @@ describe("what the example document says (expectations from types/examples/cloud
         count++;
       }
       // Every call that takes a token can be refused; the two open documents cannot.
-      if (!(Array.isArray(op.security) && op.security.length === 0)) expect(Object.keys(op.responses).filter((s) => /^4/.test(s)).length, `${method} ${path}`).toBeGreaterThan(0);
+      if (!(Array.isArray(op.security) && op.security.length === 0))
+        expect(Object.keys(op.responses).filter((s) => /^4/.test(s)).length, `${method} ${path}`).toBeGreaterThan(0);
     }
     expect(count).toBeGreaterThan(100);
   });
@@ -433,7 +532,13 @@ describe("aps-gen build --check covers the OpenAPI document", () => {
 
   it("fails naming openapi/openapi.gen.ts once it is edited", async () => {
     mkdirSync(join(root, "decl"));
-    const gadget = { apsVersion: "2.0", name: "gadget", id: "http://t.example/gadget/1.0", implements: [RESOURCE], properties: { size: { type: "integer", required: true } } };
+    const gadget = {
+      apsVersion: "2.0",
+      name: "gadget",
+      id: "http://t.example/gadget/1.0",
+      implements: [RESOURCE],
+      properties: { size: { type: "integer", required: true } },
+    };
     writeFileSync(join(root, "decl", "gadget.schema"), JSON.stringify(gadget, null, 2));
     const run = async (...argv: string[]) => {
       const out: string[] = [];
@@ -466,19 +571,40 @@ describe("the document served at /aps/2/openapi.json matches the routes of a run
       expect(served.text).toMatch(/"default":9007199254740993[,}]/);
       expect(served.text).not.toContain("9007199254740992");
       // "METHOD /path", path parameters written as x.
-      const described = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((k) => k !== "parameters").map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "x")}`));
+      const described = Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((k) => k !== "parameters")
+          .map((m) => `${m.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "x")}`),
+      );
       // Hono patterns as expressions: `:name` one segment, a trailing `*` anything below (custom
       // operations, relations, static operations, package files, type ids).
-      const routes = running.controller.routes.map((r) => ({ route: `${r.method} ${r.path}`, pattern: new RegExp(`^${r.method} ${r.path.replace(/:[^/]+/g, "[^/]+").replace(/\/\*$/, "/.+")}$`) }));
+      // The console's files (/console/...) are a web page, not API.
+      const routes = running.controller.routes
+        .filter((r) => !/^\/console(\/|$)/.test(r.path))
+        .map((r) => ({
+          route: `${r.method} ${r.path}`,
+          pattern: new RegExp(`^${r.method} ${r.path.replace(/:[^/]+/g, "[^/]+").replace(/\/\*$/, "/.+")}$`),
+        }));
       expect(routes.length).toBeGreaterThan(30);
       // A plain route is described with its method. A wildcard one answers whatever the types
       // declare, so only what they declare is described: some path below it, in any method.
-      const undescribed = routes.filter((r) => (r.route.endsWith("/*") ? !described.some((d) => new RegExp(r.pattern.source.replace(/^\^[A-Z]+ /, "^[A-Z]+ ")).test(d)) : !described.some((d) => r.pattern.test(d))));
+      const undescribed = routes.filter((r) =>
+        r.route.endsWith("/*")
+          ? !described.some((d) => new RegExp(r.pattern.source.replace(/^\^[A-Z]+ /, "^[A-Z]+ ")).test(d))
+          : !described.some((d) => r.pattern.test(d)),
+      );
       expect(undescribed.map((r) => r.route)).toEqual([]);
       const phantom = described.filter((d) => !routes.some((r) => r.pattern.test(d)));
       expect(phantom).toEqual([]);
       // The aps section of a real answer has the members the meta schema names, and only those.
-      const made = await running.call("POST", "/aps/2/resources", { token: running.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });
+      const made = await running.call("POST", "/aps/2/resources", {
+        token: running.adminToken,
+        body: {
+          aps: { type: "http://aps-standard.org/types/core/account/1.0" },
+          companyName: "Customer",
+          addressPostal: {},
+        },
+      });
       expect(made.status, made.text).toBe(201);
       const meta = doc.components.schemas.ApsMeta!;
       expect(Object.keys(made.json.aps).filter((k) => !(k in meta.properties!))).toEqual([]);

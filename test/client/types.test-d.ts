@@ -1,5 +1,5 @@
 /**
- * Type tests of the generated client SDK (DESIGN 2: `X`, `XCreate`, `XUpdate`; runtime/client):
+ * Type tests of the generated client SDK (`X`, `XCreate`, `XUpdate`; runtime/client):
  * what compiles and what does not. Vitest's typecheck mode (vitest.config.ts) runs tsc over
  * this file and fails the test whose body holds a type error, including an `@ts-expect-error`
  * whose line compiles, so each directive is an assertion that can fail. Nothing here runs:
@@ -36,7 +36,11 @@ import {
   tenantUsage,
   type TenantEventHandler,
 } from "../../generated/client/examples/cloudmail/index.gen.ts";
-import { domainQuery, domainRequiredRecords, domainVerifyDns } from "../../generated/client/examples/cloudmail/index.gen.ts";
+import {
+  domainQuery,
+  domainRequiredRecords,
+  domainVerifyDns,
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
 import { snapshotDownload } from "../../generated/client/examples/vpscloud/index.gen.ts";
 import { vpsScreenshot } from "../../generated/client/examples/vpscloud/index.gen.ts";
 import type { ServiceUser, Usage, Subscription as CoreSubscription } from "../../generated/types/core/index.gen.ts";
@@ -62,11 +66,26 @@ import type {
   UsageReport,
 } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import * as sdk from "../../generated/client/index.gen.ts";
-import { subscriptionListSubscriptionServices as listSubscriptionServices, subscriptionServiceListSubscriptionServices as listSubscriptionServicesPage } from "../../generated/client/core/index.gen.ts";
-import { installInstance, listTasks, type InstallRequest, type InstanceInfo } from "../../runtime/client/administration.ts";
+import {
+  subscriptionListSubscriptionServices as listSubscriptionServices,
+  subscriptionServiceListSubscriptionServices as listSubscriptionServicesPage,
+} from "../../generated/client/core/index.gen.ts";
+import {
+  installInstance,
+  listTasks,
+  type InstallRequest,
+  type InstanceInfo,
+} from "../../runtime/client/administration.ts";
 import { createClient, type ApsClient } from "../../runtime/client/client.ts";
 import type { Page } from "../../runtime/client/pages.ts";
-import { rql, type ApsField, type ListQuery, type RqlFilter, type RqlKey, type RqlValue } from "../../runtime/client/rql.ts";
+import {
+  rql,
+  type ApsField,
+  type ListQuery,
+  type RqlFilter,
+  type RqlKey,
+  type RqlValue,
+} from "../../runtime/client/rql.ts";
 import type { Subscription } from "../../runtime/client/subscriptions.ts";
 import type { ApsLinkRef, Int64 } from "../../runtime/common/types.ts";
 import type { OrderCreate } from "../golden/types/golden/index.gen.ts";
@@ -192,7 +211,9 @@ describe("RQL builder: combining filters", () => {
   const domainFilter = domainQuery.eq("name", "example.com");
 
   it("and/or/not of one type's filters stay that type's", () => {
-    expectTypeOf(mailboxQuery.and(mailboxFilter, mailboxQuery.like("address", "a*"))).toEqualTypeOf<RqlFilter<Mailbox>>();
+    expectTypeOf(mailboxQuery.and(mailboxFilter, mailboxQuery.like("address", "a*"))).toEqualTypeOf<
+      RqlFilter<Mailbox>
+    >();
     expectTypeOf(mailboxQuery.or(mailboxFilter, mailboxFilter)).toEqualTypeOf<RqlFilter<Mailbox>>();
     expectTypeOf(mailboxQuery.not(mailboxFilter)).toEqualTypeOf<RqlFilter<Mailbox>>();
     expectTypeOf(mailboxQuery.linkedWith("tenant-1")).toEqualTypeOf<RqlFilter<Mailbox>>();
@@ -315,7 +336,13 @@ describe("parameters", () => {
 
   it("provision takes XCreate: required properties needed, read-only ones refused", () => {
     expectTypeOf(provisionMailbox).parameters.toEqualTypeOf<[ApsClient, MailboxCreate]>();
-    void provisionMailbox(client, { localPart: "anna", password: "0123456789", quota: 10n, tenant: { aps: { id: "t1" } }, domain: { aps: { id: "d1" } } });
+    void provisionMailbox(client, {
+      localPart: "anna",
+      password: "0123456789",
+      quota: 10n,
+      tenant: { aps: { id: "t1" } },
+      domain: { aps: { id: "d1" } },
+    });
     // @ts-expect-error password is required on provisioning
     void provisionMailbox(client, { localPart: "anna" });
     // @ts-expect-error address is read-only
@@ -369,8 +396,14 @@ describe("parameters", () => {
 
   it("installing takes the application root's settings (CloudMailSettings), as the controller checks them", () => {
     const where = { package: "p1", endpoint: "https://endpoint.test" };
-    const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" };
-    expectTypeOf(cloudmailSdk.installCloudMail).parameters.toEqualTypeOf<[ApsClient, InstallRequest<CloudMailSettings>]>();
+    const settings = {
+      apiEndpoint: "https://api.example",
+      apiKey: "key-0123456789abcdef",
+      apiSecret: "secret-0123456789",
+    };
+    expectTypeOf(cloudmailSdk.installCloudMail).parameters.toEqualTypeOf<
+      [ApsClient, InstallRequest<CloudMailSettings>]
+    >();
     expectTypeOf(cloudmailSdk.installCloudMail).returns.toEqualTypeOf<Promise<InstanceInfo>>();
     expectTypeOf<CloudMailSettings["defaultQuota"]>().toEqualTypeOf<Int64 | null | undefined>();
     expectTypeOf<CloudMailSettings>().not.toHaveProperty("tenants");
@@ -378,11 +411,18 @@ describe("parameters", () => {
     // Only the root type of a package gets an install function.
     expectTypeOf(cloudmailSdk).not.toHaveProperty("installTenant");
     void cloudmailSdk.installCloudMail(client, { ...where, settings });
-    void cloudmailSdk.installCloudMail(client, { ...where, endpointCa: "PEM", settings: { ...settings, imapHost: "imap.example", defaultQuota: 10240n, smtpHost: null } });
+    void cloudmailSdk.installCloudMail(client, {
+      ...where,
+      endpointCa: "PEM",
+      settings: { ...settings, imapHost: "imap.example", defaultQuota: 10240n, smtpHost: null },
+    });
     // @ts-expect-error CloudMail has required properties: the settings are required
     void cloudmailSdk.installCloudMail(client, where);
-    // @ts-expect-error apiSecret is required
-    void cloudmailSdk.installCloudMail(client, { ...where, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef" } });
+    void cloudmailSdk.installCloudMail(client, {
+      ...where,
+      // @ts-expect-error apiSecret is required
+      settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef" },
+    });
     // @ts-expect-error misspelt setting
     void cloudmailSdk.installCloudMail(client, { ...where, settings: { ...settings, imapHots: "imap.example" } });
     // @ts-expect-error defaultQuota is an integer
@@ -412,11 +452,21 @@ describe("parameters", () => {
 
   it("link functions exist only for declared relations", () => {
     // One module holds the package's client functions: those of type T start with link<T>, unlink<T>.
-    type LinkFunctions<T extends string> = Extract<keyof typeof cloudmailSdk, `link${T}${string}` | `unlink${T}${string}`>;
+    type LinkFunctions<T extends string> = Extract<
+      keyof typeof cloudmailSdk,
+      `link${T}${string}` | `unlink${T}${string}`
+    >;
     expectTypeOf<LinkFunctions<"Mailbox">>().toEqualTypeOf<
-      "linkMailboxTenant" | "unlinkMailboxTenant" | "linkMailboxDomain" | "unlinkMailboxDomain" | "linkMailboxUser" | "unlinkMailboxUser"
+      | "linkMailboxTenant"
+      | "unlinkMailboxTenant"
+      | "linkMailboxDomain"
+      | "unlinkMailboxDomain"
+      | "linkMailboxUser"
+      | "unlinkMailboxUser"
     >();
-    expectTypeOf<LinkFunctions<"Domain">>().toEqualTypeOf<"linkDomainTenant" | "unlinkDomainTenant" | "linkDomainMailboxes" | "unlinkDomainMailboxes">();
+    expectTypeOf<LinkFunctions<"Domain">>().toEqualTypeOf<
+      "linkDomainTenant" | "unlinkDomainTenant" | "linkDomainMailboxes" | "unlinkDomainMailboxes"
+    >();
     expectTypeOf<LinkFunctions<"CloudMail">>().toEqualTypeOf<"linkCloudMailTenants" | "unlinkCloudMailTenants">();
     expectTypeOf<LinkFunctions<"Tenant">>().toEqualTypeOf<
       | "linkTenantApp"
@@ -490,16 +540,35 @@ describe("responses", () => {
   });
 
   it("subscriptions name only the type's event-handler operations", () => {
-    expectTypeOf<TenantEventHandler>().toEqualTypeOf<"onSubscriptionLimitsChanged" | "onDomainLinked" | "onMailboxChanged">();
+    expectTypeOf<TenantEventHandler>().toEqualTypeOf<
+      "onSubscriptionLimitsChanged" | "onDomainLinked" | "onMailboxChanged"
+    >();
     expectTypeOf(subscribeTenant).returns.toEqualTypeOf<Promise<Subscription<TenantEventHandler>>>();
     expectTypeOf(listTenantEventSubscriptions).returns.toEqualTypeOf<Promise<Subscription<TenantEventHandler>[]>>();
     const source = { type: "http://cloudmail.example.com/types/domain/1.0" };
-    void subscribeTenant(client, "t1", { event: "http://aps-standard.org/core/events/linked", source, handler: "onDomainLinked", relation: "tenant" });
-    void subscribeTenant(client, "t1", { event: "http://aps-standard.org/core/events/changed", source: { id: "m1" }, handler: "onMailboxChanged" });
-    // @ts-expect-error usage is an operation of Tenant but not an event handler
-    void subscribeTenant(client, "t1", { event: "http://aps-standard.org/core/events/changed", source, handler: "usage" });
-    // @ts-expect-error misspelt handler
-    void subscribeTenant(client, "t1", { event: "http://aps-standard.org/core/events/changed", source, handler: "onDomainLinkd" });
+    void subscribeTenant(client, "t1", {
+      event: "http://aps-standard.org/core/events/linked",
+      source,
+      handler: "onDomainLinked",
+      relation: "tenant",
+    });
+    void subscribeTenant(client, "t1", {
+      event: "http://aps-standard.org/core/events/changed",
+      source: { id: "m1" },
+      handler: "onMailboxChanged",
+    });
+    void subscribeTenant(client, "t1", {
+      event: "http://aps-standard.org/core/events/changed",
+      source,
+      // @ts-expect-error usage is an operation of Tenant but not an event handler
+      handler: "usage",
+    });
+    void subscribeTenant(client, "t1", {
+      event: "http://aps-standard.org/core/events/changed",
+      source,
+      // @ts-expect-error misspelt handler
+      handler: "onDomainLinkd",
+    });
     // @ts-expect-error a handler is required
     void subscribeTenant(client, "t1", { event: "http://aps-standard.org/core/events/changed", source });
     // Types without event handlers get no subscribe function.

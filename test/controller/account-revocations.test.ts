@@ -25,11 +25,16 @@ describe.each(databases)("account revocations and owner accounts on %s", (kind) 
   const listener = { revoke: (ids: readonly string[]) => void heard.push([...ids]), revokeAll: () => void all++ };
   const account = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
   const insert = (id: string, owner: string, path = `/${owner}/`) =>
-    database.db.execute(sql`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body) values (${id}, 'x', 'aps:ready', 1, now(), now(), ${owner}, ${path}, '{}')`);
+    database.db.execute(
+      sql`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body) values (${id}, 'x', 'aps:ready', 1, now(), now(), ${owner}, ${path}, '{}')`,
+    );
 
   beforeAll(async () => {
     scratch = kind === "postgres" ? await scratchDatabase("aps_revocations") : undefined;
-    database = await openDatabase({ dataDir: dir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }) });
+    database = await openDatabase({
+      dataDir: dir,
+      ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }),
+    });
   }, 60_000);
   afterAll(async () => {
     await database.close();
@@ -71,7 +76,10 @@ describe.each(databases)("account revocations and owner accounts on %s", (kind) 
 
   it("stores no resource, and no account, under an account that does not exist", async () => {
     const refused = async (work: Promise<unknown>) => {
-      const error = await work.then(() => undefined, (e: unknown) => e);
+      const error = await work.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isOwnerAccountGone(error), String(error)).toBe(true);
     };
     await refused(insert(account(10), account(99)));
@@ -82,28 +90,33 @@ describe.each(databases)("account revocations and owner accounts on %s", (kind) 
     expect(Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows).toHaveLength(0);
   });
 
-  it.runIf(kind === "postgres")("makes a provisioning that races the delete of its account wait, then refuses it", async () => {
-    await insert(account(20), account(20));
-    const a = postgres(scratch!.url, { onnotice: () => {}, max: 1 });
-    const b = postgres(scratch!.url, { onnotice: () => {}, max: 1 });
-    try {
-      let inserted: Promise<unknown> | undefined;
-      await a.begin(async (tx) => {
-        // What the delete of an account does (resources/unprovisioning.ts): lock, check, delete.
-        await tx`select 1 from resources where id = ${account(20)} for update`;
-        inserted = b`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body) values (${account(21)}, 'x', 'aps:ready', 1, now(), now(), ${account(20)}, ${`/${account(20)}/`}, '{}')`.then(
-          () => "stored",
-          (e: unknown) => e,
-        );
-        await new Promise((r) => setTimeout(r, 300));
-        const [held] = await tx`select count(*)::int as n from resources where owner_account = ${account(20)} and id <> ${account(20)}`;
-        expect(held!.n).toBe(0);
-        await tx`delete from resources where id = ${account(20)}`;
-      });
-      expect(isOwnerAccountGone(await inserted)).toBe(true);
-      expect(await a`select id from resources where id = ${account(21)}`).toHaveLength(0);
-    } finally {
-      await Promise.all([a.end(), b.end()]);
-    }
-  });
+  it.runIf(kind === "postgres")(
+    "makes a provisioning that races the delete of its account wait, then refuses it",
+    async () => {
+      await insert(account(20), account(20));
+      const a = postgres(scratch!.url, { onnotice: () => {}, max: 1 });
+      const b = postgres(scratch!.url, { onnotice: () => {}, max: 1 });
+      try {
+        let inserted: Promise<unknown> | undefined;
+        await a.begin(async (tx) => {
+          // What the delete of an account does (resources/unprovisioning.ts): lock, check, delete.
+          await tx`select 1 from resources where id = ${account(20)} for update`;
+          inserted =
+            b`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body) values (${account(21)}, 'x', 'aps:ready', 1, now(), now(), ${account(20)}, ${`/${account(20)}/`}, '{}')`.then(
+              () => "stored",
+              (e: unknown) => e,
+            );
+          await new Promise((r) => setTimeout(r, 300));
+          const [held] =
+            await tx`select count(*)::int as n from resources where owner_account = ${account(20)} and id <> ${account(20)}`;
+          expect(held!.n).toBe(0);
+          await tx`delete from resources where id = ${account(20)}`;
+        });
+        expect(isOwnerAccountGone(await inserted)).toBe(true);
+        expect(await a`select id from resources where id = ${account(21)}`).toHaveLength(0);
+      } finally {
+        await Promise.all([a.end(), b.end()]);
+      }
+    },
+  );
 });

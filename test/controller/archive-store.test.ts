@@ -13,7 +13,12 @@ import { PGlite } from "@electric-sql/pglite";
 import { count, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARCHIVE_PART_BYTES, readArchive, removeArchive, storeArchive } from "../../runtime/controller/packages/archive-store.ts";
+import {
+  ARCHIVE_PART_BYTES,
+  readArchive,
+  removeArchive,
+  storeArchive,
+} from "../../runtime/controller/packages/archive-store.ts";
 import type { Db } from "../../runtime/controller/store/open-database.ts";
 import { openDatabase, type Database } from "../../runtime/controller/store/open-database.ts";
 import { packageArchiveParts } from "../../runtime/controller/store/schema.ts";
@@ -27,11 +32,17 @@ describe.each(databases)("package archive parts on %s", (kind) => {
   const dir = mkdtempSync(join(tmpdir(), "aps-archive-"));
   let scratch: ScratchDatabase | undefined;
   let database: Database;
-  const partsOf = async (id: string) => (await database.db.select({ n: count() }).from(packageArchiveParts).where(eq(packageArchiveParts.packageId, id)))[0]!.n;
+  const partsOf = async (id: string) =>
+    (
+      await database.db.select({ n: count() }).from(packageArchiveParts).where(eq(packageArchiveParts.packageId, id))
+    )[0]!.n;
 
   beforeAll(async () => {
     scratch = kind === "postgres" ? await scratchDatabase("aps_archive") : undefined;
-    database = await openDatabase({ dataDir: dir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }) });
+    database = await openDatabase({
+      dataDir: dir,
+      ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }),
+    });
   }, 60_000);
   afterAll(async () => {
     await database?.close();
@@ -76,20 +87,28 @@ describe("migration 0010", () => {
   it("moves an archive stored in its packages row into part 0, whole, and drops the column", async () => {
     const pg = await PGlite.create();
     try {
-      const files = readdirSync(MIGRATIONS).filter((f) => f.endsWith(".sql")).sort();
+      const files = readdirSync(MIGRATIONS)
+        .filter((f) => f.endsWith(".sql"))
+        .sort();
       const run = async (file: string) => {
-        for (const statement of readFileSync(join(MIGRATIONS, file), "utf8").split("--> statement-breakpoint")) await pg.exec(statement);
+        for (const statement of readFileSync(join(MIGRATIONS, file), "utf8").split("--> statement-breakpoint"))
+          await pg.exec(statement);
       };
       const before = files.filter((f) => f < "0010");
       expect(before.length).toBe(10);
       for (const f of before) await run(f);
       const id = randomUUID();
       const archive = randomBytes(3 * ARCHIVE_PART_BYTES + 7);
-      await pg.query(`insert into packages (id, app_id, name, version, release, archive, imported) values ($1, 'a', 'n', '1.0', '1', decode($2, 'hex'), now())`, [id, archive.toString("hex")]);
+      await pg.query(
+        `insert into packages (id, app_id, name, version, release, archive, imported) values ($1, 'a', 'n', '1.0', '1', decode($2, 'hex'), now())`,
+        [id, archive.toString("hex")],
+      );
       await run(files.find((f) => f.startsWith("0010"))!);
       const db = drizzle({ client: pg }) as unknown as Db;
       expect(Buffer.from((await readArchive(db, id))!).equals(archive)).toBe(true);
-      const columns = await pg.query<{ column_name: string }>(`select column_name from information_schema.columns where table_name = 'packages'`);
+      const columns = await pg.query<{ column_name: string }>(
+        `select column_name from information_schema.columns where table_name = 'packages'`,
+      );
       expect(columns.rows.map((r) => r.column_name)).not.toContain("archive");
     } finally {
       await pg.close();

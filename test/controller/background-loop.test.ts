@@ -9,7 +9,14 @@ describe("BackgroundLoop", () => {
   it("runs passes back to back while they find work, then pauses", async () => {
     let work = 5;
     let passes = 0;
-    const loop = new BackgroundLoop(async () => (passes++, work-- > 0), 10_000, () => {});
+    const loop = new BackgroundLoop(
+      async () => {
+        passes++;
+        return work-- > 0;
+      },
+      10_000,
+      () => {},
+    );
     loop.start();
     await sleep(50);
     await loop.stop();
@@ -19,7 +26,14 @@ describe("BackgroundLoop", () => {
 
   it("ends the pause when nudged", async () => {
     let passes = 0;
-    const loop = new BackgroundLoop(async () => (passes++, false), 10_000, () => {});
+    const loop = new BackgroundLoop(
+      async () => {
+        passes++;
+        return false;
+      },
+      10_000,
+      () => {},
+    );
     loop.start();
     await sleep(20);
     expect(passes).toBe(1);
@@ -72,7 +86,10 @@ describe("BackgroundLoop while the database cannot be reached", () => {
     const lines: { level: number; msg: string; work?: string; code?: string; downSeconds?: number }[] = [];
     return { lines, logger: pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) }) };
   };
-  const refused = () => Object.assign(new Error("Failed query: select 1"), { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }) });
+  const refused = () =>
+    Object.assign(new Error("Failed query: select 1"), {
+      cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+    });
 
   it("says once that the database is gone and once that it is back, not at every failed pass", async () => {
     const { lines, logger } = capture();
@@ -118,7 +135,8 @@ describe("BackgroundLoop while the database cannot be reached", () => {
     const loop = new BackgroundLoop(
       async () => {
         passes++;
-        if (passes === 1) throw Object.assign(new Error("duplicate key value violates unique constraint"), { code: "23505" });
+        if (passes === 1)
+          throw Object.assign(new Error("duplicate key value violates unique constraint"), { code: "23505" });
         return false;
       },
       10,

@@ -6,12 +6,19 @@
  * sees them come from a real server).
  */
 import { describe, expect, it } from "vitest";
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, unavailabilityCode } from "../../runtime/controller/store/database-unavailable.ts";
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  isDatabaseUnavailable,
+  unavailabilityCode,
+} from "../../runtime/controller/store/database-unavailable.ts";
 import { isStatementTimeout } from "../../runtime/controller/store/statement-timeout.ts";
 import { isErrorShape, startInProcessController } from "../fuzz/in-process-controller.ts";
 
 /** An error with a code, as drizzle raises it: its own "Failed query" error, the driver's as its cause. */
-const wrapped = (code: string, message = "the driver's message") => Object.assign(new Error("Failed query: select ...\nparams: "), { cause: Object.assign(new Error(message), { code }) });
+const wrapped = (code: string, message = "the driver's message") =>
+  Object.assign(new Error("Failed query: select ...\nparams: "), {
+    cause: Object.assign(new Error(message), { code }),
+  });
 
 describe("a database that cannot be reached", () => {
   it.each([

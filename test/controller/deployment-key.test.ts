@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DeploymentKey, DeploymentKeyFormatError, SealedSecretError } from "../../runtime/controller/deployment/deployment-key.ts";
+import {
+  DeploymentKey,
+  DeploymentKeyFormatError,
+  SealedSecretError,
+} from "../../runtime/controller/deployment/deployment-key.ts";
 
 /** Sealing the deployment's secrets under the operator's deployment key (AES-256-GCM, HKDF-SHA256 per secret). */
 describe("the deployment key", () => {
@@ -16,7 +20,9 @@ describe("the deployment key", () => {
   });
 
   it("never gives the same bytes twice (a salt and an IV of its own per seal) and holds no plaintext", () => {
-    const pem = Buffer.from("-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n");
+    const pem = Buffer.from(
+      "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n",
+    );
     const one = Buffer.from(key.seal("ca-private-key", pem));
     const two = Buffer.from(key.seal("ca-private-key", pem));
     expect(one.equals(two)).toBe(false);
@@ -39,8 +45,12 @@ describe("the deployment key", () => {
   });
 
   it("takes at least 32 bytes of base64 and says how to make one otherwise", () => {
-    expect(() => DeploymentKey.fromText(randomBytes(31).toString("base64"), "short.key")).toThrow(/^the deployment key in short\.key must be at least 32 random bytes, base64-encoded \(make one with: openssl rand -base64 32\)$/);
-    expect(() => DeploymentKey.fromText("correct horse battery staple correct horse battery staple", "APS_DEPLOYMENT_KEY")).toThrow(DeploymentKeyFormatError);
+    expect(() => DeploymentKey.fromText(randomBytes(31).toString("base64"), "short.key")).toThrow(
+      /^the deployment key in short\.key must be at least 32 random bytes, base64-encoded \(make one with: openssl rand -base64 32\)$/,
+    );
+    expect(() =>
+      DeploymentKey.fromText("correct horse battery staple correct horse battery staple", "APS_DEPLOYMENT_KEY"),
+    ).toThrow(DeploymentKeyFormatError);
     expect(() => DeploymentKey.fromText("", "empty")).toThrow(DeploymentKeyFormatError);
     expect(() => DeploymentKey.fromText(`  ${randomBytes(48).toString("base64")}\r\n`, "long")).not.toThrow();
   });

@@ -29,8 +29,19 @@ describe("endpoint calls over keep-alive connections the endpoint closes", () =>
     const tls = await ensureControllerTls(dir, ["127.0.0.1"]);
     writeFileSync(join(dir, "endpoint.crt"), tls.server.cert);
     writeFileSync(join(dir, "endpoint.key"), tls.server.key);
-    endpoint = spawn(process.execPath, [join(repoRoot, "test/fixtures/endpoints/closes-after-reply.mjs"), join(dir, "endpoint.crt"), join(dir, "endpoint.key"), "5"], { stdio: ["ignore", "pipe", "inherit"] });
-    const port = await new Promise<string>((resolve) => endpoint.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())));
+    endpoint = spawn(
+      process.execPath,
+      [
+        join(repoRoot, "test/fixtures/endpoints/closes-after-reply.mjs"),
+        join(dir, "endpoint.crt"),
+        join(dir, "endpoint.key"),
+        "5",
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const port = await new Promise<string>((resolve) =>
+      endpoint.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())),
+    );
     target = { instanceId: randomUUID(), endpoint: `https://127.0.0.1:${port}`, endpointCa: tls.ca.cert };
     clientCert = tls.client;
     call = endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: 5_000 });
@@ -40,7 +51,8 @@ describe("endpoint calls over keep-alive connections the endpoint closes", () =>
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const counts = async () => JSON.parse((await call(target, "GET", "/count", {})).body.toString()) as Record<string, number>;
+  const counts = async () =>
+    JSON.parse((await call(target, "GET", "/count", {})).body.toString()) as Record<string, number>;
 
   it("provisions 400 times without a 502, each provisioning arriving once", async () => {
     const forwarder = new Forwarder(call, () => "https://controller.example");
@@ -62,7 +74,9 @@ describe("endpoint calls over keep-alive connections the endpoint closes", () =>
   const freshClient = () => endpointClient({ cert: clientCert.cert, key: clientCert.key, timeoutMs: 5_000 });
 
   it("sends a repeatable call once more, and only once, when its connection breaks before a reply", async () => {
-    await expect(freshClient()(target, "POST", "/reset", {}, Buffer.from("{}"), { repeatable: true })).rejects.toMatchObject({ status: 502 });
+    await expect(
+      freshClient()(target, "POST", "/reset", {}, Buffer.from("{}"), { repeatable: true }),
+    ).rejects.toMatchObject({ status: 502 });
     expect((await counts())["/reset"]).toBe(2);
   });
 
@@ -91,7 +105,11 @@ describe("replies larger than the controller takes", () => {
       res.end();
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    target = { instanceId: randomUUID(), endpoint: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, endpointCa: tls.ca.cert };
+    target = {
+      instanceId: randomUUID(),
+      endpoint: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      endpointCa: tls.ca.cert,
+    };
     call = endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: 5_000, maxReplyBytes: MiB });
   });
   afterAll(async () => {
@@ -101,7 +119,11 @@ describe("replies larger than the controller takes", () => {
   });
 
   it("answers 502 for a reply past the bound, declared or streamed, and still takes one within it", async () => {
-    for (const path of ["/declared", "/streamed"]) await expect(call(target, "GET", path, {}), path).rejects.toMatchObject({ status: 502, message: expect.stringMatching(/more than 1048576 bytes/) });
+    for (const path of ["/declared", "/streamed"])
+      await expect(call(target, "GET", path, {}), path).rejects.toMatchObject({
+        status: 502,
+        message: expect.stringMatching(/more than 1048576 bytes/),
+      });
     expect((await call(target, "GET", "/small", {})).body.length).toBe(1000);
   });
 });

@@ -7,14 +7,31 @@ describe("loggableError", () => {
   const secret = "SECRET-value-2f9c";
 
   it("replaces drizzle's `Failed query ... params:` message and keeps the driver's code and schema names", () => {
-    const cause = Object.assign(new Error(`invalid input syntax for type uuid: "${secret}"`), { code: "22P02", table_name: "resources", column_name: "id", detail: `Key (id)=(${secret}) already exists.` });
-    const error = new DrizzleQueryError("insert into resources (id, body) values ($1, $2)", [secret, { password: secret }], cause);
+    const cause = Object.assign(new Error(`invalid input syntax for type uuid: "${secret}"`), {
+      code: "22P02",
+      table_name: "resources",
+      column_name: "id",
+      detail: `Key (id)=(${secret}) already exists.`,
+    });
+    const error = new DrizzleQueryError(
+      "insert into resources (id, body) values ($1, $2)",
+      [secret, { password: secret }],
+      cause,
+    );
     const logged = loggableError(error);
     const text = JSON.stringify(logged);
     expect(text).not.toContain(secret);
     expect(text).not.toMatch(/params:|Failed query/);
-    expect(logged.cause).toMatchObject({ code: "22P02", table: "resources", column: "id", message: 'invalid input syntax for type uuid: "…"' });
-    expect(loggableError(Object.assign(new Error(`invalid input syntax for type uuid: "a"${secret}"`), { code: "22P02" })).message).toBe('invalid input syntax for type uuid: "…"');
+    expect(logged.cause).toMatchObject({
+      code: "22P02",
+      table: "resources",
+      column: "id",
+      message: 'invalid input syntax for type uuid: "…"',
+    });
+    expect(
+      loggableError(Object.assign(new Error(`invalid input syntax for type uuid: "a"${secret}"`), { code: "22P02" }))
+        .message,
+    ).toBe('invalid input syntax for type uuid: "…"');
     expect(logged.stack).toMatch(/^\s+at /);
   });
 

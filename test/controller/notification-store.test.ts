@@ -33,9 +33,13 @@ describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shar
     b = await openDatabase({ dataDir, url });
     const now = new Date().toISOString();
     for (const id of [subscriber, source.id]) {
-      await a.db.execute(sql`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body) values (${id}, ${source.typeId}, 'aps:ready', 1, ${now}, ${now}, null, '/p/', '{}'::jsonb)`);
+      await a.db.execute(
+        sql`insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, body) values (${id}, ${source.typeId}, 'aps:ready', 1, ${now}, ${now}, null, '/p/', '{}'::jsonb)`,
+      );
     }
-    await a.db.execute(sql`insert into subscriptions (id, subscriber_id, event, source_type, handler, created) values (${randomUUID()}, ${subscriber}, ${CHANGED}, ${source.typeId}, 'onChange', ${now})`);
+    await a.db.execute(
+      sql`insert into subscriptions (id, subscriber_id, event, source_type, handler, created) values (${randomUUID()}, ${subscriber}, ${CHANGED}, ${source.typeId}, 'onChange', ${now})`,
+    );
   });
   afterAll(async () => {
     await a?.close();
@@ -44,7 +48,13 @@ describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shar
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const event = (db: Db) => executePrepared(db, notificationStatement([{ event: CHANGED, sourceId: source.id, sourceTypes: [source.typeId], ownerAccount: null, ownerPath: "/p/" }]));
+  const event = (db: Db) =>
+    executePrepared(
+      db,
+      notificationStatement([
+        { event: CHANGED, sourceId: source.id, sourceTypes: [source.typeId], ownerAccount: null, ownerPath: "/p/" },
+      ]),
+    );
 
   it("gives serials in commit order: a transaction that commits late gets the later serial", async () => {
     const store = new NotificationStore(a.db);
@@ -64,7 +74,10 @@ describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shar
     release();
     await late;
     expect(await store.sequence()).toBe(1);
-    const rows = (await a.db.execute(sql`select id, serial from notifications order by serial`)) as unknown as { id: string; serial: string }[];
+    const rows = (await a.db.execute(sql`select id, serial from notifications order by serial`)) as unknown as {
+      id: string;
+      serial: string;
+    }[];
     expect(rows.map((r) => Number(r.serial))).toEqual([1, 2]);
     // The row inserted first (the late commit) got serial 2.
     expect(Number(rows[1]!.id)).toBeLessThan(Number(rows[0]!.id));
@@ -88,9 +101,12 @@ describe.runIf(!!process.env.DATABASE_URL)("NotificationStore on PostgreSQL shar
     for (let i = 0; i < 200; i++) await event((i % 2 ? a : b).db);
     const stores = [new NotificationStore(a.db), new NotificationStore(b.db)];
     let given = 0;
-    for (let round = 0; round < 50 && given < 200; round++) given += (await Promise.all(stores.map((s) => s.sequence()))).reduce((x, y) => x + y, 0);
+    for (let round = 0; round < 50 && given < 200; round++)
+      given += (await Promise.all(stores.map((s) => s.sequence()))).reduce((x, y) => x + y, 0);
     expect(given).toBe(200);
-    const serials = ((await a.db.execute(sql`select serial from notifications where serial > 2`)) as unknown as { serial: string }[]).map((r) => Number(r.serial));
+    const serials = (
+      (await a.db.execute(sql`select serial from notifications where serial > 2`)) as unknown as { serial: string }[]
+    ).map((r) => Number(r.serial));
     expect(new Set(serials).size).toBe(200);
     expect(Math.min(...serials)).toBe(3);
     expect(Math.max(...serials)).toBe(202);

@@ -36,16 +36,24 @@ interface SignRequest {
 
 /** Authorization headers from the Python signer, all in one interpreter start. */
 function sign(...requests: SignRequest[]): string[] {
-  const input = JSON.stringify(requests.map((r) => [r.method, r.url, r.key ?? KEY, r.secret ?? SECRET, null, r.timestamp ?? null]));
+  const input = JSON.stringify(
+    requests.map((r) => [r.method, r.url, r.key ?? KEY, r.secret ?? SECRET, null, r.timestamp ?? null]),
+  );
   return JSON.parse(execFileSync("python3", [SIGNER, "--batch"], { input, encoding: "utf8" })) as string[];
 }
 
-const instances: OAuthInstances = { byOAuthKey: async (key) => (key === KEY ? { instanceId: INSTANCE, secret: SECRET } : undefined) };
+const instances: OAuthInstances = {
+  byOAuthKey: async (key) => (key === KEY ? { instanceId: INSTANCE, secret: SECRET } : undefined),
+};
 
 function appOf(verifier: OAuthVerifier): Hono {
   const app = new Hono({ strict: false });
   app.all("*", async (c) => c.json({ instance: (await verifier.verify(c)) ?? null }));
-  app.onError((error, c) => (error instanceof ControllerError ? c.json({ message: error.message }, error.status) : c.json({ message: String(error) }, 500)));
+  app.onError((error, c) =>
+    error instanceof ControllerError
+      ? c.json({ message: error.message }, error.status)
+      : c.json({ message: String(error) }, 500),
+  );
   return app;
 }
 
@@ -62,7 +70,10 @@ describe.each(databases)("OAuth 1.0a verification on %s", (kind) => {
 
   beforeAll(async () => {
     scratch = kind === "postgres" ? await scratchDatabase("aps_oauth") : undefined;
-    database = await openDatabase({ dataDir: dir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }) });
+    database = await openDatabase({
+      dataDir: dir,
+      ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }),
+    });
     app = appOf(new OAuthVerifier(instances, new OAuthNonces(database.db)));
     second = appOf(new OAuthVerifier(instances, new OAuthNonces(database.db)));
   }, 60_000);
@@ -74,11 +85,15 @@ describe.each(databases)("OAuth 1.0a verification on %s", (kind) => {
 
   it("takes no header as no credentials", async () => {
     expect(await call(app, "https://ctl.test/aps/2/resources")).toEqual({ status: 200, json: { instance: null } });
-    expect(await call(app, "https://ctl.test/aps/2/resources", { authorization: "Bearer x" })).toEqual({ status: 200, json: { instance: null } });
+    expect(await call(app, "https://ctl.test/aps/2/resources", { authorization: "Bearer x" })).toEqual({
+      status: 200,
+      json: { instance: null },
+    });
   });
 
   it("finds the instance of a signed request (percent-encoded RQL, trailing slash) and refuses it the second time, in any process", async () => {
-    const url = "https://ctl.test:8443/aps/2/resources/?implementing(http%3A%2F%2Fwww.parallels.com%2Fpa%2Fnotification-manager%2F1),eq(aps.id,x)";
+    const url =
+      "https://ctl.test:8443/aps/2/resources/?implementing(http%3A%2F%2Fwww.parallels.com%2Fpa%2Fnotification-manager%2F1),eq(aps.id,x)";
     const [authorization = "", fresh = ""] = sign({ method: "GET", url }, { method: "GET", url });
     expect(await call(app, url, { authorization })).toEqual({ status: 200, json: { instance: INSTANCE } });
     const again = await call(app, url, { authorization });
@@ -105,25 +120,43 @@ describe.each(databases)("OAuth 1.0a verification on %s", (kind) => {
     const bad = await call(app, url, { authorization: wrongSecret! });
     expect(bad).toMatchObject({ status: 401, json: { message: expect.stringMatching(/signature does not match/) } });
     const unknown = await call(app, url, { authorization: otherKey! });
-    expect(unknown).toMatchObject({ status: 401, json: { message: expect.stringMatching(/No application instance has the OAuth consumer key "someone-else"/) } });
+    expect(unknown).toMatchObject({
+      status: 401,
+      json: { message: expect.stringMatching(/No application instance has the OAuth consumer key "someone-else"/) },
+    });
     const stale = await call(app, url, { authorization: old! });
-    expect(stale).toMatchObject({ status: 401, json: { message: expect.stringMatching(/oauth_timestamp .* more than 300 s/) } });
+    expect(stale).toMatchObject({
+      status: 401,
+      json: { message: expect.stringMatching(/oauth_timestamp .* more than 300 s/) },
+    });
     const future = await call(app, url, { authorization: ahead! });
     expect(future.status).toBe(401);
     const changed = await call(app, "https://ctl.test/aps/2/resources?limit(0,1000)", { authorization: good1! });
-    expect(changed).toMatchObject({ status: 401, json: { message: expect.stringMatching(/signature does not match/) } });
+    expect(changed).toMatchObject({
+      status: 401,
+      json: { message: expect.stringMatching(/signature does not match/) },
+    });
     const otherMethod = await call(app, url, { authorization: good2! }, "DELETE");
     expect(otherMethod.status).toBe(401);
     const garbled = await call(app, url, { authorization: "OAuth oauth_consumer_key=unquoted" });
     expect(garbled).toMatchObject({ status: 401, json: { message: expect.stringMatching(/cannot be read/) } });
-    const partial = await call(app, url, { authorization: 'OAuth oauth_consumer_key="connector-key", oauth_signature="x"' });
-    expect(partial).toMatchObject({ status: 401, json: { message: expect.stringMatching(/has no oauth_signature_method/) } });
+    const partial = await call(app, url, {
+      authorization: 'OAuth oauth_consumer_key="connector-key", oauth_signature="x"',
+    });
+    expect(partial).toMatchObject({
+      status: 401,
+      json: { message: expect.stringMatching(/has no oauth_signature_method/) },
+    });
   });
 
   it("accepts the URL a proxy in front of the controller names in X-Forwarded-Proto/-Host", async () => {
     const signedFor = "https://apsc.example.com/aps/2/application";
     const [viaProxy, direct] = sign({ method: "GET", url: signedFor }, { method: "GET", url: signedFor });
-    const res = await call(app, "https://127.0.0.1:9443/aps/2/application", { authorization: viaProxy!, "x-forwarded-proto": "https", "x-forwarded-host": "apsc.example.com" });
+    const res = await call(app, "https://127.0.0.1:9443/aps/2/application", {
+      authorization: viaProxy!,
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "apsc.example.com",
+    });
     expect(res).toEqual({ status: 200, json: { instance: INSTANCE } });
     const without = await call(app, "https://127.0.0.1:9443/aps/2/application", { authorization: direct! });
     expect(without.status).toBe(401);
@@ -138,7 +171,9 @@ describe.each(databases)("OAuth 1.0a verification on %s", (kind) => {
     now += 120_000; // past its expiry and the purge interval
     expect(await nonces.take(KEY, "expiring-nonce-0001", now + 1000)).toBe(true);
     // The purge took both expired rows; the nonce taken again is the one row left.
-    const rows = await database.db.execute(sql`select count(*)::int as n from oauth_nonces where nonce = 'expiring-nonce-0001'`);
+    const rows = await database.db.execute(
+      sql`select count(*)::int as n from oauth_nonces where nonce = 'expiring-nonce-0001'`,
+    );
     expect(JSON.stringify(rows)).toMatch(/"n":1\b/);
   });
 });

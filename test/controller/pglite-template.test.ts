@@ -15,7 +15,10 @@ import { pgliteTemplate } from "../helpers/pglite-template.ts";
 describe("openDatabase from a PGlite template", () => {
   const root = mkdtempSync(join(tmpdir(), "aps-template-test-"));
   const template = join(root, "template", "pgdata");
-  const marks = async (database: Database) => rowsOf<{ mark: string }>(await database.db.execute(sql`select mark from template_marks order by mark`)).map((r) => r.mark);
+  const marks = async (database: Database) =>
+    rowsOf<{ mark: string }>(await database.db.execute(sql`select mark from template_marks order by mark`)).map(
+      (r) => r.mark,
+    );
 
   beforeAll(async () => {
     // A template that holds one row of its own, so a copy can be told from a fresh database

@@ -46,9 +46,16 @@ describe("request ids and APS transactions in the logs", () => {
     tenants: {
       // Calls the controller back in the transaction, and logs through the context's logger.
       provision: async (ctx, r) => {
-        seen = { ...(ctx.requestId ? { requestId: ctx.requestId } : {}), ...(ctx.transactionId ? { transactionId: ctx.transactionId } : {}) };
+        seen = {
+          ...(ctx.requestId ? { requestId: ctx.requestId } : {}),
+          ...(ctx.transactionId ? { transactionId: ctx.transactionId } : {}),
+        };
         ctx.log?.info({ tenant: r.aps.id }, "creating the organisation");
-        const client = controllerClient({ controllerUri: ctx.controllerUri!, credentials: (await credentials.load(ctx.instanceId))!, transactionId: ctx.transactionId! });
+        const client = controllerClient({
+          controllerUri: ctx.controllerUri!,
+          credentials: (await credentials.load(ctx.instanceId))!,
+          transactionId: ctx.transactionId!,
+        });
         expect((await client.get(`/aps/2/resources/${r.aps.id}`)).status).toBeLessThan(500);
         return { organizationId: "org-1" };
       },
@@ -60,15 +67,44 @@ describe("request ids and APS transactions in the logs", () => {
       onMailboxChanged: notUsed,
     },
     domains: { provision: notUsed, verifyDns: notUsed, requiredRecords: notUsed },
-    mailboxes: { provision: notUsed, disable: notUsed, enable: notUsed, changePassword: notUsed, checkAvailability: notUsed, storageUsage: notUsed, purgeArchive: notUsed },
+    mailboxes: {
+      provision: notUsed,
+      disable: notUsed,
+      enable: notUsed,
+      changePassword: notUsed,
+      checkAvailability: notUsed,
+      storageUsage: notUsed,
+      purgeArchive: notUsed,
+    },
   });
 
   beforeAll(async () => {
     t = await startControllerUnderTest("pglite", ["types/examples/cloudmail"], { endpointTimeoutMs: 5_000 });
     const tls = await ensureControllerTls(join(dir, "endpoint-tls"), ["127.0.0.1"]);
-    connector = await startConnector(createConnectorApp({ services, credentials, logger: pino({ level: "info" }, pino.destination({ dest: connectorLog, sync: true })) }), tls.server);
-    const pkg = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
-    const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: pkg, endpoint: connector.url, endpointCa: tls.ca.cert, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    connector = await startConnector(
+      createConnectorApp({
+        services,
+        credentials,
+        logger: pino({ level: "info" }, pino.destination({ dest: connectorLog, sync: true })),
+      }),
+      tls.server,
+    );
+    const pkg = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find(
+      (p: { name: string }) => p.name === "CloudMail",
+    ).id;
+    const installed = await t.call("POST", "/aps/2/instances", {
+      token: t.adminToken,
+      body: {
+        package: pkg,
+        endpoint: connector.url,
+        endpointCa: tls.ca.cert,
+        settings: {
+          apiEndpoint: "https://api.example",
+          apiKey: "key-0123456789abcdef",
+          apiSecret: "secret-0123456789",
+        },
+      },
+    });
     expect(installed.status, installed.text).toBe(201);
   }, 60_000);
   afterAll(async () => {
@@ -78,20 +114,37 @@ describe("request ids and APS transactions in the logs", () => {
   });
 
   it("takes a well-formed X-Request-ID, echoes it, and puts it on the request's line", async () => {
-    const reply = await t.call("GET", "/aps/2/types", { token: t.adminToken, headers: { "X-Request-ID": "lb-7f3a.42" } });
+    const reply = await t.call("GET", "/aps/2/types", {
+      token: t.adminToken,
+      headers: { "X-Request-ID": "lb-7f3a.42" },
+    });
     expect(reply.status).toBe(200);
     expect(reply.headers["x-request-id"]).toBe("lb-7f3a.42");
     const line = linesOf(t.logFile).find((l) => l.requestId === "lb-7f3a.42");
-    expect(line).toMatchObject({ msg: "request", method: "GET", path: "/aps/2/types", route: "/aps/2/types", status: 200 });
+    expect(line).toMatchObject({
+      msg: "request",
+      method: "GET",
+      path: "/aps/2/types",
+      route: "/aps/2/types",
+      status: 200,
+    });
   });
 
   it("replaces an ill-formed or missing one with a new UUID, also on error replies", async () => {
-    for (const given of ["has spaces in it", "x".repeat(129), "{\"json\":1}", undefined]) {
-      const reply = await t.call("GET", "/aps/2/nothing-here", given === undefined ? {} : { headers: { "X-Request-ID": given } });
+    for (const given of ["has spaces in it", "x".repeat(129), '{"json":1}', undefined]) {
+      const reply = await t.call(
+        "GET",
+        "/aps/2/nothing-here",
+        given === undefined ? {} : { headers: { "X-Request-ID": given } },
+      );
       expect(reply.status).toBe(401);
       const id = reply.headers["x-request-id"] as string;
       expect(id).toMatch(UUID);
-      expect(linesOf(t.logFile).filter((l) => l.requestId === id).map((l) => l.status)).toEqual([401]);
+      expect(
+        linesOf(t.logFile)
+          .filter((l) => l.requestId === id)
+          .map((l) => l.status),
+      ).toEqual([401]);
     }
     // Each request its own.
     const [a, b] = await Promise.all([t.call("GET", "/healthz"), t.call("GET", "/healthz")]);
@@ -99,11 +152,23 @@ describe("request ids and APS transactions in the logs", () => {
   });
 
   it("follows a provisioning from the controller to the connector and back: one request id, one transaction", async () => {
-    const admin = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => t.call(method, path, { token: t.adminToken, body, headers });
-    const account = (await admin("POST", "/aps/2/resources", { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} })).json.aps.id;
+    const admin = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+      t.call(method, path, { token: t.adminToken, body, headers });
+    const account = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: "http://aps-standard.org/types/core/account/1.0" },
+        companyName: "C",
+        addressPostal: {},
+      })
+    ).json.aps.id;
     const sub = (await admin("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION } })).json.aps.id;
     const requestId = "trace-0123456789abcdef";
-    const tenant = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub } } }, { "X-Request-ID": requestId });
+    const tenant = await admin(
+      "POST",
+      "/aps/2/resources",
+      { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub } } },
+      { "X-Request-ID": requestId },
+    );
     expect(tenant.status, tenant.text).toBe(201);
     expect(tenant.headers["x-request-id"]).toBe(requestId);
 
@@ -119,7 +184,10 @@ describe("request ids and APS transactions in the logs", () => {
     expect(mine[0]).toMatchObject({ method: "POST", path: "/tenants", status: 200, outcome: "2xx" });
     expect(mine[1]).toMatchObject({ method: "POST", path: "/aps/2/resources", route: "/aps/2/resources", status: 201 });
     // The application's call back in that transaction: a request of its own, in the same transaction.
-    const callback = linesOf(t.logFile).find((l) => l.msg === "request" && l.path === `/aps/2/resources/${tenant.json.aps.id}` && l.transactionId === transactionId);
+    const callback = linesOf(t.logFile).find(
+      (l) =>
+        l.msg === "request" && l.path === `/aps/2/resources/${tenant.json.aps.id}` && l.transactionId === transactionId,
+    );
     expect(callback).toBeDefined();
     expect(callback!.requestId).not.toBe(requestId);
 
@@ -134,7 +202,11 @@ describe("request ids and APS transactions in the logs", () => {
     const installs = linesOf(connectorLog).filter((l) => l.msg === "request" && l.path === "/cloudmail");
     expect(installs).toHaveLength(1);
     const install = installs[0]!;
-    expect(linesOf(t.logFile).some((l) => l.msg === "request" && l.path === "/aps/2/instances" && l.requestId === install.requestId)).toBe(true);
+    expect(
+      linesOf(t.logFile).some(
+        (l) => l.msg === "request" && l.path === "/aps/2/instances" && l.requestId === install.requestId,
+      ),
+    ).toBe(true);
     expect(typeof install.transactionId).toBe("string");
   });
 });

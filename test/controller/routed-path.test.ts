@@ -36,10 +36,30 @@ describe("sendToRouted", () => {
   });
 
   it("when no form is routed, keeps the reply of the attempt named, and a refusal over a redirect", async () => {
-    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 404, "/a/": 405 }).send, "last")).toMatchObject({ path: "/a/", routed: false, reply: { status: 405 } });
-    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 404, "/a/": 405 }).send, "first")).toMatchObject({ path: "/a", routed: false, reply: { status: 404 } });
-    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 404, "/a/": 307 }).send, "last")).toMatchObject({ path: "/a", routed: false, reply: { status: 404 } });
-    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 308, "/a/": 404 }).send, "first")).toMatchObject({ path: "/a/", routed: false, reply: { status: 404 } });
-    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 308, "/a/": 307 }).send, "last")).toMatchObject({ path: "/a/", routed: false, reply: { status: 307 } });
+    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 404, "/a/": 405 }).send, "last")).toMatchObject({
+      path: "/a/",
+      routed: false,
+      reply: { status: 405 },
+    });
+    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 404, "/a/": 405 }).send, "first")).toMatchObject({
+      path: "/a",
+      routed: false,
+      reply: { status: 404 },
+    });
+    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 404, "/a/": 307 }).send, "last")).toMatchObject({
+      path: "/a",
+      routed: false,
+      reply: { status: 404 },
+    });
+    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 308, "/a/": 404 }).send, "first")).toMatchObject({
+      path: "/a/",
+      routed: false,
+      reply: { status: 404 },
+    });
+    expect(await sendToRouted(["/a", "/a/"], endpoint({ "/a": 308, "/a/": 307 }).send, "last")).toMatchObject({
+      path: "/a/",
+      routed: false,
+      reply: { status: 307 },
+    });
   });
 });

@@ -41,7 +41,15 @@ describe.runIf(!!process.env.DATABASE_URL)("TaskStore on PostgreSQL shared by tw
     const storeA = new TaskStore(a.db, sealer);
     const storeB = new TaskStore(b.db, sealer);
     const call = { method: "POST", path: "/x/", transactionId: randomUUID() };
-    for (let i = 0; i < 60; i++) await storeA.schedule(a.db, { resourceId: randomUUID(), operation: "provision", instanceId: randomUUID(), call, info: "", retrySeconds: 0 });
+    for (let i = 0; i < 60; i++)
+      await storeA.schedule(a.db, {
+        resourceId: randomUUID(),
+        operation: "provision",
+        instanceId: randomUUID(),
+        call,
+        info: "",
+        retrySeconds: 0,
+      });
     const claimed: string[] = [];
     const drain = async (store: TaskStore) => {
       for (;;) {
@@ -58,7 +66,14 @@ describe.runIf(!!process.env.DATABASE_URL)("TaskStore on PostgreSQL shared by tw
 
   it("does not hand out a leased task, and frees it when the lease has run out", async () => {
     const store = new TaskStore(a.db, sealer);
-    const id = await store.schedule(a.db, { resourceId: randomUUID(), operation: "provision", instanceId: randomUUID(), call: { method: "POST", path: "/x/", transactionId: "t" }, info: "", retrySeconds: 0 });
+    const id = await store.schedule(a.db, {
+      resourceId: randomUUID(),
+      operation: "provision",
+      instanceId: randomUUID(),
+      call: { method: "POST", path: "/x/", transactionId: "t" },
+      info: "",
+      retrySeconds: 0,
+    });
     expect((await store.claimDue())?.id).toBe(id);
     expect(await new TaskStore(b.db, sealer).claimDue()).toBeUndefined();
     // The process that held it died: its lease ends.
@@ -79,12 +94,24 @@ describe.each(process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"])("t
   let db: Database;
   const secret = "pw-7f3a9c1e-never-in-clear";
   const body = JSON.stringify({ aps: { type: "http://x/t/1.0" }, password: secret });
-  const schedule = (store: TaskStore) => store.schedule(db.db, { resourceId: randomUUID(), operation: "provision", instanceId: randomUUID(), call: { method: "POST", path: "/x/", body, transactionId: "t" }, info: "", retrySeconds: 0 });
-  const rawBody = async (id: string) => rowsOf<{ body: string | null }>(await db.db.execute(sql`select body from tasks where id = ${id}`))[0]?.body;
+  const schedule = (store: TaskStore) =>
+    store.schedule(db.db, {
+      resourceId: randomUUID(),
+      operation: "provision",
+      instanceId: randomUUID(),
+      call: { method: "POST", path: "/x/", body, transactionId: "t" },
+      info: "",
+      retrySeconds: 0,
+    });
+  const rawBody = async (id: string) =>
+    rowsOf<{ body: string | null }>(await db.db.execute(sql`select body from tasks where id = ${id}`))[0]?.body;
 
   beforeAll(async () => {
     if (kind === "postgres") database = await scratchDatabase("aps_task_bodies");
-    db = await openDatabase({ dataDir, ...(database ? { url: database.url } : { pgliteTemplate: await pgliteTemplate() }) });
+    db = await openDatabase({
+      dataDir,
+      ...(database ? { url: database.url } : { pgliteTemplate: await pgliteTemplate() }),
+    });
   });
   afterAll(async () => {
     await db?.close();

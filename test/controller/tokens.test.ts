@@ -9,7 +9,10 @@ const key = new Uint8Array(32).fill(7);
 describe("TokenService", () => {
   it("mints and verifies its own tokens, with and without account and user", async () => {
     const tokens = new TokenService(key);
-    expect(await tokens.verify(await tokens.mint({ accountId: "a", userId: "u" }))).toEqual({ accountId: "a", userId: "u" });
+    expect(await tokens.verify(await tokens.mint({ accountId: "a", userId: "u" }))).toEqual({
+      accountId: "a",
+      userId: "u",
+    });
     expect(await tokens.verify(await tokens.mint({}))).toEqual({});
   });
 
@@ -20,7 +23,11 @@ describe("TokenService", () => {
     const forged = `${h}.${Buffer.from(JSON.stringify({ iss: "aps-gen", acc: "other" })).toString("base64url")}.${s}`;
     await expect(tokens.verify(forged)).rejects.toThrow();
     await expect(new TokenService(new Uint8Array(32).fill(8)).verify(token)).rejects.toThrow();
-    const expired = await new SignJWT({ acc: "a" }).setProtectedHeader({ alg: "HS256" }).setIssuer("aps-gen").setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(key);
+    const expired = await new SignJWT({ acc: "a" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("aps-gen")
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      .sign(key);
     await expect(tokens.verify(expired)).rejects.toThrow();
     await expect(tokens.verify(`${h}.${p}`)).rejects.toThrow();
   });
@@ -44,10 +51,17 @@ describe("TokenService", () => {
 
     it("accepts the issuer's tokens and still its own; refuses another issuer", async () => {
       const tokens = new TokenService(key, { issuer: "https://idp.example", jwksUrl });
-      const external = await new SignJWT({ acc: "acc-1" }).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuer("https://idp.example").setSubject("user-1").sign(privateKey);
+      const external = await new SignJWT({ acc: "acc-1" })
+        .setProtectedHeader({ alg: "RS256", kid: "k1" })
+        .setIssuer("https://idp.example")
+        .setSubject("user-1")
+        .sign(privateKey);
       expect(await tokens.verify(external)).toEqual({ accountId: "acc-1", userId: "user-1" });
       expect(await tokens.verify(await tokens.mint({ accountId: "own" }))).toEqual({ accountId: "own" });
-      const wrongIssuer = await new SignJWT({ acc: "acc-1" }).setProtectedHeader({ alg: "RS256", kid: "k1" }).setIssuer("https://evil.example").sign(privateKey);
+      const wrongIssuer = await new SignJWT({ acc: "acc-1" })
+        .setProtectedHeader({ alg: "RS256", kid: "k1" })
+        .setIssuer("https://evil.example")
+        .sign(privateKey);
       await expect(tokens.verify(wrongIssuer)).rejects.toThrow();
       await expect(new TokenService(key).verify(external)).rejects.toThrow();
     });

@@ -19,7 +19,11 @@ import { scratchDatabase, type ScratchDatabase } from "../helpers/scratch-databa
 /** RFC 4122 text form: 8-4-4-4-12 hex digits, a version nibble and the RFC variant. */
 const RFC_4122 = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-const claims = { resourceId: randomUUID(), typeId: "http://cloudmail.example.com/types/tenant/1.0", instanceId: randomUUID() };
+const claims = {
+  resourceId: randomUUID(),
+  typeId: "http://cloudmail.example.com/types/tenant/1.0",
+  instanceId: randomUUID(),
+};
 
 describe.each(databases)("TransactionStore on %s", (kind) => {
   let dataDir = "";
@@ -55,12 +59,23 @@ describe.each(databases)("TransactionStore on %s", (kind) => {
     expect(await new TransactionStore(b.db).read(` ${id.toUpperCase()} `)).toEqual(claims);
 
     const sealer = new PropertySealer(randomBytes(32));
-    const install = { ...claims, fingerprint: "AB:CD:EF", oauth: { key: "cloudmail-connector", sealedSecret: sealer.sealText(claims.instanceId, "s3cret: never stored in the clear") } };
+    const install = {
+      ...claims,
+      fingerprint: "AB:CD:EF",
+      oauth: {
+        key: "cloudmail-connector",
+        sealedSecret: sealer.sealText(claims.instanceId, "s3cret: never stored in the clear"),
+      },
+    };
     const installId = await issuer.issue(install);
     const read = await new TransactionStore(b.db).read(installId);
-    expect({ ...read, oauth: { ...read!.oauth, sealedSecret: Buffer.from(read!.oauth!.sealedSecret) } }).toEqual(install);
+    expect({ ...read, oauth: { ...read!.oauth, sealedSecret: Buffer.from(read!.oauth!.sealedSecret) } }).toEqual(
+      install,
+    );
     expect(sealer.openText(claims.instanceId, read!.oauth!.sealedSecret)).toBe("s3cret: never stored in the clear");
-    const [row] = rowsOf<{ text: string }>(await a.db.execute(sql`select t::text as text from transactions t where id = ${installId}`));
+    const [row] = rowsOf<{ text: string }>(
+      await a.db.execute(sql`select t::text as text from transactions t where id = ${installId}`),
+    );
     expect(row!.text).toContain("cloudmail-connector");
     expect(row!.text).not.toContain("s3cret");
     // Two calls about the same resource still get two ids.
@@ -70,7 +85,16 @@ describe.each(databases)("TransactionStore on %s", (kind) => {
   it("reads nothing from an id it did not issue, or that is not a UUID (no statement with what cannot be one)", async () => {
     const store = new TransactionStore(b.db);
     const old = `${Buffer.from(JSON.stringify({ r: claims.resourceId, t: claims.typeId, i: claims.instanceId, x: Date.now() + 60_000 })).toString("base64url")}.c2lnbmF0dXJl`;
-    for (const other of [undefined, "", "   ", randomUUID(), "made-up.transaction", old, "'; drop table transactions; --", `${randomUUID()}x`]) {
+    for (const other of [
+      undefined,
+      "",
+      "   ",
+      randomUUID(),
+      "made-up.transaction",
+      old,
+      "'; drop table transactions; --",
+      `${randomUUID()}x`,
+    ]) {
       expect(await store.read(other)).toBeUndefined();
     }
   });
@@ -87,7 +111,9 @@ describe.each(databases)("TransactionStore on %s", (kind) => {
     expect(await reader.read(id)).toBeUndefined();
     expect(await new TransactionStore(b.db).read(id)).toBeUndefined();
     expect(await new TransactionStore(b.db).prune()).toBeGreaterThanOrEqual(1);
-    const left = rowsOf<{ id: string }>(await a.db.execute(sql`select id::text as id from transactions where id in (${id}, ${lasting})`)).map((r) => r.id);
+    const left = rowsOf<{ id: string }>(
+      await a.db.execute(sql`select id::text as id from transactions where id in (${id}, ${lasting})`),
+    ).map((r) => r.id);
     expect(left).toEqual([lasting]);
     expect(await new TransactionStore(b.db).read(lasting)).toEqual(claims);
   });

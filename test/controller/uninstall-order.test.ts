@@ -7,10 +7,14 @@ const resources = (...list: string[]) => list.map((id) => ({ id }));
 describe("uninstall order", () => {
   it("removes dependents before what they hold strong links to, and the root last", () => {
     // root <- site <- mailbox (each holds a strong link to the one before)
-    const order = uninstallOrder(resources("root", "site", "mailbox", "loose"), [
-      { source: "site", target: "root" },
-      { source: "mailbox", target: "site" },
-    ], "root");
+    const order = uninstallOrder(
+      resources("root", "site", "mailbox", "loose"),
+      [
+        { source: "site", target: "root" },
+        { source: "mailbox", target: "site" },
+      ],
+      "root",
+    );
     expect(ids(order)).toEqual(["mailbox", "loose", "site", "root"]);
   });
 
@@ -19,10 +23,14 @@ describe("uninstall order", () => {
   });
 
   it("takes a cycle of strong links together, in the order listed, rather than stop", () => {
-    const order = uninstallOrder(resources("x", "y", "root"), [
-      { source: "x", target: "y" },
-      { source: "y", target: "x" },
-    ], "root");
+    const order = uninstallOrder(
+      resources("x", "y", "root"),
+      [
+        { source: "x", target: "y" },
+        { source: "y", target: "x" },
+      ],
+      "root",
+    );
     expect(ids(order)).toEqual(["x", "y", "root"]);
   });
 

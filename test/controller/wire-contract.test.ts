@@ -44,7 +44,12 @@ describe("the event notification contract", () => {
 
   it("passes the core Notification validator, for plain and link events", () => {
     expect(problems(notificationBody(claimed))).toEqual([]);
-    const linked = notificationBody({ ...claimed, event: "http://aps-standard.org/core/events/linked", relation: "domains", targetId: "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" });
+    const linked = notificationBody({
+      ...claimed,
+      event: "http://aps-standard.org/core/events/linked",
+      relation: "domains",
+      targetId: "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    });
     expect(linked).toMatchObject({ relation: "domains", target: { id: "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" } });
     expect(problems(linked)).toEqual([]);
   });

@@ -45,7 +45,12 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
           provision: (ctx: ApsCallContext) => {
             tenantCalls.push({ phase: ctx.phase, ...(ctx.transactionId ? { transaction: ctx.transactionId } : {}) });
             if (tenantCalls.length === 2) firstAsync();
-            if (tenantCalls.length < 3) return accepted(`creating the organisation, step ${tenantCalls.length}`, tenantCalls.length === 1 ? 1 : RETRY_BEFORE_LAST_S, { contractStart: `step-${tenantCalls.length}` });
+            if (tenantCalls.length < 3)
+              return accepted(
+                `creating the organisation, step ${tenantCalls.length}`,
+                tenantCalls.length === 1 ? 1 : RETRY_BEFORE_LAST_S,
+                { contractStart: `step-${tenantCalls.length}` },
+              );
             return { organizationId: "org-async" };
           },
         },
@@ -66,14 +71,41 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
     controller = await serveProcess(dataDir, database?.url);
     let call = httpsClient(await controller.url, readFileSync(join(dataDir, "tls/ca.crt"), "utf8"));
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
-    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
-    const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: connector.url, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find(
+      (p: { name: string }) => p.name === "CloudMail",
+    ).id;
+    const installed = await call("POST", "/aps/2/instances", {
+      token: adminToken,
+      body: {
+        package: pkg,
+        endpoint: connector.url,
+        endpointCa,
+        settings: {
+          apiEndpoint: "https://api.example",
+          apiKey: "key-0123456789abcdef",
+          apiSecret: "secret-0123456789",
+        },
+      },
+    });
     expect(installed.status, installed.text).toBe(201);
-    const account = await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } });
+    const account = await call("POST", "/aps/2/resources", {
+      token: adminToken,
+      body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} },
+    });
     const token = await new TokenService(loadKeys(dataDir).token).mint({ accountId: account.json.aps.id });
-    const sub = await call("POST", "/aps/2/resources", { token, body: { aps: { type: "http://aps-standard.org/types/core/subscription/1.0" } } });
+    const sub = await call("POST", "/aps/2/resources", {
+      token,
+      body: { aps: { type: "http://aps-standard.org/types/core/subscription/1.0" } },
+    });
 
-    const created = await call("POST", "/aps/2/resources", { token, body: { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account.json.aps.id } }, subscription: { aps: { id: sub.json.aps.id } } } });
+    const created = await call("POST", "/aps/2/resources", {
+      token,
+      body: {
+        aps: { type: `${T}/tenant/1.0` },
+        account: { aps: { id: account.json.aps.id } },
+        subscription: { aps: { id: sub.json.aps.id } },
+      },
+    });
     expect(created.status, created.text).toBe(202);
     expect(created.headers["aps-info"]).toBe("creating the organisation, step 1");
     expect(created.json.aps.status).toBe("aps:provisioning");
@@ -84,7 +116,9 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
     // wait for the claim's lease (60 s) first.
     await firstAsyncSeen;
     await until("the task to wait for its next attempt", async () => {
-      const task = ((await call("GET", "/aps/2/tasks", { token: adminToken })).json as { info: string; retryAt: string }[])[0];
+      const task = (
+        (await call("GET", "/aps/2/tasks", { token: adminToken })).json as { info: string; retryAt: string }[]
+      )[0];
       return task?.info === "creating the organisation, step 2" && Date.parse(task.retryAt) - Date.now() > 500;
     });
     await killHard(controller);
@@ -98,13 +132,27 @@ describe.each(databases)("asynchronous provisioning across a controller crash on
       if (resource?.aps.status === "aps:ready") break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect(resource).toMatchObject({ aps: { status: "aps:ready" }, organizationId: "org-async", contractStart: "step-2" });
+    expect(resource).toMatchObject({
+      aps: { status: "aps:ready" },
+      organizationId: "org-async",
+      contractStart: "step-2",
+    });
     expect(tenantCalls.map((c) => c.phase)).toEqual(["sync", "async", "async"]);
     // One business transaction throughout.
     expect(new Set(tenantCalls.map((c) => c.transaction)).size).toBe(1);
     const tasks = (await call("GET", "/aps/2/tasks", { token: adminToken })).json;
-    expect(tasks).toEqual([expect.objectContaining({ resource: id, operation: "provision", state: "done", attempts: 2, info: "creating the organisation, step 2" })]);
-    const tenants = (await call("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/tenant/1.0`)})`, { token })).json;
+    expect(tasks).toEqual([
+      expect.objectContaining({
+        resource: id,
+        operation: "provision",
+        state: "done",
+        attempts: 2,
+        info: "creating the organisation, step 2",
+      }),
+    ]);
+    const tenants = (
+      await call("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/tenant/1.0`)})`, { token })
+    ).json;
     expect(tenants).toHaveLength(1);
     // Give a duplicate attempt the chance to show up: none does.
     await new Promise((r) => setTimeout(r, 1500));

@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionAccount } from "../../generated/client/core/index.gen.ts";
 import { provisionSubscription } from "../../generated/client/core/index.gen.ts";
-import { getDomain, listDomainMailboxes, linkDomainMailboxes, provisionDomain, unlinkDomainMailboxes } from "../../generated/client/examples/cloudmail/index.gen.ts";
+import {
+  getDomain,
+  listDomainMailboxes,
+  linkDomainMailboxes,
+  provisionDomain,
+  unlinkDomainMailboxes,
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
 import {
   configureMailbox,
   disableMailbox,
@@ -24,7 +30,16 @@ import {
   provisionMailbox,
   unprovisionMailbox,
 } from "../../generated/client/examples/cloudmail/index.gen.ts";
-import { getTenant, listTenantEventSubscriptions, provisionTenant, subscribeTenant, tenantExportMailboxes, tenantImportMailboxes, tenantUsage, unsubscribeTenant } from "../../generated/client/examples/cloudmail/index.gen.ts";
+import {
+  getTenant,
+  listTenantEventSubscriptions,
+  provisionTenant,
+  subscribeTenant,
+  tenantExportMailboxes,
+  tenantImportMailboxes,
+  tenantUsage,
+  unsubscribeTenant,
+} from "../../generated/client/examples/cloudmail/index.gen.ts";
 import { cloudmailServices } from "../../generated/connector/examples/cloudmail/index.gen.ts";
 import { MailboxTypeId, TenantTypeId } from "../../generated/types/examples/cloudmail/index.gen.ts";
 import {
@@ -41,9 +56,22 @@ import {
   suspendCustomer,
   uninstallInstance,
 } from "../../runtime/client/administration.ts";
-import { configureApplicationResource, getApplicationResource, listApplicationServices, registerResource, unregisterResource } from "../../runtime/client/application.ts";
+import {
+  configureApplicationResource,
+  getApplicationResource,
+  listApplicationServices,
+  registerResource,
+  unregisterResource,
+} from "../../runtime/client/application.ts";
 import { ApsError } from "../../runtime/client/aps-error.ts";
-import { getPackage, getPackageFile, getType, importPackage, listPackages, listTypes } from "../../runtime/client/catalog.ts";
+import {
+  getPackage,
+  getPackageFile,
+  getType,
+  importPackage,
+  listPackages,
+  listTypes,
+} from "../../runtime/client/catalog.ts";
 import { createClient, send, sendJson, withOptions, type ApsClient } from "../../runtime/client/client.ts";
 import { listLinks } from "../../runtime/client/links.ts";
 import { nodeDispatcher } from "../../runtime/client/node-tls.ts";
@@ -68,7 +96,10 @@ async function apsErrorOf(call: Promise<unknown>): Promise<ApsError> {
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  if (!("error" in outcome)) throw new Error(`expected an ApsError, got ${JSON.stringify(outcome.value, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`);
+  if (!("error" in outcome))
+    throw new Error(
+      `expected an ApsError, got ${JSON.stringify(outcome.value, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`,
+    );
   expect(outcome.error).toBeInstanceOf(ApsError);
   return outcome.error as ApsError;
 }
@@ -97,7 +128,10 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
       provision: () => ({ organizationId: "org-client" }),
       usage: (_ctx, params) => ({ period: params.period, trafficIn: params.top ?? 0 }),
       exportMailboxes: () => new RawReply("text/csv", "address,quota\na@example.com,5120\n"),
-      importMailboxes: (_ctx, params) => ({ created: new TextDecoder().decode(params.file).trim().split("\n").length - 1, skipped: [] }),
+      importMailboxes: (_ctx, params) => ({
+        created: new TextDecoder().decode(params.file).trim().split("\n").length - 1,
+        skipped: [],
+      }),
       onSubscriptionLimitsChanged: () => undefined,
       onDomainLinked: () => undefined,
       onMailboxChanged: (_ctx, params) => {
@@ -122,13 +156,19 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
       links: { mailboxes: { linked: () => undefined, unlinked: () => undefined } },
     },
     mailboxes: {
-      provision: (_ctx, r) => (calls.push(`provision ${r.localPart}`), { address: `${r.localPart}@example.com`, used: 0 }),
+      provision: (_ctx, r) => {
+        calls.push(`provision ${r.localPart}`);
+        return { address: `${r.localPart}@example.com`, used: 0 };
+      },
       configure: () => ({ used: 7 }),
       unprovision: () => void calls.push("unprovision"),
       disable: () => void calls.push("disable"),
       enable: () => void calls.push("enable"),
       changePassword: (_ctx, params) => params.request.newPassword.length >= 10,
-      checkAvailability: (_ctx, params) => ({ available: params.query.localPart !== "ann", suggestions: [`${params.query.localPart}1`] }),
+      checkAvailability: (_ctx, params) => ({
+        available: params.query.localPart !== "ann",
+        suggestions: [`${params.query.localPart}1`],
+      }),
       storageUsage: () => ({ usage: 5 }),
       purgeArchive: (_ctx, params) => ({ messages: params.olderThanDays, freed: 9223372036854775807n }),
     },
@@ -138,12 +178,26 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     if (kind === "postgres") database = await scratchDatabase("aps_client");
     const tls = await ensureControllerTls(join(dir, "endpoint"), ["127.0.0.1"]);
     endpointCa = tls.ca.cert;
-    connector = await startConnector(createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }), tls.server);
+    connector = await startConnector(
+      createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }),
+      tls.server,
+    );
     // One attempt per notification, so a failing handler sends it to the dead-letter list at once.
-    controller = await serveProcess(dataDir, database?.url, ["--endpoint-timeout", "1.5", "--event-attempts", "1", "--event-retry", "0"]);
+    controller = await serveProcess(dataDir, database?.url, [
+      "--endpoint-timeout",
+      "1.5",
+      "--event-attempts",
+      "1",
+      "--event-retry",
+      "0",
+    ]);
     base = await controller.url;
     dispatcher = nodeDispatcher({ ca: readFileSync(join(dataDir, "tls/ca.crt"), "utf8") });
-    admin = createClient({ baseUrl: base, token: readFileSync(join(dataDir, "admin.token"), "utf8").trim(), dispatcher });
+    admin = createClient({
+      baseUrl: base,
+      token: readFileSync(join(dataDir, "admin.token"), "utf8").trim(),
+      dispatcher,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -164,10 +218,18 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     expect(implementing.items.map((t) => t.id)).toEqual([MailboxTypeId]);
     expect(implementing.range).toEqual({ first: 0, last: 0, total: 1 });
     const composing = (await listTypes(admin, { composing: MailboxTypeId })).items.map((t) => t.id);
-    expect(composing).toEqual(expect.arrayContaining([MailboxTypeId, "http://aps-standard.org/types/core/resource/1.0", "http://aps-standard.org/types/core/suspendable/1.0"]));
+    expect(composing).toEqual(
+      expect.arrayContaining([
+        MailboxTypeId,
+        "http://aps-standard.org/types/core/resource/1.0",
+        "http://aps-standard.org/types/core/suspendable/1.0",
+      ]),
+    );
     const mailboxType = await getType(admin, MailboxTypeId);
     expect(mailboxType.name).toBe("Mailbox");
-    expect(Object.keys(mailboxType.operations ?? {})).toEqual(expect.arrayContaining(["changePassword", "purgeArchive"]));
+    expect(Object.keys(mailboxType.operations ?? {})).toEqual(
+      expect.arrayContaining(["changePassword", "purgeArchive"]),
+    );
 
     const packages = await listPackages(admin);
     const cloudmail = packages.items.find((p) => p.name === "CloudMail")!;
@@ -181,31 +243,62 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     expect(await uiRuntimeVersion(admin)).toBe("2.0");
     const nav = await postNavigation(admin, { id: "cloudmail", label: "Mail" });
     expect(nav).toMatchObject({ label: "Mail", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    const openapi = await sendJson<{ openapi: string; paths: Record<string, unknown> }>(admin, { method: "GET", path: "/aps/2/openapi.json" });
+    const openapi = await sendJson<{ openapi: string; paths: Record<string, unknown> }>(admin, {
+      method: "GET",
+      path: "/aps/2/openapi.json",
+    });
     expect(openapi.openapi).toBe("3.1.0");
     expect(openapi.paths).toHaveProperty(["/aps/2/resources/{id}"]);
   });
 
   it("installs an instance and provisions through it, with typed bodies and exact 64-bit integers", async () => {
-    const installed = await installInstance(admin, { package: ids.package, endpoint: connector.url, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
+    const installed = await installInstance(admin, {
+      package: ids.package,
+      endpoint: connector.url,
+      endpointCa,
+      settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" },
+    });
     ids.instance = installed.id;
     expect(installed.rootService).toBe("cloudmail");
     expect((await listInstances(admin)).items.map((i) => i.id)).toEqual([ids.instance]);
     expect((await getInstance(admin, ids.instance)).endpoint).toBe(connector.url);
 
-    const account = await provisionAccount(admin, { aps: { type: ACCOUNT }, companyName: "Client Co", addressPostal: {} });
+    const account = await provisionAccount(admin, {
+      aps: { type: ACCOUNT },
+      companyName: "Client Co",
+      addressPostal: {},
+    });
     ids.account = account.aps.id;
-    owner = createClient({ baseUrl: base, token: await new TokenService(loadKeys(dataDir).token).mint({ accountId: ids.account }), dispatcher });
+    owner = createClient({
+      baseUrl: base,
+      token: await new TokenService(loadKeys(dataDir).token).mint({ accountId: ids.account }),
+      dispatcher,
+    });
     const subscription = await provisionSubscription(owner, { name: "mail" });
-    const tenant = await provisionTenant(owner, { account: { aps: { id: ids.account } }, subscription: { aps: { id: subscription.aps.id } } });
+    const tenant = await provisionTenant(owner, {
+      account: { aps: { id: ids.account } },
+      subscription: { aps: { id: subscription.aps.id } },
+    });
     ids.tenant = tenant.aps.id;
     expect(tenant.organizationId).toBe("org-client");
     expect(tenant.aps.type).toBe(TenantTypeId);
-    expect((await getTenant(owner, ids.tenant)).app).toMatchObject({ aps: { link: "strong", id: installed.rootResource } });
+    expect((await getTenant(owner, ids.tenant)).app).toMatchObject({
+      aps: { link: "strong", id: installed.rootResource },
+    });
     ids.domain = (await provisionDomain(owner, { name: "client.example", tenant: { aps: { id: ids.tenant } } })).aps.id;
-    const mailbox = await provisionMailbox(owner, { localPart: "ann", password: "0123456789", quota: 9007199254740993n, tenant: { aps: { id: ids.tenant } }, domain: { aps: { id: ids.domain } } });
+    const mailbox = await provisionMailbox(owner, {
+      localPart: "ann",
+      password: "0123456789",
+      quota: 9007199254740993n,
+      tenant: { aps: { id: ids.tenant } },
+      domain: { aps: { id: ids.domain } },
+    });
     ids.mailbox = mailbox.aps.id;
-    expect(mailbox).toMatchObject({ address: "ann@example.com", used: 0, aps: { status: "aps:ready", type: MailboxTypeId } });
+    expect(mailbox).toMatchObject({
+      address: "ann@example.com",
+      used: 0,
+      aps: { status: "aps:ready", type: MailboxTypeId },
+    });
     // 2^53 + 1 goes out and comes back exact.
     expect((await getMailbox(owner, ids.mailbox)).quota).toBe(9007199254740993n);
     const changed = await configureMailbox(owner, ids.mailbox, { displayName: "Ann", plan: "business" });
@@ -214,32 +307,51 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
   });
 
   it("calls custom operations: path and query parameters, JSON and non-JSON bodies both ways, static operations", async () => {
-    expect(await tenantUsage(admin, ids.tenant, { period: "2026-11", top: 3 })).toEqual({ period: "2026-11", trafficIn: 3 });
+    expect(await tenantUsage(admin, ids.tenant, { period: "2026-11", top: 3 })).toEqual({
+      period: "2026-11",
+      trafficIn: 3,
+    });
     const csv = await tenantExportMailboxes(admin, ids.tenant);
     expect(csv.headers.get("content-type")).toBe("text/csv");
     expect(await csv.text()).toBe("address,quota\na@example.com,5120\n");
-    expect(await tenantImportMailboxes(admin, ids.tenant, { file: "address\nb@example.com\nc@example.com\n" })).toEqual({ created: 2, skipped: [] });
+    expect(await tenantImportMailboxes(admin, ids.tenant, { file: "address\nb@example.com\nc@example.com\n" })).toEqual(
+      { created: 2, skipped: [] },
+    );
     expect(await mailboxChangePassword(owner, ids.mailbox, { request: { newPassword: "abcdefghijk" } })).toBe(true);
-    expect(await mailboxCheckAvailability(owner, { query: { localPart: "ann", domain: "client.example" } })).toEqual({ available: false, suggestions: ["ann1"] });
+    expect(await mailboxCheckAvailability(owner, { query: { localPart: "ann", domain: "client.example" } })).toEqual({
+      available: false,
+      suggestions: ["ann1"],
+    });
     // The largest 64-bit integer arrives exact, as a bigint.
-    expect(await mailboxPurgeArchive(admin, ids.mailbox, { olderThanDays: 30 })).toEqual({ messages: 30, freed: 9223372036854775807n });
+    expect(await mailboxPurgeArchive(admin, ids.mailbox, { olderThanDays: 30 })).toEqual({
+      messages: 30,
+      freed: 9223372036854775807n,
+    });
   });
 
   it("pages through a list with Content-Range, with typed filters and sorts", async () => {
     for (let i = 0; i < 7; i++) {
-      await provisionMailbox(owner, { localPart: `box-${i}`, password: "0123456789", tenant: { aps: { id: ids.tenant } }, domain: { aps: { id: ids.domain } } });
+      await provisionMailbox(owner, {
+        localPart: `box-${i}`,
+        password: "0123456789",
+        tenant: { aps: { id: ids.tenant } },
+        domain: { aps: { id: ids.domain } },
+      });
     }
     const first = await listMailboxes(owner, { sort: ["localPart"], limit: [0, 3] });
     expect(first.range).toEqual({ first: 0, last: 2, total: 8 });
     expect(first.items.map((m) => m.localPart)).toEqual(["ann", "box-0", "box-1"]);
     const pages: string[][] = [];
-    for await (const page of listMailboxPages(owner, { sort: ["-localPart"] }, 3)) pages.push(page.map((m) => m.localPart));
+    for await (const page of listMailboxPages(owner, { sort: ["-localPart"] }, 3))
+      pages.push(page.map((m) => m.localPart));
     expect(pages).toEqual([
       ["box-6", "box-5", "box-4"],
       ["box-3", "box-2", "box-1"],
       ["box-0", "ann"],
     ]);
-    const filtered = await listMailboxes(owner, { filter: mailboxQuery.or(mailboxQuery.eq("localPart", "box-3"), mailboxQuery.like("localPart", "*-6")) });
+    const filtered = await listMailboxes(owner, {
+      filter: mailboxQuery.or(mailboxQuery.eq("localPart", "box-3"), mailboxQuery.like("localPart", "*-6")),
+    });
     expect(filtered.items.map((m) => m.localPart).sort()).toEqual(["box-3", "box-6"]);
     const none = await listMailboxes(owner, { filter: mailboxQuery.eq("localPart", "nobody, (really)") });
     expect(none).toEqual({ items: [], range: { total: 0 } });
@@ -252,14 +364,30 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
     const members = (await listDomainMailboxes(owner, ids.domain)).map((m) => m.aps.id);
     expect(members).toContain(ids.mailbox);
     const links = await listLinks(owner, ids.mailbox);
-    expect(links).toEqual(expect.arrayContaining([expect.objectContaining({ relation: "tenant", kind: "strong", direction: "out", id: ids.tenant }), expect.objectContaining({ relation: "domain", kind: "strong", direction: "out", id: ids.domain })]));
+    expect(links).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ relation: "tenant", kind: "strong", direction: "out", id: ids.tenant }),
+        expect.objectContaining({ relation: "domain", kind: "strong", direction: "out", id: ids.domain }),
+      ]),
+    );
     expect(links.filter((l) => l.direction === "in")).toEqual([]);
     // Unlinking it from the domain's end would leave it there: refused, naming the relation that keeps it.
-    await expect(unlinkDomainMailboxes(owner, ids.domain, ids.mailbox)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/required relation "domain"/) });
+    await expect(unlinkDomainMailboxes(owner, ids.domain, ids.mailbox)).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/required relation "domain"/),
+    });
     expect((await listDomainMailboxes(owner, ids.domain)).map((m) => m.aps.id).sort()).toEqual(members.sort());
 
-    const subscription = await subscribeTenant(admin, ids.tenant, { event: "http://aps-standard.org/core/events/changed", source: { type: MailboxTypeId }, handler: "onMailboxChanged" });
-    expect(subscription).toMatchObject({ event: "http://aps-standard.org/core/events/changed", source: { type: MailboxTypeId }, handler: "onMailboxChanged" });
+    const subscription = await subscribeTenant(admin, ids.tenant, {
+      event: "http://aps-standard.org/core/events/changed",
+      source: { type: MailboxTypeId },
+      handler: "onMailboxChanged",
+    });
+    expect(subscription).toMatchObject({
+      event: "http://aps-standard.org/core/events/changed",
+      source: { type: MailboxTypeId },
+      handler: "onMailboxChanged",
+    });
     expect((await listTenantEventSubscriptions(admin, ids.tenant)).map((s) => s.id)).toEqual([subscription.id]);
     await unsubscribeTenant(admin, ids.tenant, subscription.id);
     expect(await listTenantEventSubscriptions(admin, ids.tenant)).toEqual([]);
@@ -289,10 +417,17 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
       // The application reads the encrypted password that token callers never see.
       expect(await getApplicationResource(app, "mailboxes", ids.mailbox)).toMatchObject({ password: "0123456789" });
       expect(await getMailbox(owner, ids.mailbox)).not.toHaveProperty("password");
-      expect(await configureApplicationResource(app, "mailboxes", ids.mailbox, { used: 99 })).toMatchObject({ used: 99 });
+      expect(await configureApplicationResource(app, "mailboxes", ids.mailbox, { used: 99 })).toMatchObject({
+        used: 99,
+      });
       // Acting for the owner of one of its resources (APS-Resource-ID).
       const acting = withOptions(app, { resourceId: ids.mailbox });
-      const registered = await registerResource<{ aps: { id: string; status: string } }>(acting, "mailboxes", { aps: { status: "aps:proto" }, localPart: "bob", password: "0123456789", address: "bob@example.com" });
+      const registered = await registerResource<{ aps: { id: string; status: string } }>(acting, "mailboxes", {
+        aps: { status: "aps:proto" },
+        localPart: "bob",
+        password: "0123456789",
+        address: "bob@example.com",
+      });
       expect(registered.aps.status).toBe("aps:proto");
       expect((await getMailbox(owner, registered.aps.id)).localPart).toBe("bob");
       await unregisterResource(app, "mailboxes", registered.aps.id);
@@ -305,27 +440,60 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
   });
 
   it("rejects with an ApsError that keeps the status, the error class and the details", async () => {
-    const bad = await apsErrorOf(provisionMailbox(owner, { localPart: "Not Valid!", password: "short", tenant: { aps: { id: ids.tenant } }, domain: { aps: { id: ids.domain } } }));
+    const bad = await apsErrorOf(
+      provisionMailbox(owner, {
+        localPart: "Not Valid!",
+        password: "short",
+        tenant: { aps: { id: ids.tenant } },
+        domain: { aps: { id: ids.domain } },
+      }),
+    );
     expect(bad).toMatchObject({ status: 400, type: "BadRequest" });
     expect(bad.details.map((d) => d.path).sort()).toEqual(["/localPart", "/password"]);
     const anonymous = createClient({ baseUrl: base, token: "not-a-token", dispatcher });
     expect(await apsErrorOf(getMailbox(anonymous, ids.mailbox))).toMatchObject({ status: 401, type: "Unauthorized" });
     expect(await apsErrorOf(disableMailbox(owner, ids.mailbox))).toMatchObject({ status: 403, type: "Forbidden" });
-    expect(await apsErrorOf(getMailbox(owner, "00000000-0000-4000-8000-000000000000"))).toMatchObject({ status: 404, type: "NotFound" });
-    expect(await apsErrorOf(send(admin, { method: "DELETE", path: `/aps/2/resources/${ids.mailbox}/changePassword` }))).toMatchObject({ status: 405, type: "MethodNotAllowed" });
+    expect(await apsErrorOf(getMailbox(owner, "00000000-0000-4000-8000-000000000000"))).toMatchObject({
+      status: 404,
+      type: "NotFound",
+    });
+    expect(
+      await apsErrorOf(send(admin, { method: "DELETE", path: `/aps/2/resources/${ids.mailbox}/changePassword` })),
+    ).toMatchObject({ status: 405, type: "MethodNotAllowed" });
     const conflict = await apsErrorOf(enableMailbox(admin, ids.mailbox));
     expect(conflict).toMatchObject({ status: 409, type: "Conflict" });
     expect(conflict.message).toMatch(/ready|disabled/);
-    expect(await apsErrorOf(configureMailbox(owner, ids.mailbox, { displayName: "x".repeat(1024 * 1024) }))).toMatchObject({ status: 413, type: "PayloadTooLarge" });
-    expect(await apsErrorOf(send(admin, { method: "POST", path: "/aps/2/packages", raw: { contentType: "text/plain", data: "not a zip" } }))).toMatchObject({ status: 415, type: "UnsupportedMediaType" });
-    expect(await apsErrorOf(importPackage(admin, new Uint8Array([1, 2, 3])))).toMatchObject({ status: 400, type: "BadRequest" });
+    expect(
+      await apsErrorOf(configureMailbox(owner, ids.mailbox, { displayName: "x".repeat(1024 * 1024) })),
+    ).toMatchObject({ status: 413, type: "PayloadTooLarge" });
+    expect(
+      await apsErrorOf(
+        send(admin, { method: "POST", path: "/aps/2/packages", raw: { contentType: "text/plain", data: "not a zip" } }),
+      ),
+    ).toMatchObject({ status: 415, type: "UnsupportedMediaType" });
+    expect(await apsErrorOf(importPackage(admin, new Uint8Array([1, 2, 3])))).toMatchObject({
+      status: 400,
+      type: "BadRequest",
+    });
     // The application's own error comes back with its status and message.
-    const refused = await apsErrorOf(provisionDomain(owner, { name: "fail.example", tenant: { aps: { id: ids.tenant } } }));
+    const refused = await apsErrorOf(
+      provisionDomain(owner, { name: "fail.example", tenant: { aps: { id: ids.tenant } } }),
+    );
     expect(refused.status).toBe(500);
     expect(refused.message).toMatch(/DNS provider refused/);
-    const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" };
-    expect(await apsErrorOf(installInstance(admin, { package: ids.package, endpoint: "https://127.0.0.1:9", endpointCa, settings }))).toMatchObject({ status: 502, type: "BadGateway" });
-    const slow = await apsErrorOf(provisionDomain(owner, { name: "hang.example", tenant: { aps: { id: ids.tenant } } }));
+    const settings = {
+      apiEndpoint: "https://api.example",
+      apiKey: "key-0123456789abcdef",
+      apiSecret: "secret-0123456789",
+    };
+    expect(
+      await apsErrorOf(
+        installInstance(admin, { package: ids.package, endpoint: "https://127.0.0.1:9", endpointCa, settings }),
+      ),
+    ).toMatchObject({ status: 502, type: "BadGateway" });
+    const slow = await apsErrorOf(
+      provisionDomain(owner, { name: "hang.example", tenant: { aps: { id: ids.tenant } } }),
+    );
     expect(slow).toMatchObject({ status: 504, type: "GatewayTimeout" });
     expect(slow.message).toMatch(/within 1\.5 s/);
   });
@@ -333,7 +501,9 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
   it("shows a failed asynchronous task with its last error, and removes it", async () => {
     const domain = await provisionDomain(owner, { name: "later.example", tenant: { aps: { id: ids.tenant } } });
     expect(domain.aps.status).toBe("aps:provisioning");
-    const failed = await until("a failed task", async () => (await listTasks(admin)).items.find((t) => t.resource === domain.aps.id && t.state === "failed"));
+    const failed = await until("a failed task", async () =>
+      (await listTasks(admin)).items.find((t) => t.resource === domain.aps.id && t.state === "failed"),
+    );
     expect(failed).toMatchObject({ operation: "provision", info: "creating the zone", attempts: 1 });
     expect(failed.lastError).toMatch(/500.*zone could not be created/);
     // The resource stays where the operation left it, visible, not silently dropped.
@@ -346,7 +516,11 @@ describe.each(databases)("the generated client against aps-gen serve on %s", (ki
 
   it("sends the notifications of a failing handler to the dead-letter list; replay delivers one, discard drops the other", async () => {
     const CHANGED = "http://aps-standard.org/core/events/changed";
-    const subscription = await subscribeTenant(admin, ids.tenant, { event: CHANGED, source: { id: ids.mailbox }, handler: "onMailboxChanged" });
+    const subscription = await subscribeTenant(admin, ids.tenant, {
+      event: CHANGED,
+      source: { id: ids.mailbox },
+      handler: "onMailboxChanged",
+    });
     failEvents = true;
     await configureMailbox(owner, ids.mailbox, { displayName: "Dead one" });
     await configureMailbox(owner, ids.mailbox, { displayName: "Dead two" });

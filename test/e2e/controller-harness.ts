@@ -36,7 +36,16 @@ export interface ControllerUnderTest {
   sql(query: string): Promise<Record<string, unknown>[]>;
 }
 
-export async function startControllerUnderTest(kind: "pglite" | "postgres", inputs: readonly string[], options: { endpointTimeoutMs?: number; eventDelivery?: Partial<DeliveryPolicy>; identity?: IdentityOptions; serverTimeouts?: Partial<ServerTimeouts> } = {}): Promise<ControllerUnderTest> {
+export async function startControllerUnderTest(
+  kind: "pglite" | "postgres",
+  inputs: readonly string[],
+  options: {
+    endpointTimeoutMs?: number;
+    eventDelivery?: Partial<DeliveryPolicy>;
+    identity?: IdentityOptions;
+    serverTimeouts?: Partial<ServerTimeouts>;
+  } = {},
+): Promise<ControllerUnderTest> {
   const model = await controllerModel(inputs);
   const dataDir = mkdtempSync(join(tmpdir(), "aps-e2e-"));
   const logFile = join(dataDir, "controller.log");
@@ -44,7 +53,15 @@ export async function startControllerUnderTest(kind: "pglite" | "postgres", inpu
   const databaseUrl = database?.url;
   const template = databaseUrl ? undefined : await pgliteTemplate();
   const start = () =>
-    startController({ ...model, ...options, host: "127.0.0.1", port: 0, dataDir, ...(databaseUrl ? { databaseUrl } : { pgliteTemplate: template }), logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })) });
+    startController({
+      ...model,
+      ...options,
+      host: "127.0.0.1",
+      port: 0,
+      dataDir,
+      ...(databaseUrl ? { databaseUrl } : { pgliteTemplate: template }),
+      logger: pino({ level: "info" }, pino.destination({ dest: logFile, sync: true, append: true })),
+    });
   /** Starts it again on the same data and database. */
   const restart = async () => {
     self.controller = await start();

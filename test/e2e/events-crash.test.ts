@@ -43,13 +43,26 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
       tenants: {
         // The tenant subscribes to changes of subscriptions while it is provisioned.
         provision: async (ctx, r) => {
-          const client = controllerClient({ controllerUri: ctx.controllerUri!, credentials: (await credentials.load(ctx.instanceId))!, transactionId: ctx.transactionId! });
-          const reply = await client.post(`/aps/2/resources/${r.aps.id}/aps/subscriptions`, { event: CHANGED, source: { type: SUBSCRIPTION }, handler: "onSubscriptionLimitsChanged" });
+          const client = controllerClient({
+            controllerUri: ctx.controllerUri!,
+            credentials: (await credentials.load(ctx.instanceId))!,
+            transactionId: ctx.transactionId!,
+          });
+          const reply = await client.post(`/aps/2/resources/${r.aps.id}/aps/subscriptions`, {
+            event: CHANGED,
+            source: { type: SUBSCRIPTION },
+            handler: "onSubscriptionLimitsChanged",
+          });
           if (reply.status !== 200) throw new ConnectorError(500, `subscribing failed: ${reply.status}`);
           subscriptionId = (reply.body as { id: string }).id;
           return {};
         },
-        onSubscriptionLimitsChanged: (_ctx, params) => void received.push({ serial: Number(params.event.serial), source: params.event.source!.id!, subscription: params.event.subscription! }),
+        onSubscriptionLimitsChanged: (_ctx, params) =>
+          void received.push({
+            serial: Number(params.event.serial),
+            source: params.event.source!.id!,
+            subscription: params.event.subscription!,
+          }),
         usage: notUsed,
         exportMailboxes: notUsed,
         importMailboxes: notUsed,
@@ -57,7 +70,15 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
         onMailboxChanged: notUsed,
       },
       domains: { provision: () => ({}), verifyDns: notUsed, requiredRecords: notUsed },
-      mailboxes: { provision: () => ({}), disable: notUsed, enable: notUsed, changePassword: notUsed, checkAvailability: notUsed, storageUsage: notUsed, purgeArchive: notUsed },
+      mailboxes: {
+        provision: () => ({}),
+        disable: notUsed,
+        enable: notUsed,
+        changePassword: notUsed,
+        checkAvailability: notUsed,
+        storageUsage: notUsed,
+        purgeArchive: notUsed,
+      },
     }),
   });
 
@@ -93,27 +114,65 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
   it("loses nothing when the controller is killed between the change and the delivery", async () => {
     let { p, call } = await start();
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
-    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((x: { name: string }) => x.name === "CloudMail").id;
-    const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: connector.url, endpointCa: endpoint.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find(
+      (x: { name: string }) => x.name === "CloudMail",
+    ).id;
+    const installed = await call("POST", "/aps/2/instances", {
+      token: adminToken,
+      body: {
+        package: pkg,
+        endpoint: connector.url,
+        endpointCa: endpoint.ca,
+        settings: {
+          apiEndpoint: "https://api.example",
+          apiKey: "key-0123456789abcdef",
+          apiSecret: "secret-0123456789",
+        },
+      },
+    });
     expect(installed.status, installed.text).toBe(201);
-    const account = await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } });
+    const account = await call("POST", "/aps/2/resources", {
+      token: adminToken,
+      body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} },
+    });
     const token = await new TokenService(loadKeys(dataDir).token).mint({ accountId: account.json.aps.id });
     const sub = (await call("POST", "/aps/2/resources", { token, body: { aps: { type: SUBSCRIPTION } } })).json.aps.id;
-    const tenant = await call("POST", "/aps/2/resources", { token, body: { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account.json.aps.id } }, subscription: { aps: { id: sub } } } });
+    const tenant = await call("POST", "/aps/2/resources", {
+      token,
+      body: {
+        aps: { type: `${T}/tenant/1.0` },
+        account: { aps: { id: account.json.aps.id } },
+        subscription: { aps: { id: sub } },
+      },
+    });
     expect(tenant.status, tenant.text).toBe(201);
     expect(subscriptionId).not.toBe("");
 
     // The endpoint is down: the changes are committed, their notifications wait in the outbox.
     await connector.close();
-    for (let n = 1; n <= 3; n++) expect((await call("PUT", `/aps/2/resources/${sub}`, { token, body: { name: `plan ${n}` } })).status).toBe(200);
+    for (let n = 1; n <= 3; n++)
+      expect((await call("PUT", `/aps/2/resources/${sub}`, { token, body: { name: `plan ${n}` } })).status).toBe(200);
     // Killed between two attempts: the first notification (the others wait behind it) failed
     // and is not due for a while. A kill during an attempt would leave it claimed, and the
     // next process would wait for the claim's lease (60 s) first.
-    await until("the first notification to wait for its next attempt", async () => {
-      const pending = (await call("GET", "/aps/2/events/pending", { token: adminToken })).json as { serial: number | null; attempts: number; nextAt: string }[];
-      const first = pending[0];
-      return pending.length === 3 && pending.every((n) => n.serial !== null) && first!.attempts > 0 && Date.parse(first!.nextAt) - Date.now() > 500;
-    }, 20_000);
+    await until(
+      "the first notification to wait for its next attempt",
+      async () => {
+        const pending = (await call("GET", "/aps/2/events/pending", { token: adminToken })).json as {
+          serial: number | null;
+          attempts: number;
+          nextAt: string;
+        }[];
+        const first = pending[0];
+        return (
+          pending.length === 3 &&
+          pending.every((n) => n.serial !== null) &&
+          first!.attempts > 0 &&
+          Date.parse(first!.nextAt) - Date.now() > 500
+        );
+      },
+      20_000,
+    );
     await killHard(p);
     expect(received).toEqual([]);
 
@@ -133,8 +192,11 @@ describe.each(databases)("event delivery across a controller crash on %s", (kind
     const second = await start();
     // Twenty subscriptions (one change each, so no change waits for another's revision).
     const subs: string[] = [];
-    for (let i = 0; i < 20; i++) subs.push((await call("POST", "/aps/2/resources", { token, body: { aps: { type: SUBSCRIPTION } } })).json.aps.id);
-    const changes = subs.map((id, i) => (i % 2 ? second.call : call)("PUT", `/aps/2/resources/${id}`, { token, body: { name: `plan ${i}` } }));
+    for (let i = 0; i < 20; i++)
+      subs.push((await call("POST", "/aps/2/resources", { token, body: { aps: { type: SUBSCRIPTION } } })).json.aps.id);
+    const changes = subs.map((id, i) =>
+      (i % 2 ? second.call : call)("PUT", `/aps/2/resources/${id}`, { token, body: { name: `plan ${i}` } }),
+    );
     for (const r of await Promise.all(changes)) expect(r.status).toBe(200);
     await until("twenty notifications", () => received.length >= 20);
     await new Promise((r) => setTimeout(r, 500));

@@ -65,12 +65,20 @@ export async function startFakeApplication(dir: string): Promise<FakeApplication
     req.on("end", () => {
       void (async () => {
         const text = Buffer.concat(chunks).toString("utf8");
-        const call: ReceivedCall = { method: req.method ?? "", path: req.url ?? "", body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined, headers: req.headers };
+        const call: ReceivedCall = {
+          method: req.method ?? "",
+          path: req.url ?? "",
+          body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+          headers: req.headers,
+        };
         self.calls.push(call);
         const answer = await self.answer(call);
         const ok = answer.status >= 200 && answer.status < 300;
         const service = call.path.split("/")[1] ?? "";
-        const provisioned = call.method === "POST" && /^\/[^/]+\/?$/.test(call.path) ? ((call.body?.aps as { id?: string } | undefined)?.id ?? "") : "";
+        const provisioned =
+          call.method === "POST" && /^\/[^/]+\/?$/.test(call.path)
+            ? ((call.body?.aps as { id?: string } | undefined)?.id ?? "")
+            : "";
         // The application acts on the call before it answers (the answer may never arrive).
         if (ok && provisioned) {
           if (!self.held.has(service)) self.held.set(service, new Set());
@@ -102,14 +110,33 @@ export function credentialsOf(app: FakeApplication): { cert: string; key: string
 
 /** A controller as tests call it: a call with a token (both harnesses have this). */
 interface Callable {
-  call(method: string, path: string, options: { token: string; body?: unknown }): Promise<{ status: number; text: string; json: any }>; // reply shapes vary per call
+  call(
+    method: string,
+    path: string,
+    options: { token: string; body?: unknown },
+  ): Promise<{ status: number; text: string; json: any }>; // reply shapes vary per call
   readonly adminToken: string;
 }
 
 /** Installs the cloudmail example (types/examples/cloudmail) at `app` as the provider's administrator; fails the test unless it is installed. */
 export async function installCloudmailAt(t: Callable, app: FakeApplication): Promise<void> {
-  const packages = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json as { id: string; slug: string }[];
-  const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" };
-  const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packages.find((p) => p.slug === "cloudmail")!.id, endpoint: app.url, endpointCa: app.ca, settings } });
+  const packages = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json as {
+    id: string;
+    slug: string;
+  }[];
+  const settings = {
+    apiEndpoint: "https://api.example",
+    apiKey: "key-0123456789abcdef",
+    apiSecret: "secret-0123456789",
+  };
+  const installed = await t.call("POST", "/aps/2/instances", {
+    token: t.adminToken,
+    body: {
+      package: packages.find((p) => p.slug === "cloudmail")!.id,
+      endpoint: app.url,
+      endpointCa: app.ca,
+      settings,
+    },
+  });
   if (installed.status !== 201) throw new Error(`cloudmail was not installed: ${installed.status} ${installed.text}`);
 }

@@ -45,24 +45,38 @@ describe("a 2000-type package import under load", () => {
     const ca = readFileSync(join(dataDir, "tls/ca.crt"), "utf8");
     const token = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
     const call = httpsClient(url, ca);
-    const account = await call("POST", "/aps/2/resources", { token, body: { aps: { type: ACCOUNT }, companyName: "C", addressPostal: {} } });
+    const account = await call("POST", "/aps/2/resources", {
+      token,
+      body: { aps: { type: ACCOUNT }, companyName: "C", addressPostal: {} },
+    });
     expect(account.status, account.text).toBe(201);
 
     // A type read (the registry) and a resource read (the database), one every 10 ms.
-    const probe = startLatencyProbe(url, ca, token, [`/aps/2/types/${encodeURIComponent(MAILBOX)}`, `/aps/2/resources/${account.json.aps.id}`]);
+    const probe = startLatencyProbe(url, ca, token, [
+      `/aps/2/types/${encodeURIComponent(MAILBOX)}`,
+      `/aps/2/resources/${account.json.aps.id}`,
+    ]);
     await probe.ready;
     // A quiet second first: the latency without an import, to compare with.
     await new Promise((r) => setTimeout(r, 1000));
     const started = Date.now();
-    const imported = await call("POST", "/aps/2/packages", { token, rawBody: archive, headers: { "content-type": "application/zip", "x-package-name": "bench" } });
+    const imported = await call("POST", "/aps/2/packages", {
+      token,
+      rawBody: archive,
+      headers: { "content-type": "application/zip", "x-package-name": "bench" },
+    });
     const ended = Date.now();
     const samples = await probe.stop();
     expect(imported.status, imported.text.slice(0, 500)).toBe(201);
     expect(imported.json.types).toHaveLength(TYPES);
 
     // The log lines come through a pipe, maybe after the answer.
-    await until("the import's last log line", () => serve!.logs.some((l) => l.includes('"msg":"package import ended"')));
-    const progress = serve.logs.map((l) => JSON.parse(l) as Record<string, any>).filter((l) => typeof l.msg === "string" && l.msg.startsWith("package import"));
+    await until("the import's last log line", () =>
+      serve!.logs.some((l) => l.includes('"msg":"package import ended"')),
+    );
+    const progress = serve.logs
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((l) => typeof l.msg === "string" && l.msg.startsWith("package import"));
     const quiet = samples.filter((s) => s.at < started).map((s) => s.ms);
     const during = samples.filter((s) => s.at >= started && s.at < ended);
     const ms = during.map((s) => s.ms);
@@ -72,7 +86,9 @@ describe("a 2000-type package import under load", () => {
         `import of ${TYPES} types: ${ended - started} ms; ${during.length} GETs during it: p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms (the second before: p99 ${percentile(quiet, 99).toFixed(1)} ms)`,
         // Each log line with the GETs due since the previous one: where the time and any stall went.
         ...progress.map((l, i) => {
-          const window = samples.filter((s) => s.at >= (progress[i - 1]?.time ?? started) && s.at < l.time).map((s) => s.ms);
+          const window = samples
+            .filter((s) => s.at >= (progress[i - 1]?.time ?? started) && s.at < l.time)
+            .map((s) => s.ms);
           return `  ${l.msg}${l.phase ? ` ${l.phase}` : ""}: ${l.ms ?? 0} ms; ${window.length} GETs, p99 ${percentile(window, 99).toFixed(1)} ms`;
         }),
       ].join("\n"),
@@ -87,7 +103,10 @@ describe("a 2000-type package import under load", () => {
     // above either bound.
     const quietP99 = percentile(quiet, 99);
     const bound = 100 + 2 * Math.max(0, quietP99 - 10);
-    expect(p99, `p99 ${p99.toFixed(1)} ms during the import; bound ${bound.toFixed(0)} ms (quiet p99 ${quietP99.toFixed(1)} ms)`).toBeLessThan(bound);
+    expect(
+      p99,
+      `p99 ${p99.toFixed(1)} ms during the import; bound ${bound.toFixed(0)} ms (quiet p99 ${quietP99.toFixed(1)} ms)`,
+    ).toBeLessThan(bound);
 
     // The imported types are usable, validators included.
     expect((await call("GET", `/aps/2/types/${encodeURIComponent(LAST)}`, { token })).json.name).toBe(`T${TYPES - 1}`);

@@ -10,7 +10,7 @@ import pino from "pino";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
-import { loadValidators } from "../../cli/load-validators.ts";
+import { loadValidators } from "../../cli/validate/load-validators.ts";
 import { compile } from "../../generator/pipeline.ts";
 import type { TypeValidator } from "../../runtime/common/type-validator.ts";
 import type { RegistryType } from "../../runtime/controller/registry.ts";
@@ -36,7 +36,14 @@ describe.each(databases)("migrations without serving on %s", (kind) => {
     return { dataDir, databaseUrl: database.url };
   };
   const start = (where: { dataDir: string; databaseUrl?: string }, migrate?: boolean) =>
-    startController({ types, validators, port: 0, ...where, ...(migrate === undefined ? {} : { migrate }), logger: pino({ level: "silent" }) });
+    startController({
+      types,
+      validators,
+      port: 0,
+      ...where,
+      ...(migrate === undefined ? {} : { migrate }),
+      logger: pino({ level: "silent" }),
+    });
 
   beforeAll(async () => {
     const { model } = compile(["test/fixtures/controller/notes"], { cwd: repoRoot });
@@ -57,7 +64,9 @@ describe.each(databases)("migrations without serving on %s", (kind) => {
     expect(refused).toBeInstanceOf(ControllerStartError);
     const error = refused as ControllerStartError;
     expect(error.reason).toBe("migrations-pending");
-    expect(error.message).toMatch(/^the database (at|in) .+ has \d+ of \d+ migrations not applied; run `aps-gen migrate` first, or start without --no-migrate$/);
+    expect(error.message).toMatch(
+      /^the database (at|in) .+ has \d+ of \d+ migrations not applied; run `aps-gen migrate` first, or start without --no-migrate$/,
+    );
     expect(error.message).not.toContain("\n");
     const [, pending, total] = /has (\d+) of (\d+)/.exec(error.message)!;
     expect(pending).toBe(total);
@@ -78,27 +87,32 @@ describe.each(databases)("migrations without serving on %s", (kind) => {
     }
   }, 60_000);
 
-  it.runIf(kind === "postgres")("serve --no-migrate refuses a database that lacks one migration, naming how many", async () => {
-    const where = await fresh();
-    await migrateDatabase(where);
-    const sql = postgres(where.databaseUrl!, { onnotice: () => {}, max: 1 });
-    try {
-      const [newest] = await sql`delete from drizzle.__drizzle_migrations where id = (select id from drizzle.__drizzle_migrations order by created_at desc limit 1) returning id, hash, created_at`;
-      const refused = await start(where, false).then(
-        () => undefined,
-        (error: unknown) => error as ControllerStartError,
-      );
-      expect(refused?.reason).toBe("migrations-pending");
-      expect(refused?.message).toMatch(/has 1 of \d+ migrations not applied/);
-      // The password never reaches the message (there is none here: the URL is shown as given).
-      expect(refused?.message).toContain(`at ${where.databaseUrl}`);
-      await sql`insert into drizzle.__drizzle_migrations (id, hash, created_at) values (${newest!.id}, ${newest!.hash}, ${newest!.created_at})`;
-    } finally {
-      await sql.end();
-    }
-    const running = await start(where, false);
-    await running.close();
-  }, 60_000);
+  it.runIf(kind === "postgres")(
+    "serve --no-migrate refuses a database that lacks one migration, naming how many",
+    async () => {
+      const where = await fresh();
+      await migrateDatabase(where);
+      const sql = postgres(where.databaseUrl!, { onnotice: () => {}, max: 1 });
+      try {
+        const [newest] =
+          await sql`delete from drizzle.__drizzle_migrations where id = (select id from drizzle.__drizzle_migrations order by created_at desc limit 1) returning id, hash, created_at`;
+        const refused = await start(where, false).then(
+          () => undefined,
+          (error: unknown) => error as ControllerStartError,
+        );
+        expect(refused?.reason).toBe("migrations-pending");
+        expect(refused?.message).toMatch(/has 1 of \d+ migrations not applied/);
+        // The password never reaches the message (there is none here: the URL is shown as given).
+        expect(refused?.message).toContain(`at ${where.databaseUrl}`);
+        await sql`insert into drizzle.__drizzle_migrations (id, hash, created_at) values (${newest!.id}, ${newest!.hash}, ${newest!.created_at})`;
+      } finally {
+        await sql.end();
+      }
+      const running = await start(where, false);
+      await running.close();
+    },
+    60_000,
+  );
 });
 
 describe("migrate and serve --no-migrate against a server that is not there", () => {
@@ -115,7 +129,15 @@ describe("migrate and serve --no-migrate against a server that is not there", ()
       expect(error?.message).toMatch(/^cannot reach the database at postgres:\/\/aps:\*\*\*@127\.0\.0\.1:1\/nothing: /);
       expect(error?.message).not.toContain("s3cret");
       const { model } = compile(["test/fixtures/controller/notes"], { cwd: repoRoot });
-      const refused = await startController({ types: buildRegistry(model), validators: await loadValidators(model), port: 0, dataDir, databaseUrl: url, migrate: false, logger: pino({ level: "silent" }) }).then(
+      const refused = await startController({
+        types: buildRegistry(model),
+        validators: await loadValidators(model),
+        port: 0,
+        dataDir,
+        databaseUrl: url,
+        migrate: false,
+        logger: pino({ level: "silent" }),
+      }).then(
         () => undefined,
         (e: unknown) => e as ControllerStartError,
       );

@@ -1,6 +1,6 @@
 /**
  * Issue 18 item 3: a script reaches every client function from one import, the generated
- * `client/index.gen.ts`. test/fixtures/client/mail-setup.ts (the README's example) imports only
+ * `client/index.gen.ts`. test/fixtures/client/mail-setup.ts (the example in docs/clients.md) imports only
  * that module; `tsc -p tsconfig.json` compiles it, and here it runs against `aps-gen serve` with
  * a CloudMail connector behind mutual TLS.
  */
@@ -27,15 +27,21 @@ const SCRIPT = join(repoRoot, "test/fixtures/client/mail-setup.ts");
 
 describe("the one-import script", () => {
   it("imports one module, the generated client index", () => {
-    const specifiers = [...readFileSync(SCRIPT, "utf8").matchAll(/^\s*(?:import|export)\b[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]);
+    const specifiers = [
+      ...readFileSync(SCRIPT, "utf8").matchAll(/^\s*(?:import|export)\b[^;]*?from\s+"([^"]+)"/gm),
+    ].map((m) => m[1]);
     expect(specifiers).toEqual(["../../../generated/client/index.gen.js"]);
   });
 
-  it("is the README's example, word for word but for the import path", () => {
-    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-    const block = /```ts\n(\/\/ One import[\s\S]*?)```/.exec(readme)?.[1];
+  it("is the example of docs/clients.md, word for word but for the import path", () => {
+    const page = readFileSync(join(repoRoot, "docs/clients.md"), "utf8");
+    const block = /```ts\n(\/\/ One import[\s\S]*?)```/.exec(page)?.[1];
     expect(block).toBeDefined();
-    const script = readFileSync(SCRIPT, "utf8").split("\n").slice(1).join("\n").replace("../../../generated/client/index.gen.js", "./generated/client/index.gen.js");
+    const script = readFileSync(SCRIPT, "utf8")
+      .split("\n")
+      .slice(1)
+      .join("\n")
+      .replace("../../../generated/client/index.gen.js", "./generated/client/index.gen.js");
     expect(block!.split("\n").slice(1).join("\n")).toBe(script);
   });
 });
@@ -65,9 +71,16 @@ describe.each(databases)("the one-import script against aps-gen serve on %s", (k
         onDomainLinked: () => undefined,
         onMailboxChanged: () => undefined,
       },
-      domains: { provision: () => ({ verified: true }), verifyDns: () => ({ verified: true, missing: [] }), requiredRecords: () => [] },
+      domains: {
+        provision: () => ({ verified: true }),
+        verifyDns: () => ({ verified: true, missing: [] }),
+        requiredRecords: () => [],
+      },
       mailboxes: {
-        provision: (_ctx, r) => (provisioned.push(r.localPart), { address: `${r.localPart}@example.com`, used: 0 }),
+        provision: (_ctx, r) => {
+          provisioned.push(r.localPart);
+          return { address: `${r.localPart}@example.com`, used: 0 };
+        },
         disable: () => undefined,
         enable: () => undefined,
         changePassword: () => true,
@@ -76,7 +89,10 @@ describe.each(databases)("the one-import script against aps-gen serve on %s", (k
         purgeArchive: () => ({ messages: 0, freed: 0 }),
       },
     });
-    connector = await startConnector(createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }), tls.server);
+    connector = await startConnector(
+      createConnectorApp({ services, credentials: fileCredentialStore(join(dir, "credentials")) }),
+      tls.server,
+    );
     controller = await serveProcess(dataDir, database?.url);
     base = await controller.url;
   }, 60_000);

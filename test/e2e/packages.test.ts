@@ -10,7 +10,6 @@ import { databases, startControllerUnderTest, type ControllerUnderTest } from ".
 const ACCOUNT = "http://aps-standard.org/types/core/account/1.0";
 const VPS = "http://vpscloud.example.net/types/vps/1.1";
 
-
 describe.each(databases)("packages on %s", (kind) => {
   let t: ControllerUnderTest;
   let customer: string;
@@ -19,7 +18,10 @@ describe.each(databases)("packages on %s", (kind) => {
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"]);
-    const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: ACCOUNT }, companyName: "C", addressPostal: {} } });
+    const account = await t.call("POST", "/aps/2/resources", {
+      token: t.adminToken,
+      body: { aps: { type: ACCOUNT }, companyName: "C", addressPostal: {} },
+    });
     customer = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id });
   }, 60_000);
   afterAll(async () => t?.dispose());
@@ -31,13 +33,24 @@ describe.each(databases)("packages on %s", (kind) => {
     const list = await t.call("GET", "/aps/2/packages", { token: customer });
     expect(list.status).toBe(200);
     const cloudmail = list.json.find((p: { name: string }) => p.name === "CloudMail");
-    expect(cloudmail).toMatchObject({ origin: "types", types: expect.arrayContaining(["http://cloudmail.example.com/types/mailbox/1.0"]) });
+    expect(cloudmail).toMatchObject({
+      origin: "types",
+      types: expect.arrayContaining(["http://cloudmail.example.com/types/mailbox/1.0"]),
+    });
     const meta = await t.call("GET", `/aps/2/packages/${cloudmail.id}/APP-META.xml`, { token: customer });
     expect(meta.status).toBe(200);
     expect(meta.text).toContain("http://aps-standard.org/ns/2");
     expect(meta.headers["content-security-policy"]).toBe("sandbox");
-    for (const escape of ["../../package.json", "..%2F..%2Fpackage.json", "%2Fetc%2Fpasswd", "schemas/..%2F..%2F..%2Fpackage.json"]) {
-      expect((await t.call("GET", `/aps/2/packages/${cloudmail.id}/${escape}`, { token: customer })).status, escape).toBe(404);
+    for (const outside of [
+      "../../package.json",
+      "..%2F..%2Fpackage.json",
+      "%2Fetc%2Fpasswd",
+      "schemas/..%2F..%2F..%2Fpackage.json",
+    ]) {
+      expect(
+        (await t.call("GET", `/aps/2/packages/${cloudmail.id}/${outside}`, { token: customer })).status,
+        outside,
+      ).toBe(404);
     }
     expect((await t.call("GET", "/aps/2/packages/nope", { token: customer })).status).toBe(404);
   });
@@ -49,10 +62,16 @@ describe.each(databases)("packages on %s", (kind) => {
     expect(imported.json).toMatchObject({ origin: "imported", types: expect.arrayContaining([VPS]) });
     importedId = imported.json.id;
     expect((await t.call("GET", `/aps/2/types/${encodeURIComponent(VPS)}`, { token: customer })).json.name).toBe("Vps");
-    const types = await t.call("GET", `/aps/2/types?implementing(${encodeURIComponent("http://aps-standard.org/types/core/resource/1.0")})`, { token: customer });
+    const types = await t.call(
+      "GET",
+      `/aps/2/types?implementing(${encodeURIComponent("http://aps-standard.org/types/core/resource/1.0")})`,
+      { token: customer },
+    );
     expect(types.json.map((x: { id: string }) => x.id)).toContain(VPS);
     // Its types belong to an application: validated, then 502 until applications can be called.
-    expect((await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: VPS }, bogus: 1 } })).status).toBe(400);
+    expect(
+      (await t.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: VPS }, bogus: 1 } })).status,
+    ).toBe(400);
     const file = await t.call("GET", `/aps/2/packages/${imported.json.id}/APP-META.xml`, { token: customer });
     expect(file.status).toBe(200);
     // The same types again are a conflict, not a silent replacement.
@@ -61,7 +80,9 @@ describe.each(databases)("packages on %s", (kind) => {
 
   it("keeps an imported package: a restarted controller (PGlite) or another instance (PostgreSQL) serves it from the stored archive", async () => {
     // On PGlite, looking at the rows stops the controller and starts it again on its data.
-    const [stored] = await t.sql(`select count(*)::int as parts, sum(length(bytes))::int as bytes from package_archive_parts where package_id = '${importedId}'`);
+    const [stored] = await t.sql(
+      `select count(*)::int as parts, sum(length(bytes))::int as bytes from package_archive_parts where package_id = '${importedId}'`,
+    );
     expect(stored).toEqual({ parts: 1, bytes: vpscloud.length });
     const other = kind === "postgres" ? await t.second() : undefined;
     try {
@@ -76,11 +97,16 @@ describe.each(databases)("packages on %s", (kind) => {
   });
 
   it("refuses bad packages with diagnostics naming file and line, and stores nothing", async () => {
-    const broken = zipFolder(join(repoRoot, "types/examples/vpscloud"), { "schemas/snapshot.schema": '{\n  "apsVersion": "2.0",\n  "name": "Snapshot",\n  "id": "http://vpscloud.example.net/types/snapshot/2.0",\n  "properties": { "size": { "type": "integer", "default": "big" } }\n}\n' });
+    const broken = zipFolder(join(repoRoot, "types/examples/vpscloud"), {
+      "schemas/snapshot.schema":
+        '{\n  "apsVersion": "2.0",\n  "name": "Snapshot",\n  "id": "http://vpscloud.example.net/types/snapshot/2.0",\n  "properties": { "size": { "type": "integer", "default": "big" } }\n}\n',
+    });
     const r = await post(t.adminToken, broken);
     expect(r.status).toBe(400);
     expect(r.json.message).toMatch(/error\(s\) in its declarations/);
-    expect(r.json.details.map((d: { message: string }) => d.message).join("\n")).toMatch(/\.app\.zip\/schemas\/snapshot\.schema:\d+:\d+ - error APS\d{3}/);
+    expect(r.json.details.map((d: { message: string }) => d.message).join("\n")).toMatch(
+      /\.app\.zip\/schemas\/snapshot\.schema:\d+:\d+ - error APS\d{3}/,
+    );
     expect((await post(t.adminToken, "not a zip at all")).status).toBe(400);
     expect((await post(t.adminToken, new Uint8Array())).status).toBe(400);
     expect((await post(t.adminToken, vpscloud, "text/plain")).status).toBe(415);
@@ -94,7 +120,10 @@ describe.each(databases)("packages on %s", (kind) => {
     try {
       const seen = await other.call("GET", `/aps/2/types/${encodeURIComponent(VPS)}`, { token: customer });
       expect(seen.status).toBe(200);
-      expect((await other.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: VPS }, bogus: 1 } })).status).toBe(400);
+      expect(
+        (await other.call("POST", "/aps/2/resources", { token: customer, body: { aps: { type: VPS }, bogus: 1 } }))
+          .status,
+      ).toBe(400);
     } finally {
       await other.close();
     }

@@ -58,13 +58,41 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
   it("loses no acknowledged provisioning and leaves nothing at the application it does not know", async () => {
     let { p, call } = await start();
     const adminToken = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
-    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find((x: { name: string }) => x.name === "CloudMail").id;
-    const installed = await call("POST", "/aps/2/instances", { token: adminToken, body: { package: pkg, endpoint: app.url, endpointCa: app.ca, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    const pkg = (await call("GET", "/aps/2/packages", { token: adminToken })).json.find(
+      (x: { name: string }) => x.name === "CloudMail",
+    ).id;
+    const installed = await call("POST", "/aps/2/instances", {
+      token: adminToken,
+      body: {
+        package: pkg,
+        endpoint: app.url,
+        endpointCa: app.ca,
+        settings: {
+          apiEndpoint: "https://api.example",
+          apiKey: "key-0123456789abcdef",
+          apiSecret: "secret-0123456789",
+        },
+      },
+    });
     expect(installed.status, installed.text).toBe(201);
-    const account = (await call("POST", "/aps/2/resources", { token: adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} } })).json.aps.id;
+    const account = (
+      await call("POST", "/aps/2/resources", {
+        token: adminToken,
+        body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "C", addressPostal: {} },
+      })
+    ).json.aps.id;
     const token = await new TokenService(loadKeys(dataDir).token).mint({ accountId: account });
-    const sub = (await call("POST", "/aps/2/resources", { token, body: { aps: { type: "http://aps-standard.org/types/core/subscription/1.0" } } })).json.aps.id;
-    const tenantBody = { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub } } };
+    const sub = (
+      await call("POST", "/aps/2/resources", {
+        token,
+        body: { aps: { type: "http://aps-standard.org/types/core/subscription/1.0" } },
+      })
+    ).json.aps.id;
+    const tenantBody = {
+      aps: { type: `${T}/tenant/1.0` },
+      account: { aps: { id: account } },
+      subscription: { aps: { id: sub } },
+    };
     // The application creates at once and answers 400 ms later: the kill comes while calls wait in that window.
     let waiting = 0;
     app.answer = (c) => {
@@ -75,7 +103,13 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
     };
 
     const acknowledged = new Set<string>();
-    const tenantsAtController = async (c: typeof call) => new Set(((await c("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/tenant/1.0`)})`, { token })).json as { aps: { id: string } }[]).map((r) => r.aps.id));
+    const tenantsAtController = async (c: typeof call) =>
+      new Set(
+        (
+          (await c("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${T}/tenant/1.0`)})`, { token }))
+            .json as { aps: { id: string } }[]
+        ).map((r) => r.aps.id),
+      );
     const provision = (c: typeof call) =>
       c("POST", "/aps/2/resources", { token, body: tenantBody }).then(
         (r) => void (r.status === 201 && acknowledged.add(r.json.aps.id)),
@@ -103,7 +137,13 @@ describe.each(databases)("provisionings across controller crashes on %s", (kind)
     // removed resources the application had created and no process had stored. (Its line comes
     // through a pipe, maybe after the DELETE; it is also written for an intent whose call never
     // reached the application, hence the check against what the application created.)
-    const reconciled = () => new Set(processes.flatMap((x) => x.logs).filter((l) => l.includes(RECONCILED)).map((l) => (JSON.parse(l) as { resource: string }).resource));
+    const reconciled = () =>
+      new Set(
+        processes
+          .flatMap((x) => x.logs)
+          .filter((l) => l.includes(RECONCILED))
+          .map((l) => (JSON.parse(l) as { resource: string }).resource),
+      );
     const orphans = await until("the reconciler to remove a resource the application created", () => {
       const ids = [...reconciled()].filter((id) => app.created.has(id));
       return ids.length > 0 && ids;

@@ -47,7 +47,10 @@ async function readsBy(node: Node): Promise<Record<string, number>> {
 
 /** The log lines of `node` from byte `from` on that say `text`. */
 function logLines(node: Node, text: string, from = 0): string[] {
-  return readFileSync(node.logFile, "utf8").slice(from).split("\n").filter((l) => l.includes(text));
+  return readFileSync(node.logFile, "utf8")
+    .slice(from)
+    .split("\n")
+    .filter((l) => l.includes(text));
 }
 
 describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (skipped: ${replicaSkip})` : ""}`, () => {
@@ -80,7 +83,11 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
       controller,
       logFile,
       async call(method, path, body) {
-        const response = await controller.request(new URL(path, controller.url), { method, headers: { "aps-token": token, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+        const response = await controller.request(new URL(path, controller.url), {
+          method,
+          headers: { "aps-token": token, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
         const text = await response.text();
         return { status: response.status, json: text ? JSON.parse(text) : undefined };
       },
@@ -113,7 +120,10 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
       if (i % 5 === 4) {
         const title = `n${i}-${Math.random().toString(36).slice(2, 8)}`;
         await newNote(writer, title);
-        const listed = await reader.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),eq(title,${title})`);
+        const listed = await reader.call(
+          "GET",
+          `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),eq(title,${title})`,
+        );
         expect(listed.status).toBe(200);
         if (listed.json.length !== 1) missed.push(`list ${i}: ${listed.json.length} notes titled ${title}`);
       } else {
@@ -122,7 +132,8 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
         const read = await reader.call("GET", `/aps/2/resources/${id}`);
         // 404: the note itself is not there yet.
         expect([200, 404]).toContain(read.status);
-        if (read.json.title !== `v${i}`) missed.push(`get ${i}: ${read.status === 404 ? "404" : read.json.title} instead of v${i}`);
+        if (read.json.title !== `v${i}`)
+          missed.push(`get ${i}: ${read.status === 404 ? "404" : read.json.title} instead of v${i}`);
       }
     }
     return missed;
@@ -137,7 +148,8 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
     a = await node("a");
     b = await node("b");
     await replica.waitForReplay();
-    for (const n of [a, b]) await until("the replica to be usable", async () => (await replicaState(n)) === "up", 15_000);
+    for (const n of [a, b])
+      await until("the replica to be usable", async () => (await replicaState(n)) === "up", 15_000);
   }, 90_000);
 
   afterAll(async () => {
@@ -149,26 +161,47 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
 
   it("serves a resource, its links, a relation and lists from the replica once it has replayed them, and counts them", async () => {
     const note = await newNote(a, "on the replica");
-    const topic = (await a.call("POST", "/aps/2/resources", { aps: { type: TOPIC }, name: "replicated" })).json.aps.id as string;
+    const topic = (await a.call("POST", "/aps/2/resources", { aps: { type: TOPIC }, name: "replicated" })).json.aps
+      .id as string;
     expect((await a.call("POST", `/aps/2/resources/${note}/topic`, { aps: { id: topic } })).status).toBe(200);
     await replica.waitForReplay();
     const reads: Record<string, (n: Node) => Promise<void>> = {
-      "GET of a resource": async (n) => expect((await n.call("GET", `/aps/2/resources/${note}`)).json.title).toBe("on the replica"),
-      "a list": async (n) => expect((await n.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),eq(title,on%20the%20replica)`)).json.map((r: { aps: { id: string } }) => r.aps.id)).toEqual([note]),
-      "a relation's listing": async (n) => expect((await n.call("GET", `/aps/2/resources/${note}/topic`)).json.map((r: { aps: { id: string } }) => r.aps.id)).toEqual([topic]),
-      "aps/links": async (n) => expect((await n.call("GET", `/aps/2/resources/${note}/aps/links`)).json.map((l: { id: string }) => l.id)).toContain(topic),
-      "a 404": async (n) => expect((await n.call("GET", "/aps/2/resources/0d3e1a52-0000-4000-8000-00000000beef")).status).toBe(404),
+      "GET of a resource": async (n) =>
+        expect((await n.call("GET", `/aps/2/resources/${note}`)).json.title).toBe("on the replica"),
+      "a list": async (n) =>
+        expect(
+          (
+            await n.call(
+              "GET",
+              `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),eq(title,on%20the%20replica)`,
+            )
+          ).json.map((r: { aps: { id: string } }) => r.aps.id),
+        ).toEqual([note]),
+      "a relation's listing": async (n) =>
+        expect(
+          (await n.call("GET", `/aps/2/resources/${note}/topic`)).json.map((r: { aps: { id: string } }) => r.aps.id),
+        ).toEqual([topic]),
+      "aps/links": async (n) =>
+        expect(
+          (await n.call("GET", `/aps/2/resources/${note}/aps/links`)).json.map((l: { id: string }) => l.id),
+        ).toContain(topic),
+      "a 404": async (n) =>
+        expect((await n.call("GET", "/aps/2/resources/0d3e1a52-0000-4000-8000-00000000beef")).status).toBe(404),
     };
     for (const n of [a, b]) {
       for (const [what, read] of Object.entries(reads)) {
         // Other suites write to the same PostgreSQL cluster, and their WAL moves the fence too:
         // a read may find the replica a moment behind and go to the primary. Each kind of read
         // must be served by the replica at least once.
-        await until(`${what} served by the replica`, async () => {
-          const before = (await readsBy(n))[replicaName] ?? 0;
-          await read(n);
-          return ((await readsBy(n))[replicaName] ?? 0) === before + 1;
-        }, 10_000);
+        await until(
+          `${what} served by the replica`,
+          async () => {
+            const before = (await readsBy(n))[replicaName] ?? 0;
+            await read(n);
+            return ((await readsBy(n))[replicaName] ?? 0) === before + 1;
+          },
+          10_000,
+        );
       }
     }
     // Writes went to the primary: the note's configure is a write, its answer read there too.
@@ -214,11 +247,18 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
       // meanwhile. Its polled position is forgotten (a restarted replica may start at an earlier one).
       for (const n of [a, b]) {
         const ready = await n.call("GET", "/readyz");
-        expect(ready.json.replicas[0]).toMatchObject({ state: "down", replayed: null, reason: expect.stringMatching(/^unreachable: /) });
+        expect(ready.json.replicas[0]).toMatchObject({
+          state: "down",
+          replayed: null,
+          reason: expect.stringMatching(/^unreachable: /),
+        });
       }
       const before = await readsBy(a);
       for (let i = 0; i < 30; i++) {
-        const [got, listed] = await Promise.all([a.call("GET", `/aps/2/resources/${note}`), a.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),limit(0,5)`)]);
+        const [got, listed] = await Promise.all([
+          a.call("GET", `/aps/2/resources/${note}`),
+          a.call("GET", `/aps/2/resources?implementing(${encodeURIComponent(NOTE)}),limit(0,5)`),
+        ]);
         expect(got.status).toBe(200);
         expect(got.json.title).toBe("while the replica is away");
         expect(listed.status).toBe(200);
@@ -233,11 +273,15 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
       await replica.resume();
     }
     await until("the replica back", async () => (await replicaState(a)) === "up", 15_000);
-    await until("a GET served by the replica again", async () => {
-      const before = (await readsBy(a))[replicaName] ?? 0;
-      expect((await a.call("GET", `/aps/2/resources/${note}`)).status).toBe(200);
-      return ((await readsBy(a))[replicaName] ?? 0) > before;
-    }, 10_000);
+    await until(
+      "a GET served by the replica again",
+      async () => {
+        const before = (await readsBy(a))[replicaName] ?? 0;
+        expect((await a.call("GET", `/aps/2/resources/${note}`)).status).toBe(200);
+        return ((await readsBy(a))[replicaName] ?? 0) > before;
+      },
+      10_000,
+    );
     expect(logLines(a, `read replica ${replicaName} is back`, logFrom)).toHaveLength(1);
     expect(logLines(a, `read replica ${replicaName} skipped`, logFrom)).toHaveLength(1);
   }, 60_000);
@@ -262,14 +306,20 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
       expect(ready.status).toBe(200);
       expect(ready.json.replicas[0]).toMatchObject({ replica: replicaName, state: "lagging" });
       expect(ready.json.replicas[0].lagSeconds).toBeGreaterThan(1);
-      expect(logLines(a, `read replica ${replicaName} skipped (`, logFrom).join("\n")).toMatch(/s behind the primary, over the bound of 1 s/);
+      expect(logLines(a, `read replica ${replicaName} skipped (`, logFrom).join("\n")).toMatch(
+        /s behind the primary, over the bound of 1 s/,
+      );
     } finally {
       await replica.configure("recovery_min_apply_delay", "0");
     }
-    await until("the replica back within the bound", async () => {
-      await a.call("GET", `/aps/2/resources/${id}`);
-      return (await replicaState(a)) === "up";
-    }, 15_000);
+    await until(
+      "the replica back within the bound",
+      async () => {
+        await a.call("GET", `/aps/2/resources/${id}`);
+        return (await replicaState(a)) === "up";
+      },
+      15_000,
+    );
     expect(logLines(a, `read replica ${replicaName} is back`, logFrom)).toHaveLength(1);
   }, 60_000);
 
@@ -281,11 +331,34 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
 
     /** `aps-gen serve` from the sources, on its own data folder with the deployment's keys shared through the data folder of the in-process nodes. */
     function serve(): Promise<string> {
-      const child = spawn(process.execPath, ["--liftoff-only", join(repoRoot, "bin/aps-gen.js"), "serve", "--types", "test/fixtures/controller/notes", "--port", "0", "--data", dataDir, "--workers", "1", "--no-migrate", "--database-url", scratch.url, "--read-database-url", replicaUrl, "--read-max-lag", "2"], {
-        cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn" },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          "--liftoff-only",
+          join(repoRoot, "bin/aps-gen.js"),
+          "serve",
+          "--types",
+          "test/fixtures/controller/notes",
+          "--port",
+          "0",
+          "--data",
+          dataDir,
+          "--workers",
+          "1",
+          "--no-migrate",
+          "--database-url",
+          scratch.url,
+          "--read-database-url",
+          replicaUrl,
+          "--read-max-lag",
+          "2",
+        ],
+        {
+          cwd: repoRoot,
+          env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn" },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
       children.push(child);
       let err = "";
       return new Promise((resolve, reject) => {
@@ -302,7 +375,10 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
       const [one, two] = await Promise.all([serve(), serve()]);
       const ca = readFileSync(join(dataDir, "tls/ca.crt"), "utf8");
       const calls = [httpsClient(one, ca), httpsClient(two, ca)];
-      const created = await calls[0]!("POST", "/aps/2/resources", { token, body: { aps: { type: NOTE }, title: "p0" } });
+      const created = await calls[0]!("POST", "/aps/2/resources", {
+        token,
+        body: { aps: { type: NOTE }, title: "p0" },
+      });
       expect(created.status, created.text).toBe(201);
       const id = created.json.aps.id as string;
       for (let i = 1; i <= 40; i++) {
@@ -317,11 +393,17 @@ describe.skipIf(replicaSkip)(`reads from a streaming replica${replicaSkip ? ` (s
       }
       // Reads with nothing written in between: the replica catches up and answers them.
       await replica.waitForReplay();
-      await until("a read served by the replica in a serve process", async () => {
-        await calls[1]!("GET", `/aps/2/resources/${id}`, { token });
-        const metrics = (await calls[1]!("GET", "/metrics")).text;
-        return new RegExp(`^aps_reads_total\\{target="${replicaName.replace(/\./g, "\\.")}"\\} [1-9]`, "m").test(metrics);
-      }, 10_000);
+      await until(
+        "a read served by the replica in a serve process",
+        async () => {
+          await calls[1]!("GET", `/aps/2/resources/${id}`, { token });
+          const metrics = (await calls[1]!("GET", "/metrics")).text;
+          return new RegExp(`^aps_reads_total\\{target="${replicaName.replace(/\./g, "\\.")}"\\} [1-9]`, "m").test(
+            metrics,
+          );
+        },
+        10_000,
+      );
     }, 60_000);
   });
 });
@@ -331,11 +413,22 @@ describe("aps-gen serve --read-database-url on the embedded database", () => {
   it("is refused in one line: replicas need a PostgreSQL primary", async () => {
     const data = mkdtempSync(join(tmpdir(), "aps-replica-refused-"));
     try {
-      const r = await runCli(["serve", "--types", "test/fixtures/controller/notes", "--data", data, "--read-database-url", "postgres://postgres@127.0.0.1:5433/test"]);
+      const r = await runCli([
+        "serve",
+        "--types",
+        "test/fixtures/controller/notes",
+        "--data",
+        data,
+        "--read-database-url",
+        "postgres://postgres@127.0.0.1:5433/test",
+      ]);
       expect(r.code).toBe(2);
-      expect(r.err).toEqual(["aps-gen serve: --read-database-url needs a PostgreSQL primary (--database-url): the embedded database has no replicas"]);
+      expect(r.err).toEqual([
+        "aps-gen serve: --read-database-url needs a PostgreSQL primary (--database-url): the embedded database has no replicas",
+      ]);
       // The same from the environment (the option's variable, as every option has one).
-      process.env.APS_GEN_READ_DATABASE_URL = "postgres://postgres@127.0.0.1:5433/test,postgres://postgres@127.0.0.1:5434/test";
+      process.env.APS_GEN_READ_DATABASE_URL =
+        "postgres://postgres@127.0.0.1:5433/test,postgres://postgres@127.0.0.1:5434/test";
       try {
         const fromEnv = await runCli(["serve", "--types", "test/fixtures/controller/notes", "--data", data]);
         expect(fromEnv.code).toBe(2);

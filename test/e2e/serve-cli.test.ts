@@ -16,8 +16,16 @@ afterAll(() => {
 });
 
 /** Runs `aps-gen serve` as a real process until it prints its URL (--liftoff-only: see serve-process.ts). */
-function serve(types: readonly string[] = ["--types", "test/fixtures/controller/notes"], cwd = repoRoot, data = dataDir) {
-  const child = spawn(process.execPath, ["--liftoff-only", join(repoRoot, "bin/aps-gen.js"), "serve", ...types, "--port", "0", "--data", data], { cwd, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
+function serve(
+  types: readonly string[] = ["--types", "test/fixtures/controller/notes"],
+  cwd = repoRoot,
+  data = dataDir,
+) {
+  const child = spawn(
+    process.execPath,
+    ["--liftoff-only", join(repoRoot, "bin/aps-gen.js"), "serve", ...types, "--port", "0", "--data", data],
+    { cwd, env: { ...process.env, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
   started.push(child);
   let err = "";
   let out = "";
@@ -52,9 +60,16 @@ describe("aps-gen serve as a process", () => {
     const nav = await call("POST", "/aps/2/navigation", { token, body: { id: "ccp", items: [{ id: "home" }] } });
     expect(nav.status).toBe(201);
     expect((await call("GET", "/aps/2/types/http://notes.example/types/note/1.0", { token })).json.name).toBe("Note");
+    // The console is on: served from console/build when `prepare` built it, else a 404 that says so.
+    const page = await call("GET", "/console/");
+    if (page.status === 200)
+      expect(page.headers["content-security-policy"]).toMatch(/^default-src 'none'; script-src 'self';/);
+    else expect(page.json.message).toMatch(/console is not built/);
     const providerLine = first.output().err.match(/provider account (\S+);/)![1];
     // Said before the slow part: the first start creates the embedded database.
-    expect(first.output().err).toMatch(/^starting the controller: \d+ types · embedded database, created now in .* \(first start: a few seconds\)$/m);
+    expect(first.output().err).toMatch(
+      /^starting the controller: \d+ types · embedded database, created now in .* \(first start: a few seconds\)$/m,
+    );
 
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
@@ -63,8 +78,14 @@ describe("aps-gen serve as a process", () => {
     expect(first.output().out).toContain('"path":"/aps/2/resources"');
     expect(first.output().out).not.toContain(token);
 
-    const second = serve();
+    // Started again with --no-console: neither the console nor its live log of calls is served.
+    const second = serve(["--types", "test/fixtures/controller/notes", "--no-console"]);
     const url2 = await second.ready;
+    for (const path of ["/console/", "/aps/2/console/calls"]) {
+      const off = await httpsClient(url2, ca)("GET", path, { token });
+      expect(off.status, path).toBe(404);
+      expect(off.json.message, path).toMatch(/^Nothing is served at/);
+    }
     expect(second.output().err).toContain(`provider account ${providerLine};`);
     expect(second.output().err).toMatch(/^starting the controller: \d+ types · embedded database in \S+$/m);
     const again = await httpsClient(url2, ca)("GET", "/aps/2/resources", { token });
@@ -80,9 +101,13 @@ describe("aps-gen serve as a process", () => {
       cpSync(join(repoRoot, "test/fixtures/check"), join(folder, "test/fixtures/check"), { recursive: true });
       const run = serve([], folder, join(folder, ".aps-data"));
       const url = await run.ready;
-      expect(run.output().err.split("\n")[0]).toBe(`no --types given and no ./types in ${folder}: serving the core types only; name declarations with --types <folder or .app.zip>`);
+      expect(run.output().err.split("\n")[0]).toBe(
+        `no --types given and no ./types in ${folder}: serving the core types only; name declarations with --types <folder or .app.zip>`,
+      );
       const call = httpsClient(url, readFileSync(join(folder, ".aps-data/tls/ca.crt"), "utf8"));
-      const types = await call("GET", "/aps/2/types", { token: readFileSync(join(folder, ".aps-data/admin.token"), "utf8").trim() });
+      const types = await call("GET", "/aps/2/types", {
+        token: readFileSync(join(folder, ".aps-data/admin.token"), "utf8").trim(),
+      });
       const core = [...compile([], { includeCore: true }).model.types.keys()].sort();
       expect((types.json as { id: string }[]).map((t) => t.id).sort()).toEqual(core);
       run.child.kill("SIGTERM");

@@ -29,18 +29,38 @@ export interface ServeProcess {
  * ~15 s -> ~8.5 s of CPU, ~22 s -> ~12 s until it listens). test/e2e/serve-cli.test.ts and
  * test/package/packed.test.ts still start `serve` on an empty folder.
  */
-export async function serveProcess(dataDir: string, databaseUrl: string | undefined, extraArgs: readonly string[] = [], options: { logLevel?: string } = {}): Promise<ServeProcess> {
+export async function serveProcess(
+  dataDir: string,
+  databaseUrl: string | undefined,
+  extraArgs: readonly string[] = [],
+  options: { logLevel?: string } = {},
+): Promise<ServeProcess> {
   if (!databaseUrl) await seedEmbeddedDatabase(dataDir);
   const cli = await builtCli();
   // --liftoff-only: V8 runs PGlite's WebAssembly as first compiled instead of also compiling its
   // hot functions again with TurboFan on a background thread, which a process that lives for a
   // few requests never wins back (a start on an empty folder: 8.6 s of CPU -> 6.0 s). Same
   // semantics; and `serve` given a V8 flag must still start its package compiler's worker.
-  const child = spawn(process.execPath, ["--liftoff-only", cli, "serve", "--types", "types/examples/cloudmail", "--port", "0", "--data", dataDir, ...extraArgs], {
-    cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: options.logLevel ?? "warn" },
-    stdio: ["ignore", options.logLevel ? "pipe" : "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--liftoff-only",
+      cli,
+      "serve",
+      "--types",
+      "types/examples/cloudmail",
+      "--port",
+      "0",
+      "--data",
+      dataDir,
+      ...extraArgs,
+    ],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_URL: databaseUrl ?? "", LOG_LEVEL: options.logLevel ?? "warn" },
+      stdio: ["ignore", options.logLevel ? "pipe" : "ignore", "pipe"],
+    },
+  );
   const logs: string[] = [];
   let partial = "";
   child.stdout?.on("data", (d: Buffer) => {

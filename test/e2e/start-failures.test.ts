@@ -21,7 +21,15 @@ describe("a failed start", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const start = (dataDir: string, port: number) => startController({ types: [], validators: new Map(), dataDir, port, logger: pino({ level: "silent" }), ...(template ? { pgliteTemplate: template } : {}) });
+  const start = (dataDir: string, port: number) =>
+    startController({
+      types: [],
+      validators: new Map(),
+      dataDir,
+      port,
+      logger: pino({ level: "silent" }),
+      ...(template ? { pgliteTemplate: template } : {}),
+    });
   const umask = () => {
     const current = process.umask(0o022);
     process.umask(current);

@@ -18,7 +18,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const RESOURCE = "http://aps-standard.org/types/core/resource/1.0";
 const id = (name: string) => `http://clash.example/types/${name.toLowerCase()}/1.0`;
-const type = (name: string, rest: object) => ({ apsVersion: "2.0", name, id: id(name), implements: [RESOURCE], ...rest });
+const type = (name: string, rest: object) => ({
+  apsVersion: "2.0",
+  name,
+  id: id(name),
+  implements: [RESOURCE],
+  ...rest,
+});
 const notification = { event: { kind: "body", type: `${RESOURCE}#Notification`, required: true } };
 
 const schemas: Record<string, object> = {
@@ -40,7 +46,9 @@ const schemas: Record<string, object> = {
   "send.schema": type("Send", { operations: { json: { verb: "POST", path: "/json", response: { type: "object" } } } }),
   "get.schema": type("Get", { operations: { mailbox: { verb: "GET", path: "/m", response: { type: "object" } } } }),
   // `encodeURIComponent` is the global a static operation's path takes.
-  "encode-uri.schema": type("EncodeURI", { operations: { component: { verb: "GET", path: "/c", static: true, response: { type: "object" } } } }),
+  "encode-uri.schema": type("EncodeURI", {
+    operations: { component: { verb: "GET", path: "/c", static: true, response: { type: "object" } } },
+  }),
 };
 
 function build() {
@@ -62,7 +70,9 @@ describe("names of a package's client module", () => {
 
   it("is the only client file of the package", () => {
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(files.filter((f) => f.path.startsWith("client/clash/")).map((f) => f.path)).toEqual(["client/clash/index.gen.ts"]);
+    expect(files.filter((f) => f.path.startsWith("client/clash/")).map((f) => f.path)).toEqual([
+      "client/clash/index.gen.ts",
+    ]);
   });
 
   it("declares each name once, prefixing a name two types take with the type's name", () => {
@@ -97,7 +107,13 @@ describe("names of a package's client module", () => {
 
   it("is exported by the client index under the module's names", () => {
     const index = files.find((f) => f.path === "client/index.gen.ts")!.content;
-    for (const name of ["mailboxListMailboxPages", "mailboxPageListMailboxPages", "mailboxListMailboxPages_2", "getGetMailbox"]) expect(index).toMatch(new RegExp(`\\b${name},`));
+    for (const name of [
+      "mailboxListMailboxPages",
+      "mailboxPageListMailboxPages",
+      "mailboxListMailboxPages_2",
+      "getGetMailbox",
+    ])
+      expect(index).toMatch(new RegExp(`\\b${name},`));
   });
 
   it("is written as Prettier prints it, the same on a second build", async () => {

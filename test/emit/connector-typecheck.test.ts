@@ -10,7 +10,7 @@ import { typecheckEmitted } from "../helpers/typecheck.ts";
  * Every shape of custom operation a package may declare gives a connector, client and
  * validators that compile: no reply type (a handler may answer anything), a typed reply, a
  * body, a path parameter, a static one. (The corpus suite found the first missing; it skips
- * where ../shared is absent, this one does not.)
+ * where the corpus is not beside the checkout, this one does not.)
  */
 const dir = mkdtempSync(join(tmpdir(), "aps-connector-shapes-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,8 +24,17 @@ const declaration = {
   properties: { label: { type: "string" } },
   operations: {
     noReply: { verb: "POST", path: "/noReply", parameters: {} },
-    typedReply: { verb: "GET", path: "/typed/{day}", parameters: { day: { kind: "path", type: "string", required: true } }, response: { type: "integer" } },
-    withBody: { verb: "PUT", path: "/body", parameters: { settings: { kind: "body", type: "object", required: true } } },
+    typedReply: {
+      verb: "GET",
+      path: "/typed/{day}",
+      parameters: { day: { kind: "path", type: "string", required: true } },
+      response: { type: "integer" },
+    },
+    withBody: {
+      verb: "PUT",
+      path: "/body",
+      parameters: { settings: { kind: "body", type: "object", required: true } },
+    },
     staticNoReply: { verb: "GET", path: "/count", static: true, parameters: { q: { kind: "query", type: "string" } } },
   },
 };
@@ -74,10 +83,23 @@ describe("connector, client and validators for every operation shape", () => {
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const files = emitAll(model);
     const module = files.find((f) => f.path === "connector/shapes/index.gen.ts")!.content;
-    expect(files.filter((f) => f.path.startsWith("connector/")).map((f) => f.path)).toEqual(["connector/shapes/index.gen.ts"]);
+    expect(files.filter((f) => f.path.startsWith("connector/")).map((f) => f.path)).toEqual([
+      "connector/shapes/index.gen.ts",
+    ]);
     const declared = [...module.matchAll(/^export (?:interface|function) ([A-Za-z0-9_$]+)/gm)].map((m) => m[1]!);
     expect(new Set(declared).size).toBe(declared.length);
-    expect(declared).toEqual(expect.arrayContaining(["ShapesApplicationHandlers", "shapesServices", "ServiceHandlers", "ShapesApplicationHandlers_2", "MySvcHandlers", "MySvcHandlers_2", "my_svcService", "mySvcService"]));
+    expect(declared).toEqual(
+      expect.arrayContaining([
+        "ShapesApplicationHandlers",
+        "shapesServices",
+        "ServiceHandlers",
+        "ShapesApplicationHandlers_2",
+        "MySvcHandlers",
+        "MySvcHandlers_2",
+        "my_svcService",
+        "mySvcService",
+      ]),
+    );
     expect(module).toMatch(/ServiceHandlers as ServiceHandlers_2/);
     expect(typecheckEmitted(files, join(dir, "clash", "out"))).toEqual([]);
   }, 60_000);

@@ -50,7 +50,9 @@ describe.each(scenarios)("scenario %s", (scenario) => {
 
   it("has no golden file that no emitter writes", () => {
     const expected = join(dir, "expected");
-    const stray = existsSync(expected) ? readdirSync(expected).filter((name) => !(SNIPPET_FILES as readonly string[]).includes(name)) : [];
+    const stray = existsSync(expected)
+      ? readdirSync(expected).filter((name) => !(SNIPPET_FILES as readonly string[]).includes(name))
+      : [];
     expect(stray).toEqual([]);
   });
 });

@@ -26,7 +26,9 @@ describe("type emitter golden output", () => {
   });
 
   it("emits the same bytes on a second run", () => {
-    const again = emitAll(compile(["test/fixtures/emit/golden"], { cwd: repoRoot }).model).filter((f) => f.path.startsWith("types/golden/"));
+    const again = emitAll(compile(["test/fixtures/emit/golden"], { cwd: repoRoot }).model).filter((f) =>
+      f.path.startsWith("types/golden/"),
+    );
     expect(again).toEqual(files);
   });
 });

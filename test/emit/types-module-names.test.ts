@@ -18,7 +18,13 @@ const dir = mkdtempSync(join(tmpdir(), "aps-types-names-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const RESOURCE = "http://aps-standard.org/types/core/resource/1.0";
-const type = (name: string, version: string, rest: object) => ({ apsVersion: "2.0", name, id: `http://clash.example/types/${name.toLowerCase()}/${version}`, implements: [RESOURCE], ...rest });
+const type = (name: string, version: string, rest: object) => ({
+  apsVersion: "2.0",
+  name,
+  id: `http://clash.example/types/${name.toLowerCase()}/${version}`,
+  implements: [RESOURCE],
+  ...rest,
+});
 
 const schemas: Record<string, object> = {
   // Both declare an `Address` structure, each with an enum of the same property.
@@ -33,7 +39,12 @@ const schemas: Record<string, object> = {
     structures: { Address: { type: "object", properties: { country: { type: "string", enum: ["de", "fr"] } } } },
   }),
   "order.schema": type("Order", "1.0", {
-    properties: { to: { type: "Address" }, tier: { type: "CustomerTier" }, extra: { type: "CustomerAddress" }, meta: { type: "ApsMeta" } },
+    properties: {
+      to: { type: "Address" },
+      tier: { type: "CustomerTier" },
+      extra: { type: "CustomerAddress" },
+      meta: { type: "ApsMeta" },
+    },
     structures: {
       Address: { type: "object", properties: { country: { type: "string", enum: ["us"] } } },
       // The name of the enum of Customer's `tier`.
@@ -52,7 +63,14 @@ const schemas: Record<string, object> = {
   "mailbox-2.schema": type("Mailbox", "2.0", {
     properties: { plan: { type: "string", enum: ["basic", "pro", "max"] }, quota: { type: "Quota" } },
     structures: { Quota: { type: "object", properties: { gb: { type: "integer" } } } },
-    operations: { resize: { verb: "POST", path: "/resize", parameters: { to: { kind: "body", type: "Quota", required: true } }, response: { type: "Quota" } } },
+    operations: {
+      resize: {
+        verb: "POST",
+        path: "/resize",
+        parameters: { to: { kind: "body", type: "Quota", required: true } },
+        response: { type: "Quota" },
+      },
+    },
   }),
   // Its file name ends like a version's (`snap-v2`), but it has no second version.
   "snap.schema": type("SnapV2", "1.0", { properties: { size: { type: "integer" } } }),
@@ -79,7 +97,9 @@ describe("names of a package's types module", () => {
 
   it("is the only types file of the package", () => {
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(files.filter((f) => f.path.startsWith("types/clash/")).map((f) => f.path)).toEqual(["types/clash/index.gen.ts"]);
+    expect(files.filter((f) => f.path.startsWith("types/clash/")).map((f) => f.path)).toEqual([
+      "types/clash/index.gen.ts",
+    ]);
   });
 
   it("declares each name once, and exactly the names of the name table", () => {
@@ -97,8 +117,35 @@ describe("names of a package's types module", () => {
 
   it("prefixes a name two types declare with the type's name, as the package index exported it", () => {
     const { types, consts } = declarations(module.content);
-    expect(types).toEqual(expect.arrayContaining(["OrderAddress", "Customer", "CustomerCreate", "OrderCustomerTier", "MailboxV1_0", "MailboxV2_0", "MailboxV2_0Create", "MailboxV1_0Quota", "MailboxV2_0Quota", "MailboxV2_0ResizeParams", "ApsMeta", "SnapV2", "SnapV2Create"]));
-    expect(consts).toEqual(expect.arrayContaining(["CustomerCustomerTier", "CustomerCreate_2", "CustomerAddressCountry", "OrderAddressCountry", "MailboxV1_0Plan", "MailboxV2_0Plan", "MailboxV1_0TypeId", "MailboxV2_0TypeId"]));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        "OrderAddress",
+        "Customer",
+        "CustomerCreate",
+        "OrderCustomerTier",
+        "MailboxV1_0",
+        "MailboxV2_0",
+        "MailboxV2_0Create",
+        "MailboxV1_0Quota",
+        "MailboxV2_0Quota",
+        "MailboxV2_0ResizeParams",
+        "ApsMeta",
+        "SnapV2",
+        "SnapV2Create",
+      ]),
+    );
+    expect(consts).toEqual(
+      expect.arrayContaining([
+        "CustomerCustomerTier",
+        "CustomerCreate_2",
+        "CustomerAddressCountry",
+        "OrderAddressCountry",
+        "MailboxV1_0Plan",
+        "MailboxV2_0Plan",
+        "MailboxV1_0TypeId",
+        "MailboxV2_0TypeId",
+      ]),
+    );
     // Order declares `CustomerAddress` itself, so Customer's `Address` takes the next free name.
     expect(types).toEqual(expect.arrayContaining(["CustomerAddress", "CustomerAddress_2"]));
     expect(module.content).toMatch(/import type \{[^}]*ApsMeta as ApsMeta_2/);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as prettier from "prettier";
 import { afterAll, describe, expect, it } from "vitest";
-import { compileValidatorScripts, instantiateValidatorScripts } from "../../cli/load-validators.ts";
+import { compileValidatorScripts, instantiateValidatorScripts } from "../../cli/validate/load-validators.ts";
 import { emitAll } from "../../generator/build.ts";
 import { PRETTIER_OPTIONS } from "../../generator/emit/core/format-options.ts";
 import { buildNameTable } from "../../generator/emit/core/name-table.ts";
@@ -22,9 +22,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const RESOURCE = "http://aps-standard.org/types/core/resource/1.0";
 const id = (name: string) => `http://vclash.example/types/${name.toLowerCase()}/1.0`;
-const type = (name: string, rest: object) => ({ apsVersion: "2.0", name, id: id(name), implements: [RESOURCE], ...rest });
+const type = (name: string, rest: object) => ({
+  apsVersion: "2.0",
+  name,
+  id: id(name),
+  implements: [RESOURCE],
+  ...rest,
+});
 const text = { type: "string", maxLength: 3 };
-const op = (path: string, parameters: object = { q: { kind: "query", type: "integer", required: true } }) => ({ verb: "GET", path, parameters });
+const op = (path: string, parameters: object = { q: { kind: "query", type: "integer", required: true } }) => ({
+  verb: "GET",
+  path,
+  parameters,
+});
 
 const schemas: Record<string, object> = {
   "foo.schema": type("Foo", {
@@ -51,7 +61,10 @@ const schemas: Record<string, object> = {
   // `checkQuxBar`, twice in one type: `Bar` takes the type's name in front, `QuxBar` has it.
   "qux.schema": type("Qux", {
     properties: { bar: { type: "Bar" }, quxBar: { type: "QuxBar" } },
-    structures: { Bar: { type: "object", properties: { x: text } }, QuxBar: { type: "object", properties: { y: text } } },
+    structures: {
+      Bar: { type: "object", properties: { x: text } },
+      QuxBar: { type: "object", properties: { y: text } },
+    },
   }),
   "checkfoo.schema": type("CheckFoo", { properties: { c: text } }),
   "parsefoo.schema": type("ParseFoo", { properties: { p: text } }),
@@ -82,17 +95,26 @@ describe("names of a package's validators module", () => {
 
   it("is the only validators file of the package", () => {
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(files.filter((f) => f.path.startsWith("validators/vclash/")).map((f) => f.path)).toEqual(["validators/vclash/index.gen.ts"]);
+    expect(files.filter((f) => f.path.startsWith("validators/vclash/")).map((f) => f.path)).toEqual([
+      "validators/vclash/index.gen.ts",
+    ]);
   });
 
   it("declares each name once, and exactly the names of the name table", () => {
     const declared = declarations(module.content);
     expect(new Set(declared).size).toBe(declared.length);
     const names = buildNameTable(model);
-    const table = model.packages.find((p) => p.name === "vclash")!.typeIds.flatMap((t) => {
-      const v = names.get(t)!.validators;
-      return [...v.structures.values(), ...(v.members ? [v.members] : []), ...v.parsers.values(), ...(v.create ? [v.create, v.update!, v.validator!] : [])];
-    });
+    const table = model.packages
+      .find((p) => p.name === "vclash")!
+      .typeIds.flatMap((t) => {
+        const v = names.get(t)!.validators;
+        return [
+          ...v.structures.values(),
+          ...(v.members ? [v.members] : []),
+          ...v.parsers.values(),
+          ...(v.create ? [v.create, v.update!, v.validator!] : []),
+        ];
+      });
     expect(new Set(table).size).toBe(table.length);
     expect(new Set(declared)).toEqual(new Set(table));
   });
@@ -100,7 +122,14 @@ describe("names of a package's validators module", () => {
   it("keeps the first of two equal names, numbers the others", () => {
     const declared = declarations(module.content);
     // In the package's order (its files' names): CheckFoo, Foo, FooBar, Link, ParseFoo, Qux.
-    const pairs = { checkFooMembers: ["checkfoo", "foo"], checkFooBarBaz: ["foo", "foobar"], parseFooBarQuery: ["foo", "foobar"], parseFooValidator: ["foo", "parsefoo"], parseFooMembers: ["foo", "parsefoo"], checkQuxBar: ["qux", "qux"] };
+    const pairs = {
+      checkFooMembers: ["checkfoo", "foo"],
+      checkFooBarBaz: ["foo", "foobar"],
+      parseFooBarQuery: ["foo", "foobar"],
+      parseFooValidator: ["foo", "parsefoo"],
+      parseFooMembers: ["foo", "parsefoo"],
+      checkQuxBar: ["qux", "qux"],
+    };
     const names = buildNameTable(model);
     const all = (t: string) => {
       const v = names.get(id(t))!.validators;
@@ -125,19 +154,33 @@ describe("names of a package's validators module", () => {
 
   it("validates as the module per type the controller compiles at run time", async () => {
     const scripts = await compileValidatorScripts(model);
-    expect(scripts.map((s) => s.name).filter((n) => n.startsWith("validators/vclash/")).sort()).toEqual(
+    expect(
+      scripts
+        .map((s) => s.name)
+        .filter((n) => n.startsWith("validators/vclash/"))
+        .sort(),
+    ).toEqual(
       ["check-foo", "foo-bar", "foo", "link", "parse-foo", "qux"].map((n) => `validators/vclash/${n}.gen.js`).sort(),
     );
     const validators = await instantiateValidatorScripts(scripts);
     const owner = userActor(["owner"]);
-    const paths = (t: string, body: object) => validators.get(id(t))!.validateCreate(body, owner).map((e) => e.path);
-    expect(paths("Foo", { a: "abcd", barBaz: { z: "abcd" }, members: { m: "abcd" } })).toEqual(["/a", "/barBaz/z", "/members/m"]);
+    const paths = (t: string, body: object) =>
+      validators
+        .get(id(t))!
+        .validateCreate(body, owner)
+        .map((e) => e.path);
+    expect(paths("Foo", { a: "abcd", barBaz: { z: "abcd" }, members: { m: "abcd" } })).toEqual([
+      "/a",
+      "/barBaz/z",
+      "/members/m",
+    ]);
     expect(paths("Qux", { bar: { x: "abcd" }, quxBar: { y: "abcd" } })).toEqual(["/bar/x", "/quxBar/y"]);
     expect(paths("CheckFoo", { c: "abcd" })).toEqual(["/c"]);
     expect(paths("FooBar", { baz: { w: "abcd" } })).toEqual(["/baz/w"]);
     expect(paths("Link", { ref: { r: "abcd" }, foo: 1 })).toEqual(["/ref/r", "/foo"]);
     const parse = validators.get(id("Foo"))!.operations;
-    for (const name of ["barQuery", "validator", "members"]) expect(parse[name]!({ path: {}, query: { q: "x" } }).ok).toBe(false);
+    for (const name of ["barQuery", "validator", "members"])
+      expect(parse[name]!({ path: {}, query: { q: "x" } }).ok).toBe(false);
   });
 
   it("compiles, with the types, client and connector", () => {

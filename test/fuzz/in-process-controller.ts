@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { buildRegistry } from "../../generator/emit/controller/registry-data.ts";
-import { loadValidators } from "../../cli/load-validators.ts";
-import { compileArchive, startPackages } from "../../cli/package-import/package-compiler.ts";
+import { loadValidators } from "../../cli/validate/load-validators.ts";
+import { compileArchive, startPackages } from "../../cli/serve/package-import/package-compiler.ts";
 import { compile } from "../../generator/pipeline.ts";
 import { createControllerApp, type ControllerApp } from "../../runtime/controller/app.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
@@ -36,20 +36,39 @@ export interface InProcessController {
 }
 
 /** Compiles `inputs` (paths relative to the repository) and starts the app on PGlite or a scratch PostgreSQL database. */
-export async function startInProcessController(kind: "pglite" | "postgres", inputs: readonly string[]): Promise<InProcessController> {
+export async function startInProcessController(
+  kind: "pglite" | "postgres",
+  inputs: readonly string[],
+): Promise<InProcessController> {
   const { model, diagnostics } = compile([...inputs], { cwd: repoRoot });
   const errors = diagnostics.filter((d) => d.severity === "error");
   if (errors.length) throw new Error(`declarations have errors: ${errors.map((e) => e.message).join("; ")}`);
   const dataDir = mkdtempSync(join(tmpdir(), "aps-inproc-"));
   const scratch = kind === "postgres" ? await scratchDatabase("aps_inproc") : undefined;
-  const database = await openDatabase({ dataDir, ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }) });
+  const database = await openDatabase({
+    dataDir,
+    ...(scratch ? { url: scratch.url } : { pgliteTemplate: await pgliteTemplate() }),
+  });
   const keys = loadKeys(dataDir, {});
   const tokens = new TokenService(keys.token);
   const provider = await ensureProvider(database.db, tokens, dataDir);
-  const catalog = new PackageCatalog(database.db, buildRegistry(model), await loadValidators(model), startPackages(model, repoRoot), compileArchive);
+  const catalog = new PackageCatalog(
+    database.db,
+    buildRegistry(model),
+    await loadValidators(model),
+    startPackages(model, repoRoot),
+    compileArchive,
+  );
   await catalog.refresh();
   await ensureNotificationManager(database.db, catalog.registry, provider.accountId);
-  const { app, stop } = createControllerApp({ catalog, compiler: compileArchive, db: database.db, tokens, sealer: new PropertySealer(keys.encryption), logger: pino({ level: "silent" }) });
+  const { app, stop } = createControllerApp({
+    catalog,
+    compiler: compileArchive,
+    db: database.db,
+    tokens,
+    sealer: new PropertySealer(keys.encryption),
+    logger: pino({ level: "silent" }),
+  });
   const adminToken = await tokens.mint({ accountId: provider.accountId, userId: provider.adminUserId });
   return {
     app,
@@ -77,5 +96,11 @@ export async function startInProcessController(kind: "pglite" | "postgres", inpu
 export function isErrorShape(status: number, body: unknown): boolean {
   if (body === null || typeof body !== "object") return false;
   const b = body as Record<string, unknown>;
-  return b.code === status && typeof b.type === "string" && b.type === b.error && typeof b.message === "string" && b.message.length > 0;
+  return (
+    b.code === status &&
+    typeof b.type === "string" &&
+    b.type === b.error &&
+    typeof b.message === "string" &&
+    b.message.length > 0
+  );
 }

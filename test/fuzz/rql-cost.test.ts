@@ -20,7 +20,11 @@ describe.each(databases)("RQL cost over large resources on %s", (kind) => {
     // Bodies just under the 1 MiB limit, of text that does not compress (so PostgreSQL keeps it out of line, as large bodies are).
     for (let i = 0; i < 4; i++) {
       const tags = Array.from({ length: 9000 }, () => randomBytes(48).toString("base64"));
-      const r = await c.request("/aps/2/resources", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ aps: { type: NOTE }, title: `large ${i}`, size: i, tags }) });
+      const r = await c.request("/aps/2/resources", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ aps: { type: NOTE }, title: `large ${i}`, size: i, tags }),
+      });
       expect(r.status, await r.clone().text()).toBe(201);
     }
   }, 120_000);
@@ -42,7 +46,9 @@ describe.each(databases)("RQL cost over large resources on %s", (kind) => {
     const inList = await timed(`in(title,(${["large%201", ...numbers].join(",")}))`);
     expect(inList.titles).toEqual(["large 1"]);
     const one = await timed("eq(size,1)");
-    console.log(`${kind}: out(size, ${VALUES} values) ${out.ms.toFixed(0)} ms, in(title, ${VALUES} values) ${inList.ms.toFixed(0)} ms, eq(size,1) ${one.ms.toFixed(0)} ms over 4 bodies of ~0.9 MB`);
+    console.log(
+      `${kind}: out(size, ${VALUES} values) ${out.ms.toFixed(0)} ms, in(title, ${VALUES} values) ${inList.ms.toFixed(0)} ms, eq(size,1) ${one.ms.toFixed(0)} ms over 4 bodies of ~0.9 MB`,
+    );
     // Per-value SQL took seconds here (one pass over each body per value and candidate).
     expect(out.ms).toBeLessThan(1500);
     expect(inList.ms).toBeLessThan(1500);
@@ -62,8 +68,10 @@ describe.each(databases)("RQL cost over large resources on %s", (kind) => {
     const many = (n: number) => `or(${Array.from({ length: n }, (_, i) => `eq(size,${i + 5})`).join(",")})`;
     const r = await c.request(`/aps/2/resources?${many(33)}`);
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { message: string }).message).toMatch(/33 comparisons, more than the 32 accepted; to match one of many values use in/);
-    // Each comparison still reads the body of each row again (see README, "Lists and RQL"): the bound is what keeps this short.
+    expect(((await r.json()) as { message: string }).message).toMatch(
+      /33 comparisons, more than the 32 accepted; to match one of many values use in/,
+    );
+    // Each comparison still reads the body of each row again (see docs/controller.md, "Lists and RQL"): the bound is what keeps this short.
     const most = await timed(many(32));
     expect(most.titles).toEqual([]);
     console.log(`${kind}: or() of 32 eq() ${most.ms.toFixed(0)} ms over 4 bodies of ~0.9 MB`);

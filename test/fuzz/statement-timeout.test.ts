@@ -40,7 +40,9 @@ describe("statement time-out", () => {
     const c = await startInProcessController("pglite", ["test/fixtures/controller/notes"]);
     try {
       // What both drivers raise (drizzle wraps it, the driver's error is its cause).
-      const cancelled = Object.assign(new Error("Failed query: select ..."), { cause: Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }) });
+      const cancelled = Object.assign(new Error("Failed query: select ..."), {
+        cause: Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }),
+      });
       c.catalog.refresh = () => Promise.reject(cancelled);
       const r = await c.request("/aps/2/packages");
       const body = await r.json();

@@ -11,11 +11,15 @@ afterAll(() => {
 });
 
 /** Writes declarations (objects or raw text) into a fresh folder and compiles it. */
-export function compileDeclarations(decls: readonly (object | string)[], options: { core?: boolean } = {}): CompileResult & { dir: string } {
+export function compileDeclarations(
+  decls: readonly (object | string)[],
+  options: { core?: boolean } = {},
+): CompileResult & { dir: string } {
   const dir = mkdtempSync(join(tmpdir(), "aps-gen-decl-"));
   made.push(dir);
   mkdirSync(join(dir, "pkg"));
-  decls.forEach((d, i) => writeFileSync(join(dir, "pkg", `t${i}.schema`), typeof d === "string" ? d : JSON.stringify(d, null, 2)));
+  for (const [i, d] of decls.entries())
+    writeFileSync(join(dir, "pkg", `t${i}.schema`), typeof d === "string" ? d : JSON.stringify(d, null, 2));
   return { ...compile(["pkg"], { cwd: dir, includeCore: options.core ?? true }), dir };
 }
 

@@ -132,7 +132,12 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
   };
 
   const command = (text: string) => adminCommand(socket, text);
-  const backendStates = async () => parseStats(await command("show stat")).filter((row) => row.pxname === BACKEND_SECTION && row.svname !== "BACKEND" && !(row.svname ?? "").endsWith("-any")).map(stateOf);
+  const backendStates = async () =>
+    parseStats(await command("show stat"))
+      .filter(
+        (row) => row.pxname === BACKEND_SECTION && row.svname !== "BACKEND" && !(row.svname ?? "").endsWith("-any"),
+      )
+      .map(stateOf);
 
   try {
     let port = options.port ?? 0;
@@ -144,27 +149,43 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
       child.stdout!.on("data", (c: Buffer) => output.push(c.toString()));
       child.stderr!.on("data", (c: Buffer) => output.push(c.toString()));
       const started = child;
-      const outcome = await until("HAProxy's admin socket to answer", async () => {
-        if (started.exitCode !== null || started.signalCode !== null) return `haproxy exited (${started.signalCode ?? started.exitCode}) while starting`;
-        return backendStates().then(() => "ready", () => undefined);
-      }, 10_000);
+      const outcome = await until(
+        "HAProxy's admin socket to answer",
+        async () => {
+          if (started.exitCode !== null || started.signalCode !== null)
+            return `haproxy exited (${started.signalCode ?? started.exitCode}) while starting`;
+          return backendStates().then(
+            () => "ready",
+            () => undefined,
+          );
+        },
+        10_000,
+      );
       if (outcome === "ready") break;
       // Another process took the port between freePort() and the bind: try another one.
       if (!options.port && attempt < 3 && /cannot bind|address already in use/i.test(output.join(""))) continue;
       throw new Error(`${outcome}:\n${output.join("").trim()}`);
     }
     // Each server's first check done: states mean something from here on.
-    await until("HAProxy's first health check of every backend", async () => (await backendStates()).every((s) => s.checkStatus !== "" && s.checkStatus !== "INI"), 10_000);
+    await until(
+      "HAProxy's first health check of every backend",
+      async () => (await backendStates()).every((s) => s.checkStatus !== "" && s.checkStatus !== "INI"),
+      10_000,
+    );
     return {
       port,
       backendStates,
       waitForBackend: async (name, status, ms = 10_000) => {
         let last: BackendState | undefined;
         try {
-          return await until(`backend ${name} to be ${status}`, async () => {
-            last = (await backendStates()).find((s) => s.name === name);
-            return last?.status === status ? last : undefined;
-          }, ms);
+          return await until(
+            `backend ${name} to be ${status}`,
+            async () => {
+              last = (await backendStates()).find((s) => s.name === name);
+              return last?.status === status ? last : undefined;
+            },
+            ms,
+          );
         } catch (error) {
           throw new Error(`${(error as Error).message}; last seen: ${JSON.stringify(last)}`);
         }
@@ -182,7 +203,9 @@ function haproxyConfig(options: HaproxyOptions, port: number, socket: string): s
   const inter = options.checkIntervalMs ?? 200;
   const path = options.healthPath ?? "/readyz";
   const servers = options.backends.map((b, i) => `  server ${b.name ?? `b${i}`} ${b.host}:${b.port}`);
-  const fallbacks = !options.fallbackToAll ? [] : options.backends.map((b, i) => `  server ${b.name ?? `b${i}`}-any ${b.host}:${b.port} backup no-check`);
+  const fallbacks = !options.fallbackToAll
+    ? []
+    : options.backends.map((b, i) => `  server ${b.name ?? `b${i}`}-any ${b.host}:${b.port} backup no-check`);
   return [
     "global",
     `  stats socket ${socket} mode 600 level admin`,
@@ -248,5 +271,11 @@ function parseStats(csv: string): Record<string, string>[] {
 }
 
 function stateOf(row: Record<string, string>): BackendState {
-  return { name: row.svname!, status: row.status!, checkStatus: (row.check_status ?? "").replace(/^\* /, ""), checkCode: row.check_code ?? "", connections: Number(row.stot ?? 0) };
+  return {
+    name: row.svname!,
+    status: row.status!,
+    checkStatus: (row.check_status ?? "").replace(/^\* /, ""),
+    checkCode: row.check_code ?? "",
+    connections: Number(row.stot ?? 0),
+  };
 }

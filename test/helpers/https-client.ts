@@ -11,11 +11,26 @@ export interface HttpReply {
 }
 
 /** A small HTTPS client that trusts one CA: real TLS, real HTTP, no mocks. */
-export function httpsClient(baseUrl: string, ca: string, clientCertificate?: { readonly cert: string; readonly key: string }) {
-  return async function call(method: string, path: string, options: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string>; localAddress?: string } = {}): Promise<HttpReply> {
+export function httpsClient(
+  baseUrl: string,
+  ca: string,
+  clientCertificate?: { readonly cert: string; readonly key: string },
+) {
+  return async function call(
+    method: string,
+    path: string,
+    options: {
+      token?: string;
+      body?: unknown;
+      rawBody?: string | Uint8Array;
+      headers?: Record<string, string>;
+      localAddress?: string;
+    } = {},
+  ): Promise<HttpReply> {
     const url = new URL(path, baseUrl);
     const raw = options.rawBody ?? (options.body === undefined ? undefined : stringifyJson(options.body));
-    const payload = raw === undefined ? undefined : typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw);
+    const payload =
+      raw === undefined ? undefined : typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw);
     return new Promise((resolve, reject) => {
       const req = request(
         url,

@@ -69,12 +69,27 @@ tick();
 `;
 
 /** Sends a GET of `paths` (in turn) every `everyMs` to `url`, trusting `ca`, with `token`. */
-export function startLatencyProbe(url: string, ca: string, token: string, paths: readonly string[], everyMs = 10): LatencyProbe {
+export function startLatencyProbe(
+  url: string,
+  ca: string,
+  token: string,
+  paths: readonly string[],
+  everyMs = 10,
+): LatencyProbe {
   const child = spawn(process.execPath, ["-e", PROBE], {
-    env: { ...process.env, PROBE_URL: url, PROBE_CA: ca, PROBE_TOKEN: token, PROBE_PATHS: JSON.stringify(paths), PROBE_EVERY_MS: String(everyMs) },
+    env: {
+      ...process.env,
+      PROBE_URL: url,
+      PROBE_CA: ca,
+      PROBE_TOKEN: token,
+      PROBE_PATHS: JSON.stringify(paths),
+      PROBE_EVERY_MS: String(everyMs),
+    },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`the latency probe ended (${code}) before it was done`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once("exit", (code) => reject(new Error(`the latency probe ended (${code}) before it was done`))),
+  );
   exited.catch(() => {});
   const message = (key: "ready" | "samples") =>
     Promise.race([

@@ -48,7 +48,8 @@ export async function builtCli(): Promise<string> {
 /** The packed install (stage `install`): the folder of the consumer project it was installed into. */
 export function packedInstall(): string {
   const dir = packedFolder();
-  if (!existsSync(join(dir, "install.claim"))) spawnSync(process.execPath, stagesArgs(dir, ["build", "install"]), { stdio: "ignore" });
+  if (!existsSync(join(dir, "install.claim")))
+    spawnSync(process.execPath, stagesArgs(dir, ["build", "install"]), { stdio: "ignore" });
   // Made here, or being made by the background process or another worker: wait for it.
   const since = Date.now();
   while (!ready(dir, "install", since)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
@@ -113,14 +114,31 @@ if (stages.includes("install") && claim("install")) {
   return ["-e", script, dir, repoRoot, npm, ...stages];
 }
 
+/** Folders under those hashed that are made from them, not sources. */
+const SKIPPED = new Set([join("console", "build"), join("console", "node_modules")]);
+
 /** A hash of every file the package ships or builds from, so a changed checkout is built again. */
 function contentHash(): string {
   const hash = createHash("sha1");
   const walk = (rel: string) => {
     const abs = join(repoRoot, rel);
+    if (!existsSync(abs) || SKIPPED.has(rel)) return;
     if (statSync(abs).isDirectory()) for (const name of readdirSync(abs).sort()) walk(join(rel, name));
     else hash.update(rel).update(readFileSync(abs));
   };
-  for (const rel of ["package.json", "tsconfig.json", "tsconfig.build.json", "bin", "scripts", "cli", "generator", "runtime", "types/core"]) walk(rel);
+  // console/: the console's sources, built into dist/console (not its own build output).
+  for (const rel of [
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "bin",
+    "scripts",
+    "cli",
+    "generator",
+    "runtime",
+    "types/core",
+    "console",
+  ])
+    walk(rel);
   return hash.digest("hex").slice(0, 12);
 }

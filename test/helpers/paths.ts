@@ -8,7 +8,7 @@ export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 export const corpusRoot = fileURLToPath(new URL("../../../shared/corpus/", import.meta.url));
 
 /**
- * Whether the corpus is beside this checkout. A clone anywhere else has no `../shared`: the
+ * Whether the corpus is beside this checkout. A clone anywhere else has no corpus beside it: the
  * suites that read it skip, and say why in their names, instead of failing.
  */
 export const corpusAvailable = existsSync(corpusRoot);

@@ -14,7 +14,10 @@ import { until } from "./until.ts";
 const skip = pgClusterSkipReason();
 
 /** One query on a connection of its own: its rows, or the error's code. */
-async function probe(url: string, query = "select 1 as one"): Promise<{ rows?: Record<string, unknown>[]; code?: string }> {
+async function probe(
+  url: string,
+  query = "select 1 as one",
+): Promise<{ rows?: Record<string, unknown>[]; code?: string }> {
   const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 3 });
   try {
     return { rows: [...(await sql.unsafe(query))].map((r) => ({ ...r })) };
@@ -40,8 +43,13 @@ describe.skipIf(skip)(`a private PostgreSQL cluster${skip ? ` (skipped: ${skip})
   });
 
   it("runs on a port of its own, not the shared server's, ready to be a primary", async () => {
-    expect(cluster.port).not.toBe(Number(new URL(process.env.DATABASE_URL ?? "postgres://x@127.0.0.1:5432/x").port || 5432));
-    const { rows } = await probe(url, "select current_setting('port')::int as port, current_setting('wal_level') as wal_level, current_setting('max_wal_senders')::int > 0 as senders, pg_is_in_recovery() as recovering");
+    expect(cluster.port).not.toBe(
+      Number(new URL(process.env.DATABASE_URL ?? "postgres://x@127.0.0.1:5432/x").port || 5432),
+    );
+    const { rows } = await probe(
+      url,
+      "select current_setting('port')::int as port, current_setting('wal_level') as wal_level, current_setting('max_wal_senders')::int > 0 as senders, pg_is_in_recovery() as recovering",
+    );
     expect(rows).toEqual([{ port: cluster.port, wal_level: "replica", senders: true, recovering: false }]);
   });
 
@@ -80,7 +88,10 @@ describe.skipIf(skip)(`a private PostgreSQL cluster${skip ? ` (skipped: ${skip})
     expect(() => process.kill(pid, 0)).toThrow();
     expect((await probe(url)).code).toBe("ECONNREFUSED");
     await cluster.start();
-    expect((await probe(url, "select body from notes order by id")).rows).toEqual([{ body: "before the stop" }, { body: "before the kill" }]);
+    expect((await probe(url, "select body from notes order by id")).rows).toEqual([
+      { body: "before the stop" },
+      { body: "before the kill" },
+    ]);
     expect(cluster.log(200)).toMatch(/database system was interrupted|not properly shut down|automatic recovery/);
   });
 
@@ -92,10 +103,14 @@ describe.skipIf(skip)(`a private PostgreSQL cluster${skip ? ` (skipped: ${skip})
       expect(replica.port).not.toBe(cluster.port);
       await probe(url, "insert into notes values (3, 'streamed')");
       const onReplica = Object.assign(new URL(url), { port: String(replica.port) }).toString();
-      const rows = await until("the row on the replica", async () => {
-        const r = await probe(onReplica, "select body from notes where id = 3");
-        return r.rows?.length ? r.rows : undefined;
-      }, 10_000);
+      const rows = await until(
+        "the row on the replica",
+        async () => {
+          const r = await probe(onReplica, "select body from notes where id = 3");
+          return r.rows?.length ? r.rows : undefined;
+        },
+        10_000,
+      );
       expect(rows).toEqual([{ body: "streamed" }]);
       expect((await probe(onReplica, "select pg_is_in_recovery() as recovering")).rows).toEqual([{ recovering: true }]);
     } finally {
@@ -111,7 +126,9 @@ describe.skipIf(skip)(`a private PostgreSQL cluster${skip ? ` (skipped: ${skip})
       console.log(JSON.stringify({ dir: c.dataDirectory, pid: c.postmasterPid() }));
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (d: Buffer) => {
@@ -128,14 +145,18 @@ describe.skipIf(skip)(`a private PostgreSQL cluster${skip ? ` (skipped: ${skip})
     const next = await startPgCluster();
     try {
       expect(existsSync(dir)).toBe(false);
-      await until("the abandoned postmaster to end", () => {
-        try {
-          process.kill(pid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      }, 10_000);
+      await until(
+        "the abandoned postmaster to end",
+        () => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        10_000,
+      );
     } finally {
       await next.destroy();
     }

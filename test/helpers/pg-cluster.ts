@@ -2,7 +2,16 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { freePort } from "./free-port.ts";
-import { findPgPrograms, makeOwnedDirectory, processAlive, removeAbandonedServers, runPgProgram, stopServerSync, tail, writeOwned } from "./pg-programs.ts";
+import {
+  findPgPrograms,
+  makeOwnedDirectory,
+  processAlive,
+  removeAbandonedServers,
+  runPgProgram,
+  stopServerSync,
+  tail,
+  writeOwned,
+} from "./pg-programs.ts";
 import { until } from "./until.ts";
 
 /**
@@ -165,7 +174,8 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
       destroyed = true;
       running = false;
       process.removeListener("exit", destroyOnExit);
-      if (existsSync(join(dataDirectory, "postmaster.pid"))) await run("pg_ctl", ["stop", "-D", dataDirectory, "-m", "immediate", "-w", "-t", "30", "-s"]).catch(() => {});
+      if (existsSync(join(dataDirectory, "postmaster.pid")))
+        await run("pg_ctl", ["stop", "-D", dataDirectory, "-m", "immediate", "-w", "-t", "30", "-s"]).catch(() => {});
       stopServerSync(programs, dataDirectory, directory);
     },
   };
@@ -173,7 +183,11 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
   try {
     // -N: initdb does not fsync what it wrote (a throwaway cluster); the server itself does.
     await run("initdb", ["-D", dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "-N"]);
-    writeOwned(programs, join(dataDirectory, "pg_hba.conf"), "host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n");
+    writeOwned(
+      programs,
+      join(dataDirectory, "pg_hba.conf"),
+      "host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n",
+    );
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
       writeOwned(programs, join(dataDirectory, "postgresql.conf"), clusterConfig(port, options.settings ?? {}));
@@ -190,7 +204,9 @@ export async function startPgCluster(options: PgClusterOptions = {}): Promise<Pg
   } catch (error) {
     const log = tail(logFile);
     await cluster.destroy().catch(() => {});
-    throw new Error(`could not start a PostgreSQL cluster: ${(error as Error).message}${log ? `\nserver log:\n${log}` : ""}`);
+    throw new Error(
+      `could not start a PostgreSQL cluster: ${(error as Error).message}${log ? `\nserver log:\n${log}` : ""}`,
+    );
   }
   return cluster;
 }

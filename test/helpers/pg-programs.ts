@@ -1,5 +1,14 @@
 import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -33,28 +42,37 @@ const OWNER_FILE = "owner.pid";
  * undefined) and how to run them, or why they cannot be run here.
  */
 export function findPgPrograms(major: number | undefined, programs: readonly string[]): PgPrograms | string {
-  if (process.platform !== "linux") return `PostgreSQL servers of a test's own are only made on Linux (this is ${process.platform})`;
+  if (process.platform !== "linux")
+    return `PostgreSQL servers of a test's own are only made on Linux (this is ${process.platform})`;
   const versions = major !== undefined ? [major] : installedMajors();
   const candidates = [...versions.map((v) => `/usr/lib/postgresql/${v}/bin`), pgConfigBindir()];
   const bin = candidates.find((dir) => dir && programs.every((p) => existsSync(join(dir, p))));
   const where = major !== undefined ? `PostgreSQL ${major}` : "PostgreSQL";
-  if (!bin) return `${programs.join(", ")} of ${where} were not found (looked in ${candidates.filter(Boolean).join(", ") || "/usr/lib/postgresql/*/bin and pg_config --bindir"})`;
+  if (!bin)
+    return `${programs.join(", ")} of ${where} were not found (looked in ${candidates.filter(Boolean).join(", ") || "/usr/lib/postgresql/*/bin and pg_config --bindir"})`;
 
   let asOwner: string[] = [];
   let owner: PgPrograms["owner"];
   if (process.getuid?.() === 0) {
     const runuser = ["/usr/sbin/runuser", "/sbin/runuser"].find((p) => existsSync(p));
     const account = passwdEntry("postgres");
-    if (!runuser || !account) return `running as root, and PostgreSQL does not run as root: ${!runuser ? "runuser is missing" : "there is no postgres OS user"} to run it as another user`;
+    if (!runuser || !account)
+      return `running as root, and PostgreSQL does not run as root: ${!runuser ? "runuser is missing" : "there is no postgres OS user"} to run it as another user`;
     asOwner = [runuser, "-u", "postgres", "--"];
     owner = account;
-    if (spawnSync(runuser, ["-u", "postgres", "--", "true"], { stdio: "ignore" }).status !== 0) return "running as root, but `runuser -u postgres` failed: cannot run PostgreSQL as the postgres OS user";
+    if (spawnSync(runuser, ["-u", "postgres", "--", "true"], { stdio: "ignore" }).status !== 0)
+      return "running as root, but `runuser -u postgres` failed: cannot run PostgreSQL as the postgres OS user";
   }
   return { bin, asOwner, owner };
 }
 
 /** Runs one of the programs as the owner, in `cwd` (a directory of the owner's). */
-export function runPgProgram(programs: PgPrograms, program: string, args: readonly string[], cwd: string): Promise<string> {
+export function runPgProgram(
+  programs: PgPrograms,
+  program: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<string> {
   const command = [...programs.asOwner, join(programs.bin, program), ...args];
   return new Promise((resolve, reject) => {
     // cwd: the owner's own directory (runuser keeps the caller's, which postgres may not be able to enter).
@@ -75,14 +93,19 @@ export function makeOwnedDirectory(programs: PgPrograms, prefix: string): string
   if (!programs.owner) directory = mkdtempSync(join(tmpdir(), prefix));
   else {
     for (const base of directoryBases()) {
-      const made = spawnSync(programs.asOwner[0]!, [...programs.asOwner.slice(1), "mktemp", "-d", "-p", base, `${prefix}XXXXXX`], { encoding: "utf8" });
+      const made = spawnSync(
+        programs.asOwner[0]!,
+        [...programs.asOwner.slice(1), "mktemp", "-d", "-p", base, `${prefix}XXXXXX`],
+        { encoding: "utf8" },
+      );
       if (made.status === 0) {
         directory = made.stdout.trim();
         break;
       }
     }
   }
-  if (!directory) throw new Error(`the postgres OS user can create a directory in none of ${directoryBases().join(", ")}`);
+  if (!directory)
+    throw new Error(`the postgres OS user can create a directory in none of ${directoryBases().join(", ")}`);
   writeFileSync(join(directory, OWNER_FILE), String(process.pid));
   return directory;
 }
@@ -99,7 +122,19 @@ export function writeOwned(programs: PgPrograms, path: string, text: string): vo
  */
 export function stopServerSync(programs: PgPrograms, dataDirectory: string, directory: string): void {
   if (existsSync(join(dataDirectory, "postmaster.pid"))) {
-    const command = [...programs.asOwner, join(programs.bin, "pg_ctl"), "stop", "-D", dataDirectory, "-m", "immediate", "-w", "-t", "10", "-s"];
+    const command = [
+      ...programs.asOwner,
+      join(programs.bin, "pg_ctl"),
+      "stop",
+      "-D",
+      dataDirectory,
+      "-m",
+      "immediate",
+      "-w",
+      "-t",
+      "10",
+      "-s",
+    ];
     spawnSync(command[0]!, command.slice(1), { cwd: directory, stdio: "ignore", timeout: 15_000 });
   }
   try {
@@ -121,7 +156,9 @@ export function removeAbandonedServers(programs: PgPrograms, prefix: string): vo
       const directory = join(base, name);
       const ownerFile = join(directory, OWNER_FILE);
       try {
-        const gone = existsSync(ownerFile) ? !processAlive(Number(readFileSync(ownerFile, "utf8"))) : Date.now() - statSync(directory).mtimeMs > 3_600_000;
+        const gone = existsSync(ownerFile)
+          ? !processAlive(Number(readFileSync(ownerFile, "utf8")))
+          : Date.now() - statSync(directory).mtimeMs > 3_600_000;
         if (gone) stopServerSync(programs, join(directory, "data"), directory);
       } catch {
         // Removed meanwhile by its own process.

@@ -3,7 +3,17 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { freePort } from "./free-port.ts";
-import { findPgPrograms, makeOwnedDirectory, type PgPrograms, processAlive, removeAbandonedServers, runPgProgram, stopServerSync, tail, writeOwned } from "./pg-programs.ts";
+import {
+  findPgPrograms,
+  makeOwnedDirectory,
+  type PgPrograms,
+  processAlive,
+  removeAbandonedServers,
+  runPgProgram,
+  stopServerSync,
+  tail,
+  writeOwned,
+} from "./pg-programs.ts";
 import { until } from "./until.ts";
 
 /**
@@ -85,7 +95,13 @@ export interface ReplicaLag {
 const DIRECTORY_PREFIX = "aps-gen-pg-replica-";
 const SLOT_PREFIX = "aps_gen_replica_";
 /** The primary's settings a hot standby must have at least as large (it refuses to start otherwise). */
-const AT_LEAST_PRIMARY = ["max_connections", "max_worker_processes", "max_wal_senders", "max_prepared_transactions", "max_locks_per_transaction"];
+const AT_LEAST_PRIMARY = [
+  "max_connections",
+  "max_worker_processes",
+  "max_wal_senders",
+  "max_prepared_transactions",
+  "max_locks_per_transaction",
+];
 
 /** Which server to replicate. */
 export interface PgReplicaOptions {
@@ -100,7 +116,9 @@ const skipReasons = new Map<string, Promise<string | undefined>>();
  * DATABASE_URL, the server unreachable, pg_basebackup or pg_ctl of its version missing, no way
  * to run them as a user other than root, or the server refusing replication connections.
  */
-export function pgReplicaSkipReason({ primaryUrl = process.env.DATABASE_URL }: PgReplicaOptions = {}): Promise<string | undefined> {
+export function pgReplicaSkipReason({
+  primaryUrl = process.env.DATABASE_URL,
+}: PgReplicaOptions = {}): Promise<string | undefined> {
   if (!primaryUrl) return Promise.resolve("DATABASE_URL is not set: no PostgreSQL server to replicate");
   let reason = skipReasons.get(primaryUrl);
   if (!reason) {
@@ -111,7 +129,9 @@ export function pgReplicaSkipReason({ primaryUrl = process.env.DATABASE_URL }: P
 }
 
 /** Makes and starts a replica of the primary (DATABASE_URL by default); waits until it accepts read-only connections. */
-export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: PgReplicaOptions = {}): Promise<PgReplica> {
+export async function startPgReplica({
+  primaryUrl = process.env.DATABASE_URL,
+}: PgReplicaOptions = {}): Promise<PgReplica> {
   if (!primaryUrl) throw new Error("DATABASE_URL is not set: no PostgreSQL server to replicate");
   const tools = await findTools(primaryUrl);
   if (typeof tools === "string") throw new Error(`cannot make a PostgreSQL replica here: ${tools}`);
@@ -132,7 +152,15 @@ export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: 
   /** Synchronous, for process exit: a test process that ends without stop() leaves no server behind. */
   const stopOnExit = () => {
     stopServerSync(tools, dataDirectory, directory);
-    spawnSync(join(tools.bin, "psql"), [primaryUrl, "-XAtqc", `select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = '${slot}' and not active`], { stdio: "ignore", timeout: 5_000 });
+    spawnSync(
+      join(tools.bin, "psql"),
+      [
+        primaryUrl,
+        "-XAtqc",
+        `select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = '${slot}' and not active`,
+      ],
+      { stdio: "ignore", timeout: 5_000 },
+    );
   };
   process.once("exit", stopOnExit);
 
@@ -143,16 +171,22 @@ export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: 
     await replicaSql?.end({ timeout: 1 }).catch(() => {});
     try {
       if (existsSync(join(dataDirectory, "postmaster.pid"))) {
-        await run("pg_ctl", ["stop", "-D", dataDirectory, "-m", "fast", "-w", "-t", "30", "-s"]).catch(() => run("pg_ctl", ["stop", "-D", dataDirectory, "-m", "immediate", "-w", "-t", "30", "-s"]));
+        await run("pg_ctl", ["stop", "-D", dataDirectory, "-m", "fast", "-w", "-t", "30", "-s"]).catch(() =>
+          run("pg_ctl", ["stop", "-D", dataDirectory, "-m", "immediate", "-w", "-t", "30", "-s"]),
+        );
       }
       // The primary's walsender notices the replica's walreceiver went away a moment after it did.
-      await until(`replication slot ${slot} to be released`, async () => {
-        const rows = await primary`select active from pg_replication_slots where slot_name = ${slot}`;
-        if (rows.length === 0) return true;
-        if (rows[0]!.active) return false;
-        await primary`select pg_drop_replication_slot(${slot})`;
-        return true;
-      }, 15_000);
+      await until(
+        `replication slot ${slot} to be released`,
+        async () => {
+          const rows = await primary`select active from pg_replication_slots where slot_name = ${slot}`;
+          if (rows.length === 0) return true;
+          if (rows[0]!.active) return false;
+          await primary`select pg_drop_replication_slot(${slot})`;
+          return true;
+        },
+        15_000,
+      );
     } finally {
       await primary.end({ timeout: 1 }).catch(() => {});
       rmSync(directory, { recursive: true, force: true });
@@ -160,10 +194,26 @@ export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: 
   };
 
   try {
-    const settings = await primary<{ name: string; setting: string }[]>`select name, setting from pg_settings where name in ${primary(AT_LEAST_PRIMARY)}`;
+    const settings = await primary<
+      { name: string; setting: string }[]
+    >`select name, setting from pg_settings where name in ${primary(AT_LEAST_PRIMARY)}`;
     // Fast checkpoint: otherwise the copy waits for a spread checkpoint. No fsync and no manifest:
     // a throwaway copy, not a backup.
-    await run("pg_basebackup", ["-d", primaryUrl, "-D", dataDirectory, "-X", "stream", "-R", "-C", "-S", slot, "--checkpoint=fast", "--no-sync", "--no-manifest"]);
+    await run("pg_basebackup", [
+      "-d",
+      primaryUrl,
+      "-D",
+      dataDirectory,
+      "-X",
+      "stream",
+      "-R",
+      "-C",
+      "-S",
+      slot,
+      "--checkpoint=fast",
+      "--no-sync",
+      "--no-manifest",
+    ]);
     writeOwned(tools, join(dataDirectory, "pg_hba.conf"), "local all all trust\nhost all all 127.0.0.1/32 trust\n");
     writeOwned(tools, join(dataDirectory, "pg_ident.conf"), "");
     for (let attempt = 1; ; attempt++) {
@@ -183,7 +233,9 @@ export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: 
   } catch (error) {
     const log = tail(logFile);
     await stop().catch(() => {});
-    throw new Error(`could not start a replica of ${primaryUrl}: ${(error as Error).message}${log ? `\nreplica log:\n${log}` : ""}`);
+    throw new Error(
+      `could not start a replica of ${primaryUrl}: ${(error as Error).message}${log ? `\nreplica log:\n${log}` : ""}`,
+    );
   }
 
   const replica = () => (replicaSql ??= postgres(url, { max: 1, onnotice: () => {} }));
@@ -203,15 +255,25 @@ export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: 
                pg_wal_lsn_diff(pg_current_wal_flush_lsn(), r.replay_lsn)::float8 as bytes,
                extract(epoch from r.replay_lag)::float8 as replay_seconds, r.state
         from (select 1) one left join pg_stat_replication r on r.application_name = ${slot}`;
-      return { primaryLsn: row!.primary_lsn, replayLsn: row!.replay_lsn, bytes: row!.bytes, replaySeconds: row!.replay_seconds, state: row!.state };
+      return {
+        primaryLsn: row!.primary_lsn,
+        replayLsn: row!.replay_lsn,
+        bytes: row!.bytes,
+        replaySeconds: row!.replay_seconds,
+        state: row!.state,
+      };
     },
     waitForReplay: async (ms = 10_000) => {
       const [row] = await primary`select pg_current_wal_flush_lsn()::text as lsn`;
       const target = row!.lsn as string;
-      await until(`the replica to replay the primary's WAL up to ${target}`, async () => {
-        const [r] = await replica()`select pg_last_wal_replay_lsn() >= ${target}::pg_lsn as done`;
-        return r!.done === true;
-      }, ms);
+      await until(
+        `the replica to replay the primary's WAL up to ${target}`,
+        async () => {
+          const [r] = await replica()`select pg_last_wal_replay_lsn() >= ${target}::pg_lsn as done`;
+          return r!.done === true;
+        },
+        ms,
+      );
     },
     halt: async () => {
       if (state !== "running") throw new Error(`the replica is ${state}, not running`);
@@ -230,16 +292,24 @@ export async function startPgReplica({ primaryUrl = process.env.DATABASE_URL }: 
       await replica().unsafe(`alter system set ${name} = '${value.replace(/'/g, "''")}'`);
       await replica()`select pg_reload_conf()`;
       // The reload is a signal: the setting is in force once the server says so.
-      await until(`the replica's ${name} to be ${value}`, async () => {
-        const [row] = await replica().unsafe(`select current_setting('${name}') as value`);
-        return row!.value === value;
-      }, 5_000);
+      await until(
+        `the replica's ${name} to be ${value}`,
+        async () => {
+          const [row] = await replica().unsafe(`select current_setting('${name}') as value`);
+          return row!.value === value;
+        },
+        5_000,
+      );
     },
     stop,
   };
 }
 
-function replicaConfig(port: number, slot: string, primarySettings: readonly { name: string; setting: string }[]): string {
+function replicaConfig(
+  port: number,
+  slot: string,
+  primarySettings: readonly { name: string; setting: string }[],
+): string {
   const lines = [
     `port = ${port}`,
     "listen_addresses = '127.0.0.1'",
@@ -266,21 +336,28 @@ async function findTools(primaryUrl: string): Promise<PgPrograms | string> {
   let senders: number;
   const sql = postgres(primaryUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 });
   try {
-    const [row] = await sql`select current_setting('server_version_num')::int / 10000 as major, current_setting('wal_level') as wal_level, current_setting('max_wal_senders')::int as senders`;
+    const [row] =
+      await sql`select current_setting('server_version_num')::int / 10000 as major, current_setting('wal_level') as wal_level, current_setting('max_wal_senders')::int as senders`;
     ({ major, wal_level: walLevel, senders } = row as unknown as { major: number; wal_level: string; senders: number });
   } catch (error) {
     return `cannot reach the primary ${primaryUrl}: ${(error as Error).message}`;
   } finally {
     await sql.end({ timeout: 1 }).catch(() => {});
   }
-  if (walLevel === "minimal" || senders === 0) return `the primary has wal_level=${walLevel} and max_wal_senders=${senders}: a replica needs wal_level replica and at least one WAL sender (changing them takes a restart)`;
+  if (walLevel === "minimal" || senders === 0)
+    return `the primary has wal_level=${walLevel} and max_wal_senders=${senders}: a replica needs wal_level replica and at least one WAL sender (changing them takes a restart)`;
 
   const tools = findPgPrograms(major, ["pg_basebackup", "pg_ctl", "psql"]);
   if (typeof tools === "string") return tools;
 
   // A replication connection matches only pg_hba.conf lines for the `replication` database.
-  const probe = spawnSync(join(tools.bin, "psql"), [withParameter(primaryUrl, "replication", "true"), "-XAtqc", "IDENTIFY_SYSTEM"], { encoding: "utf8", timeout: 10_000, env: { ...process.env, PGCONNECT_TIMEOUT: "5" } });
-  if (probe.status !== 0) return `the primary refuses a replication connection (run .ci/allow-local-replication): ${(probe.stderr || probe.error?.message || "").replace(/^psql: error: /, "").trim()}`;
+  const probe = spawnSync(
+    join(tools.bin, "psql"),
+    [withParameter(primaryUrl, "replication", "true"), "-XAtqc", "IDENTIFY_SYSTEM"],
+    { encoding: "utf8", timeout: 10_000, env: { ...process.env, PGCONNECT_TIMEOUT: "5" } },
+  );
+  if (probe.status !== 0)
+    return `the primary refuses a replication connection (run .ci/allow-local-replication): ${(probe.stderr || probe.error?.message || "").replace(/^psql: error: /, "").trim()}`;
   return tools;
 }
 
@@ -296,7 +373,8 @@ function withParameter(url: string, name: string, value: string): string {
  */
 async function removeAbandoned(tools: PgPrograms, primary: postgres.Sql): Promise<void> {
   removeAbandonedServers(tools, DIRECTORY_PREFIX);
-  const slots = await primary`select slot_name from pg_replication_slots where slot_name like ${`${SLOT_PREFIX}%`} and not active`;
+  const slots =
+    await primary`select slot_name from pg_replication_slots where slot_name like ${`${SLOT_PREFIX}%`} and not active`;
   for (const { slot_name: slot } of slots) {
     const pid = Number(/^aps_gen_replica_(\d+)_/.exec(slot as string)?.[1]);
     if (pid && !processAlive(pid)) await primary`select pg_drop_replication_slot(${slot as string})`.catch(() => {});

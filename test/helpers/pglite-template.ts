@@ -64,7 +64,12 @@ async function makeIn(folder: string): Promise<string> {
     const database = await openDatabase({ dataDir: staging });
     // The controller uses the `postgres` database only. Without the two template databases a
     // copy is 459 files instead of 1059, and every embedded database of a test run is a copy.
-    for (const statement of ["update pg_database set datistemplate = false where datname in ('template0', 'template1')", "drop database template0", "drop database template1", "checkpoint"]) {
+    for (const statement of [
+      "update pg_database set datistemplate = false where datname in ('template0', 'template1')",
+      "drop database template0",
+      "drop database template1",
+      "checkpoint",
+    ]) {
       await database.db.execute(sql.raw(statement));
     }
     await database.close();

@@ -7,13 +7,17 @@ import { until } from "./until.ts";
  * and an empty port made an endpoint URL of "https://127.0.0.1:" (seen on a loaded machine).
  */
 export function portWrittenTo(file: string, ms = 20_000): Promise<number> {
-  return until(`a port number in ${file}`, () => {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8").trim();
-    } catch {
-      return undefined;
-    }
-    return /^\d+$/.test(text) ? Number(text) : undefined;
-  }, ms);
+  return until(
+    `a port number in ${file}`,
+    () => {
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8").trim();
+      } catch {
+        return undefined;
+      }
+      return /^\d+$/.test(text) ? Number(text) : undefined;
+    },
+    ms,
+  );
 }

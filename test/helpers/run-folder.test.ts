@@ -28,6 +28,11 @@ describe("a test run's temporary folder", () => {
     const other = join(base, "someone-elses");
     mkdirSync(other);
     makeRunFolder("run-b", { TMPDIR: base });
-    expect([abandoned, live, other, join(base, "aps-gen-test-run-b")].map(existsSync)).toEqual([false, true, true, true]);
+    expect([abandoned, live, other, join(base, "aps-gen-test-run-b")].map(existsSync)).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 });

@@ -17,7 +17,10 @@ const OPTIONS: ts.CompilerOptions = {
   types: ["node"],
   typeRoots: [join(repoRoot, "node_modules/@types")],
   // The generated client index re-exports `aps-gen/client`, the runtime's own entry point.
-  paths: { "aps-gen/runtime/*": [join(repoRoot, "runtime/*.ts")], "aps-gen/client": [join(repoRoot, "runtime/client/index.ts")] },
+  paths: {
+    "aps-gen/runtime/*": [join(repoRoot, "runtime/*.ts")],
+    "aps-gen/client": [join(repoRoot, "runtime/client/index.ts")],
+  },
 };
 
 /**
@@ -27,13 +30,19 @@ const OPTIONS: ts.CompilerOptions = {
 export function typecheck(files: readonly string[]): string[] {
   const program = ts.createProgram(files, OPTIONS, cachingHost(OPTIONS));
   return ts.getPreEmitDiagnostics(program).map((d) => {
-    const where = d.file && d.start !== undefined ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : "";
+    const where =
+      d.file && d.start !== undefined
+        ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: `
+        : "";
     return where + ts.flattenDiagnosticMessageText(d.messageText, "\n");
   });
 }
 
 /** Writes generated files (paths below the output folder) into `outDir` and type-checks them all. */
-export function typecheckEmitted(files: readonly { readonly path: string; readonly content: string }[], outDir: string): string[] {
+export function typecheckEmitted(
+  files: readonly { readonly path: string; readonly content: string }[],
+  outDir: string,
+): string[] {
   const written = files.map((f) => {
     const abs = join(outDir, f.path);
     mkdirSync(dirname(abs), { recursive: true });
@@ -54,7 +63,7 @@ const parsed = new Map<string, ts.SourceFile>();
 /** A compiler host for `options` that takes those trees from the cache. */
 export function cachingHost(options: ts.CompilerOptions): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
-  const runtime = join(repoRoot, "runtime") + "/";
+  const runtime = `${join(repoRoot, "runtime")}/`;
   const shared = (fileName: string) => fileName.includes("/node_modules/") || fileName.startsWith(runtime);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {

@@ -40,18 +40,36 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
   const dir = mkdtempSync(join(tmpdir(), "aps-cli-"));
 
   /** hub.py's APS class: `requests.<verb>('{}/{}'.format(self.url, uri), headers={'APS-Token': ...}, json=...)`. */
-  const cli = (method: string, uri: string, body?: unknown, token = t.adminToken) => t.call(method, `${t.controller.url}/${uri}`, { token, ...(body === undefined ? {} : { body }) });
+  const cli = (method: string, uri: string, body?: unknown, token = t.adminToken) =>
+    t.call(method, `${t.controller.url}/${uri}`, { token, ...(body === undefined ? {} : { body }) });
   /** apsconnect-cli's create_instance payload (hub.py:233-253). */
   const cliPayload = (overrides: Record<string, unknown> = {}, key = "cli-key") => ({
-    aps: { package: { type: APP_META_ID, version: "1.0", release: "1" }, endpoint: endpoint.url, network: "proxy", auth: { oauth: { key, secret: "cli-secret" } }, endpointCa: endpoint.ca, ...overrides },
+    aps: {
+      package: { type: APP_META_ID, version: "1.0", release: "1" },
+      endpoint: endpoint.url,
+      network: "proxy",
+      auth: { oauth: { key, secret: "cli-secret" } },
+      endpointCa: endpoint.ca,
+      ...overrides,
+    },
     ...SETTINGS,
   });
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 3000 });
     endpoint = await startFakeApplication(dir);
-    const account = await t.call("POST", "/aps/2/resources", { token: t.adminToken, body: { aps: { type: "http://aps-standard.org/types/core/account/1.0" }, companyName: "Customer", addressPostal: {} } });
-    customer = await new TokenService(loadKeys(t.dataDir).token).mint({ accountId: account.json.aps.id, userId: randomUUID() });
+    const account = await t.call("POST", "/aps/2/resources", {
+      token: t.adminToken,
+      body: {
+        aps: { type: "http://aps-standard.org/types/core/account/1.0" },
+        companyName: "Customer",
+        addressPostal: {},
+      },
+    });
+    customer = await new TokenService(loadKeys(t.dataDir).token).mint({
+      accountId: account.json.aps.id,
+      userId: randomUUID(),
+    });
   }, 60_000);
   afterAll(async () => {
     await endpoint?.close();
@@ -67,7 +85,9 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
     // services.py:176-180: max over versions by int(version.replace(".", "")).
     const versions = await t.call("GET", "/aps", {});
     expect(versions.status).toBe(200);
-    const newest = Object.values(versions.json.versions as Record<string, { version: string; href: string }>).sort((a, b) => Number(b.version.replace(/\./g, "")) - Number(a.version.replace(/\./g, "")))[0]!;
+    const newest = Object.values(versions.json.versions as Record<string, { version: string; href: string }>).sort(
+      (a, b) => Number(b.version.replace(/\./g, "")) - Number(a.version.replace(/\./g, "")),
+    )[0]!;
     expect(newest).toMatchObject({ version: "2.0.0", href: "/aps/2" });
   });
 
@@ -98,24 +118,50 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
     expect(pkg.status).toBe(200);
     expect(Object.keys(pkg.json.services).sort()).toEqual(["cloudmail", "domains", "mailboxes", "tenants"]);
     expect("itemProfile" in pkg.json.services).toBe(false);
-    expect(pkg.json.services.tenants).toEqual({ type: "http://cloudmail.example.com/types/tenant/1.0", schema: `/aps/2/types/${encodeURIComponent("http://cloudmail.example.com/types/tenant/1.0")}` });
+    expect(pkg.json.services.tenants).toEqual({
+      type: "http://cloudmail.example.com/types/tenant/1.0",
+      schema: `/aps/2/types/${encodeURIComponent("http://cloudmail.example.com/types/tenant/1.0")}`,
+    });
     expect(pkg.json).toMatchObject({ name: "CloudMail", slug: "cloudmail", version: "1.0", release: "1" });
     // Listed and read in the same form; the old collection shows the same instance.
     const list = await cli("GET", "aps/2/applications/");
     expect(list.json.map((i: { aps: { id: string } }) => i.aps.id)).toEqual([instance]);
-    expect((await cli("GET", `aps/2/applications/${instance}`)).json).toMatchObject({ aps: { id: instance }, app: { aps: { id: root } }, package: { id: packageId, type: APP_META_ID } });
+    expect((await cli("GET", `aps/2/applications/${instance}`)).json).toMatchObject({
+      aps: { id: instance },
+      app: { aps: { id: root } },
+      package: { id: packageId, type: APP_META_ID },
+    });
     expect((await cli("GET", `aps/2/instances/${instance}`)).json.rootResource).toBe(root);
   });
 
   it("POST aps/2/applications with only the package type (the Connect extension), by an instance acting for its root resource", async () => {
     // The first instance's credentials, as its endpoint got them in aps.x509.self.
-    const self = (endpoint.calls.find((c) => c.method === "POST" && /^\/cloudmail\/?$/.test(c.path))!.body!.aps as { x509: { self: string } }).x509.self;
+    const self = (
+      endpoint.calls.find((c) => c.method === "POST" && /^\/cloudmail\/?$/.test(c.path))!.body!.aps as {
+        x509: { self: string };
+      }
+    ).x509.self;
     const at = self.indexOf("-----BEGIN RSA PRIVATE KEY-----");
-    const asApplication = httpsClient(t.controller.url, t.controller.caCert, { cert: self.slice(0, at), key: self.slice(at) });
-    const body = { aps: { package: { type: APP_META_ID }, endpoint: endpoint.url, network: "proxy", auth: { oauth: { key: "connect-key", secret: "connect-secret" } }, endpointCa: endpoint.ca }, ...SETTINGS };
+    const asApplication = httpsClient(t.controller.url, t.controller.caCert, {
+      cert: self.slice(0, at),
+      key: self.slice(at),
+    });
+    const body = {
+      aps: {
+        package: { type: APP_META_ID },
+        endpoint: endpoint.url,
+        network: "proxy",
+        auth: { oauth: { key: "connect-key", secret: "connect-secret" } },
+        endpointCa: endpoint.ca,
+      },
+      ...SETTINGS,
+    };
     // As itself the application is not the provider; acting for its root (owned by the provider) it is.
     expect((await asApplication("POST", `${t.controller.url}/aps/2/applications`, { body })).status).toBe(403);
-    const r = await asApplication("POST", `${t.controller.url}/aps/2/applications`, { body, headers: { "aps-resource-id": root } });
+    const r = await asApplication("POST", `${t.controller.url}/aps/2/applications`, {
+      body,
+      headers: { "aps-resource-id": root },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.json.app.aps.id).toMatch(UUID);
     expect(r.json.package.version).toBe("1.0");
@@ -128,7 +174,10 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
     const bad: [unknown, RegExp][] = [
       [[1], /"aps": \{"package"/],
       [{ ...SETTINGS }, /"aps" must be an object/],
-      [cliPayload({ package: { type: "http://nowhere.example/app" } }), /No package with APP-META id http:\/\/nowhere\.example\/app/],
+      [
+        cliPayload({ package: { type: "http://nowhere.example/app" } }),
+        /No package with APP-META id http:\/\/nowhere\.example\/app/,
+      ],
       [cliPayload({ package: { type: APP_META_ID, version: "2.0" } }), /imported: 1\.0-1/],
       [cliPayload({ package: { id: "00000000-0000-0000-0000-000000000000" } }), /not imported here/],
       [cliPayload({ package: "cloudmail" }), /"aps\.package" must be/],
@@ -144,7 +193,12 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
       expect(r.json.error).toBeTruthy(); // hub.py:260-263 prints error and message
     }
     // A customer is refused before its body is looked at.
-    const customerTry = await cli("POST", "aps/2/applications/", cliPayload({ package: { type: "http://nowhere.example/app" } }), customer);
+    const customerTry = await cli(
+      "POST",
+      "aps/2/applications/",
+      cliPayload({ package: { type: "http://nowhere.example/app" } }),
+      customer,
+    );
     expect(customerTry.status).toBe(403);
     expect((await cli("GET", "aps/2/applications/", undefined, customer)).status).toBe(403);
     expect((await t.call("POST", "/aps/2/applications/", { body: cliPayload() })).status).toBe(401);
@@ -165,7 +219,12 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
     expect(one.status).toBe(404);
     expect(one.json.message).toMatch(/no billing resource types .*addResourceType/);
     expect((await cli("POST", "aps/2/services/resource-type-manager/resourceTypes", {})).status).toBe(405);
-    const tasks = await cli("POST", "aps/2/services/periodic-task-manager/tasks", { taskUuid: "", taskName: "t", callInfo: {}, schedule: {} });
+    const tasks = await cli("POST", "aps/2/services/periodic-task-manager/tasks", {
+      taskUuid: "",
+      taskName: "t",
+      callInfo: {},
+      schedule: {},
+    });
     expect(tasks.status).toBe(404);
     expect(tasks.json.message).toMatch(/"periodic-task-manager" is not offered.*resource-type-manager/);
     expect((await cli("GET", "aps/2/services/")).status).toBe(404);
@@ -183,9 +242,28 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
   });
 
   it("apsconnect-cli's calls made by Python requests as hub.py makes them: install over OAuth at a plain-http endpoint on this machine, read back, uninstall", async () => {
-    const { stdout } = await run("python3", [join(import.meta.dirname, "python", "apsconnect_replay.py"), t.controller.url, t.adminToken, APP_META_ID, JSON.stringify(SETTINGS)], { timeout: 60_000 });
+    const { stdout } = await run(
+      "python3",
+      [
+        join(import.meta.dirname, "python", "apsconnect_replay.py"),
+        t.controller.url,
+        t.adminToken,
+        APP_META_ID,
+        JSON.stringify(SETTINGS),
+      ],
+      { timeout: 60_000 },
+    );
     const out = JSON.parse(stdout) as Record<string, any>;
-    expect(out).toMatchObject({ probe: 200, install: 200, item_profile: false, services: ["cloudmail", "domains", "mailboxes", "tenants"], type: ROOT_TYPE, type_manager: 200, resource_type: 404, uninstall: 200 });
+    expect(out).toMatchObject({
+      probe: 200,
+      install: 200,
+      item_profile: false,
+      services: ["cloudmail", "domains", "mailboxes", "tenants"],
+      type: ROOT_TYPE,
+      type_manager: 200,
+      resource_type: 404,
+      uninstall: 200,
+    });
     expect(out.app_id).toMatch(UUID);
     expect(out.refused.status).toBe(400);
     expect(out.refused.text).toMatch(/^\S+ No package \S+ has version 9\.9 release 1; imported: 1\.0-1\.$/);
@@ -203,14 +281,41 @@ describe.each(databases)("apsconnect-cli and Connect forms of /aps/2/application
     const endpointCaFile = join(dir, "endpoint-ca.pem");
     writeFileSync(caFile, t.controller.caCert);
     writeFileSync(endpointCaFile, endpoint.ca);
-    const { stdout } = await run("python3", [join(import.meta.dirname, "python", "connect_calls.py"), t.controller.url, caFile, "hub-key", "cli-secret", hub.json.app.aps.id, APP_META_ID], {
-      timeout: 60_000,
-      env: { ...process.env, ENDPOINT: endpoint.url, ENDPOINT_CA: endpointCaFile, SETTINGS: JSON.stringify(SETTINGS) },
-    });
+    const { stdout } = await run(
+      "python3",
+      [
+        join(import.meta.dirname, "python", "connect_calls.py"),
+        t.controller.url,
+        caFile,
+        "hub-key",
+        "cli-secret",
+        hub.json.app.aps.id,
+        APP_META_ID,
+      ],
+      {
+        timeout: 60_000,
+        env: {
+          ...process.env,
+          ENDPOINT: endpoint.url,
+          ENDPOINT_CA: endpointCaFile,
+          SETTINGS: JSON.stringify(SETTINGS),
+        },
+      },
+    );
     const out = JSON.parse(stdout) as Record<string, any>;
-    expect(out).toMatchObject({ aps_version: "2.0.0", package: [1, 1], tenant_type: "http://cloudmail.example.com/types/tenant/1.0", counters: ["mailboxCount", "storage"], types: ["http://cloudmail.example.com/types/tenant/1.0"] });
+    expect(out).toMatchObject({
+      aps_version: "2.0.0",
+      package: [1, 1],
+      tenant_type: "http://cloudmail.example.com/types/tenant/1.0",
+      counters: ["mailboxCount", "storage"],
+      types: ["http://cloudmail.example.com/types/tenant/1.0"],
+    });
     const installed = await cli("GET", `aps/2/applications/${out.installed.instance}`);
-    expect(installed.json).toMatchObject({ app: { aps: { id: out.installed.app } }, auth: { oauth: { key: "hub-key-2" } } });
-    for (const id of [out.installed.instance, hub.json.aps.id]) expect((await cli("DELETE", `aps/2/applications/${id}`)).status).toBe(200);
+    expect(installed.json).toMatchObject({
+      app: { aps: { id: out.installed.app } },
+      auth: { oauth: { key: "hub-key-2" } },
+    });
+    for (const id of [out.installed.instance, hub.json.aps.id])
+      expect((await cli("DELETE", `aps/2/applications/${id}`)).status).toBe(200);
   }, 90_000);
 });

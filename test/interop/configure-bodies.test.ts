@@ -19,7 +19,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { installCloudmailAt, startFakeApplication, successOf, type FakeApplication, type ReceivedCall } from "../e2e/fake-application.ts";
+import {
+  installCloudmailAt,
+  startFakeApplication,
+  successOf,
+  type FakeApplication,
+  type ReceivedCall,
+} from "../e2e/fake-application.ts";
 
 const MAIL = "http://cloudmail.example.com/types";
 const CORE = "http://aps-standard.org/types/core";
@@ -50,19 +56,46 @@ describe.each(databases)("configure bodies as real runtimes read them on %s", (k
   let subscription = "";
   let mailbox = "";
   const dir = mkdtempSync(join(tmpdir(), "aps-configure-bodies-"));
-  const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
+  const admin = (method: string, path: string, body?: unknown) =>
+    t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000 });
     mail = await startFakeApplication(join(dir, "mail"));
     await installCloudmailAt(t, mail);
-    const account = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/account/1.0` }, companyName: "Customer", addressPostal: {} })).json.aps.id;
-    subscription = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })).json.aps.id;
-    const created = await admin("POST", "/aps/2/resources", { aps: { type: `${MAIL}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } }, mailboxCount: { limit: 10 }, storage: { limit: 5 } });
+    const account = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: `${CORE}/account/1.0` },
+        companyName: "Customer",
+        addressPostal: {},
+      })
+    ).json.aps.id;
+    subscription = (
+      await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })
+    ).json.aps.id;
+    const created = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${MAIL}/tenant/1.0` },
+      account: { aps: { id: account } },
+      subscription: { aps: { id: subscription } },
+      mailboxCount: { limit: 10 },
+      storage: { limit: 5 },
+    });
     expect(created.status, created.text).toBe(201);
     tenant = created.json.aps.id;
-    const domain = (await admin("POST", "/aps/2/resources", { aps: { type: `${MAIL}/domain/1.0` }, name: "example.com", tenant: { aps: { id: tenant } } })).json.aps.id;
-    const m = await admin("POST", "/aps/2/resources", { aps: { type: `${MAIL}/mailbox/1.0` }, localPart: "ann", password: "0123456789", tenant: { aps: { id: tenant } }, domain: { aps: { id: domain } } });
+    const domain = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: `${MAIL}/domain/1.0` },
+        name: "example.com",
+        tenant: { aps: { id: tenant } },
+      })
+    ).json.aps.id;
+    const m = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${MAIL}/mailbox/1.0` },
+      localPart: "ann",
+      password: "0123456789",
+      tenant: { aps: { id: tenant } },
+      domain: { aps: { id: domain } },
+    });
     expect(m.status, m.text).toBe(201);
     mailbox = m.json.aps.id;
   }, 90_000);
@@ -82,9 +115,19 @@ describe.each(databases)("configure bodies as real runtimes read them on %s", (k
         : successOf(call);
     const r = await admin("PUT", `/aps/2/resources/${mailbox}`, { plan: "business" });
     expect(r.status, r.text).toBe(200);
-    expect(r.json).toMatchObject({ plan: "business", address: "ann+business@example.com", localPart: "ann", tenant: { aps: { id: tenant } } });
+    expect(r.json).toMatchObject({
+      plan: "business",
+      address: "ann+business@example.com",
+      localPart: "ann",
+      tenant: { aps: { id: tenant } },
+    });
     const read = (await admin("GET", `/aps/2/resources/${mailbox}`)).json;
-    expect(read).toMatchObject({ plan: "business", address: "ann+business@example.com", localPart: "ann", tenant: { aps: { id: tenant } } });
+    expect(read).toMatchObject({
+      plan: "business",
+      address: "ann+business@example.com",
+      localPart: "ann",
+      tenant: { aps: { id: tenant } },
+    });
     // The echoed `aps` is the resource's own: it changed nothing the controller keeps.
     expect(read.aps).toMatchObject({ id: mailbox, type: `${MAIL}/mailbox/1.0`, status: "aps:ready" });
   });

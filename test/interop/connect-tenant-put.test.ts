@@ -11,7 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { credentialsOf, installCloudmailAt, startFakeApplication, type FakeApplication } from "../e2e/fake-application.ts";
+import {
+  credentialsOf,
+  installCloudmailAt,
+  startFakeApplication,
+  type FakeApplication,
+} from "../e2e/fake-application.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 
 const MAIL = "http://cloudmail.example.com/types";
@@ -25,17 +30,32 @@ describe.each(databases)("the Connect extension's whole-tenant PUT on %s", (kind
   let subscription = "";
   let otherSubscription = "";
   const dir = mkdtempSync(join(tmpdir(), "aps-connect-put-"));
-  const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
+  const admin = (method: string, path: string, body?: unknown) =>
+    t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000 });
     mail = await startFakeApplication(join(dir, "mail"));
     await installCloudmailAt(t, mail);
     asMail = httpsClient(t.controller.url, t.controller.caCert, credentialsOf(mail));
-    const account = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/account/1.0` }, companyName: "Customer", addressPostal: {} })).json.aps.id;
-    subscription = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })).json.aps.id;
-    otherSubscription = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "migrated" })).json.aps.id;
-    const created = await admin("POST", "/aps/2/resources", { aps: { type: `${MAIL}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } } });
+    const account = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: `${CORE}/account/1.0` },
+        companyName: "Customer",
+        addressPostal: {},
+      })
+    ).json.aps.id;
+    subscription = (
+      await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })
+    ).json.aps.id;
+    otherSubscription = (
+      await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "migrated" })
+    ).json.aps.id;
+    const created = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${MAIL}/tenant/1.0` },
+      account: { aps: { id: account } },
+      subscription: { aps: { id: subscription } },
+    });
     expect(created.status, created.text).toBe(201);
     tenant = created.json.aps.id;
   }, 90_000);
@@ -49,22 +69,34 @@ describe.each(databases)("the Connect extension's whole-tenant PUT on %s", (kind
     const read = await asMail("GET", `/aps/2/resources/${tenant}`);
     expect(read.status, read.text).toBe(200);
     expect(read.json.subscription).toMatchObject({ aps: { id: subscription } });
-    const put = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, { body: { ...read.json, organizationId: "org-7", aps: { ...read.json.aps, status: "aps:ready" } } });
+    const put = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, {
+      body: { ...read.json, organizationId: "org-7", aps: { ...read.json.aps, status: "aps:ready" } },
+    });
     expect(put.status, put.text).toBe(200);
     expect(put.json.organizationId).toBe("org-7");
     // A subscription migrated to another one: the changed link is relinked.
     const again = (await asMail("GET", `/aps/2/resources/${tenant}`)).json;
-    const moved = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, { body: { ...again, subscription: { aps: { id: otherSubscription } } } });
+    const moved = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, {
+      body: { ...again, subscription: { aps: { id: otherSubscription } } },
+    });
     expect(moved.status, moved.text).toBe(200);
-    expect((await asMail("GET", `/aps/2/resources/${tenant}`)).json.subscription).toMatchObject({ aps: { id: otherSubscription } });
+    expect((await asMail("GET", `/aps/2/resources/${tenant}`)).json.subscription).toMatchObject({
+      aps: { id: otherSubscription },
+    });
   });
 
   it("refuses a changed type, the removal of a required link and a link to what is not of the relation's type", async () => {
     const read = (await asMail("GET", `/aps/2/resources/${tenant}`)).json;
-    const upgraded = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, { body: { ...read, aps: { ...read.aps, type: `${MAIL}/tenant/2.0` } } });
+    const upgraded = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, {
+      body: { ...read, aps: { ...read.aps, type: `${MAIL}/tenant/2.0` } },
+    });
     expect(upgraded.status, upgraded.text).toBe(409);
-    expect((await asMail("PUT", `/aps/2/application/tenants/${tenant}`, { body: { ...read, account: null } })).status).toBe(409);
-    const wrong = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, { body: { ...read, organizationId: "not stored", subscription: { aps: { id: tenant } } } });
+    expect(
+      (await asMail("PUT", `/aps/2/application/tenants/${tenant}`, { body: { ...read, account: null } })).status,
+    ).toBe(409);
+    const wrong = await asMail("PUT", `/aps/2/application/tenants/${tenant}`, {
+      body: { ...read, organizationId: "not stored", subscription: { aps: { id: tenant } } },
+    });
     expect(wrong.status, wrong.text).toBe(400);
     expect((await asMail("GET", `/aps/2/resources/${tenant}`)).json.organizationId).toBe(read.organizationId);
   });

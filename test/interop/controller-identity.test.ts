@@ -36,28 +36,41 @@ describe.each(databases)("an endpoint that checks the controller as aps-node-run
     dir = mkdtempSync(join(tmpdir(), "aps-identity-"));
     const tls = await ensureControllerTls(join(dir, "tls"), ["127.0.0.1"]);
     endpointCa = tls.ca.cert;
-    server = createServer({ key: tls.server.key, cert: tls.server.cert, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-      let text = "";
-      req.on("data", (d) => (text += d));
-      req.on("end", () => {
-        const send = (status: number, body: unknown) => {
-          answered.push({ method: req.method ?? "", status });
-          res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-        };
-        const x509 = text ? (JSON.parse(text) as { aps?: { x509?: { self: string; controller: string } } }).aps?.x509 : undefined;
-        if (req.method === "POST" && x509 && !apscCertRaw) {
-          // endpoint.js:492-558 / instance.js:60-76: a new instance keeps the first certificate of aps.x509.controller.
-          apscCertRaw = (createSecureContext({ cert: x509.controller }).context as { getCertificate(): Buffer }).getCertificate();
-          controllerPem = x509.controller;
-          selfPem = x509.self;
+    server = createServer(
+      { key: tls.server.key, cert: tls.server.cert, requestCert: true, rejectUnauthorized: false },
+      (req, res) => {
+        let text = "";
+        req.on("data", (d) => (text += d));
+        req.on("end", () => {
+          const send = (status: number, body: unknown) => {
+            answered.push({ method: req.method ?? "", status });
+            res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+          };
+          const x509 = text
+            ? (JSON.parse(text) as { aps?: { x509?: { self: string; controller: string } } }).aps?.x509
+            : undefined;
+          if (req.method === "POST" && x509 && !apscCertRaw) {
+            // endpoint.js:492-558 / instance.js:60-76: a new instance keeps the first certificate of aps.x509.controller.
+            apscCertRaw = (
+              createSecureContext({ cert: x509.controller }).context as { getCertificate(): Buffer }
+            ).getCertificate();
+            controllerPem = x509.controller;
+            selfPem = x509.self;
+            return send(200, {});
+          }
+          const cert = (req.socket as TLSSocket).getPeerCertificate();
+          if (!cert?.raw)
+            return send(403, { code: 403, type: "Exception", message: "No client certificate was provided!" });
+          if (!apscCertRaw || apscCertRaw.compare(cert.raw))
+            return send(403, {
+              code: 403,
+              type: "Exception",
+              message: "Provided certificate does not match saved APSC certificate!",
+            });
           return send(200, {});
-        }
-        const cert = (req.socket as TLSSocket).getPeerCertificate();
-        if (!cert?.raw) return send(403, { code: 403, type: "Exception", message: "No client certificate was provided!" });
-        if (!apscCertRaw || apscCertRaw.compare(cert.raw)) return send(403, { code: 403, type: "Exception", message: "Provided certificate does not match saved APSC certificate!" });
-        return send(200, {});
-      });
-    });
+        });
+      },
+    );
     await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
     endpoint = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }, 60_000);
@@ -68,11 +81,25 @@ describe.each(databases)("an endpoint that checks the controller as aps-node-run
   });
 
   it("takes the controller's calls: aps.x509.controller starts with the certificate the controller presents", async () => {
-    const packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name.toLowerCase() === "cloudmail").id;
-    const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packageId, endpoint, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    const packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find(
+      (p: { name: string }) => p.name.toLowerCase() === "cloudmail",
+    ).id;
+    const installed = await t.call("POST", "/aps/2/instances", {
+      token: t.adminToken,
+      body: {
+        package: packageId,
+        endpoint,
+        endpointCa,
+        settings: {
+          apiEndpoint: "https://api.example",
+          apiKey: "key-0123456789abcdef",
+          apiSecret: "secret-0123456789",
+        },
+      },
+    });
     expect(installed.status, installed.text).toBe(201);
     expect(controllerPem.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
-    expect(controllerPem.endsWith(t.controller.caCert.trim() + "\n")).toBe(true);
+    expect(controllerPem.endsWith(`${t.controller.caCert.trim()}\n`)).toBe(true);
     // New credentials are handed over by a PUT to the application root: a call the endpoint checks.
     const reissued = await t.call("POST", `/aps/2/instances/${installed.json.id}/credentials`, { token: t.adminToken });
     expect(reissued.status, reissued.text).toBe(200);
@@ -82,10 +109,14 @@ describe.each(databases)("an endpoint that checks the controller as aps-node-run
   it("refuses another client certificate, also one the same CA issued (the instance's own)", async () => {
     const [cert, key] = selfPem.split(/(?=-----BEGIN RSA PRIVATE KEY-----)/);
     const status = await new Promise<number>((resolve, reject) => {
-      request(`${endpoint}/cloudmail/00000000-0000-4000-8000-000000000001`, { method: "DELETE", ca: endpointCa, cert, key }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      })
+      request(
+        `${endpoint}/cloudmail/00000000-0000-4000-8000-000000000001`,
+        { method: "DELETE", ca: endpointCa, cert, key },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      )
         .on("error", reject)
         .end();
     });

@@ -3,7 +3,8 @@
  * a newline, and an RSA key as PKCS#1. The readers are the ones endpoints use: aps-node-runtime
  * splits the text on `-----BEGIN RSA PRIVATE KEY-----` (src/runtime/endpoint.js:27, :419-423;
  * docs/platform-forms.md §2.1), OpenSSL (`openssl x509`, `openssl pkey`, what `curl -E` loads) and
- * Python's `ssl.load_cert_chain` (the PHP runtime keeps the same text as `<instance>.pem`, aps-facts §6).
+ * Python's `ssl.load_cert_chain` (the PHP runtime keeps the same text as `<instance>.pem`,
+ * https://docs.cloudblue.com/cbc/sdk/7.4/api/rest/application/instance-operations).
  */
 import { execFileSync } from "node:child_process";
 import { createPrivateKey, X509Certificate } from "node:crypto";
@@ -46,12 +47,24 @@ describe("instance credentials (aps.x509.self)", () => {
 
   it("is read by openssl x509 and openssl pkey from the one file", () => {
     const file = join(dir, "instance.pem");
-    expect(execFileSync("openssl", ["x509", "-in", file, "-noout", "-subject"], { encoding: "utf8" })).toContain("0f6b0b6a-5b4e-4d7e-9c2f-4a1c8c3e2d10");
-    expect(execFileSync("openssl", ["pkey", "-in", file, "-noout", "-text"], { encoding: "utf8" })).toMatch(/Private-Key: \(2048 bit/);
+    expect(execFileSync("openssl", ["x509", "-in", file, "-noout", "-subject"], { encoding: "utf8" })).toContain(
+      "0f6b0b6a-5b4e-4d7e-9c2f-4a1c8c3e2d10",
+    );
+    expect(execFileSync("openssl", ["pkey", "-in", file, "-noout", "-text"], { encoding: "utf8" })).toMatch(
+      /Private-Key: \(2048 bit/,
+    );
   });
 
   it("is loaded by Python's ssl.load_cert_chain", () => {
-    const out = execFileSync("python3", ["-c", "import ssl,sys; c=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT); c.load_cert_chain(sys.argv[1]); print('loaded')", join(dir, "instance.pem")], { encoding: "utf8" });
+    const out = execFileSync(
+      "python3",
+      [
+        "-c",
+        "import ssl,sys; c=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT); c.load_cert_chain(sys.argv[1]); print('loaded')",
+        join(dir, "instance.pem"),
+      ],
+      { encoding: "utf8" },
+    );
     expect(out.trim()).toBe("loaded");
   });
 

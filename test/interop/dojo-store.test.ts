@@ -23,7 +23,11 @@ describe.each(databases)("dojo store forms on %s", (kind) => {
     c = await startInProcessController(kind, ["test/fixtures/controller/notes"]);
     for (const [i, title] of ["a", "b", "c", "d", "e"].entries()) {
       // dojo put() of an object without identity: POST to the target, which ends with "/".
-      const r = await c.request("/aps/2/resources/", { method: "POST", headers: JSON_TYPE, body: JSON.stringify({ aps: { type: NOTE }, title, size: i }) });
+      const r = await c.request("/aps/2/resources/", {
+        method: "POST",
+        headers: JSON_TYPE,
+        body: JSON.stringify({ aps: { type: NOTE }, title, size: i }),
+      });
       expect(r.status, await r.clone().text()).toBe(201);
       ids.push(((await r.json()) as { aps: { id: string } }).aps.id);
     }
@@ -40,14 +44,16 @@ describe.each(databases)("dojo store forms on %s", (kind) => {
   });
 
   it("honours Range: items=S-E as a page, answered 200 (not 206) with the total in Content-Range", async () => {
-    const r = await c.request(`/aps/2/resources/?${query}`, { headers: { Range: "items=1-2", "X-Range": "items=1-2" } });
+    const r = await c.request(`/aps/2/resources/?${query}`, {
+      headers: { Range: "items=1-2", "X-Range": "items=1-2" },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("content-range")).toBe("items 1-2/5");
     expect(((await r.json()) as { title: string }[]).map((n) => n.title)).toEqual(["b", "c"]);
     // An open end (count Infinity in dojo) is the rest, up to a page.
     const rest = await c.request(`/aps/2/resources?${query}`, { headers: { Range: "items=3-" } });
     expect(rest.headers.get("content-range")).toBe("items 3-4/5");
-    // limit() in the query wins over the header (aps-facts §1).
+    // limit() in the query wins over the header (docs/aps/rql.md section 6).
     const limited = await c.request(`/aps/2/resources?${query},limit(0,1)`, { headers: { Range: "items=1-2" } });
     expect(((await limited.json()) as { title: string }[]).map((n) => n.title)).toEqual(["a"]);
     // A malformed header is ignored, not an error.
@@ -60,7 +66,11 @@ describe.each(databases)("dojo store forms on %s", (kind) => {
     const got = await c.request(`/aps/2/resources/${id}/`);
     expect(got.status).toBe(200);
     expect(((await got.json()) as { title: string }).title).toBe("a");
-    const put = await c.request(`/aps/2/resources/${id}/`, { method: "PUT", headers: JSON_TYPE, body: JSON.stringify({ body: "changed" }) });
+    const put = await c.request(`/aps/2/resources/${id}/`, {
+      method: "PUT",
+      headers: JSON_TYPE,
+      body: JSON.stringify({ body: "changed" }),
+    });
     expect(put.status, await put.clone().text()).toBe(200);
     expect(((await put.json()) as { body: string }).body).toBe("changed");
     const removed = await c.request(`/aps/2/resources/${ids[4]}/`, { method: "DELETE" });

@@ -6,7 +6,8 @@
  * - a notification goes to the handler operation's path on the subscriber,
  *   `POST <endpoint>/<service>/<subscriber id><operation path>`, which is where FallBall and the
  *   Connect extension serve their handlers;
- * - an endpoint that serves only SPEC 6.2's `/<service>/events/<subscriber>/<handler>` still gets it.
+ * - an endpoint that serves only the form `/<service>/events/<subscriber>/<handler>` still gets it
+ *   (docs/aps/events.md).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -48,17 +49,30 @@ describe.each(databases)("controller -> endpoint paths of real connectors on %s"
         .on("error", reject)
         .end();
     });
-  const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
+  const admin = (method: string, path: string, body?: unknown) =>
+    t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
 
   beforeAll(async () => {
-    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000, eventDelivery: { retryBaseSeconds: 0.2, maxAttempts: 3, idleMs: 50 } });
+    t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], {
+      endpointTimeoutMs: 5000,
+      eventDelivery: { retryBaseSeconds: 0.2, maxAttempts: 3, idleMs: 50 },
+    });
     dir = mkdtempSync(join(tmpdir(), "aps-event-path-"));
     const tls = await ensureControllerTls(join(dir, "tls"), ["127.0.0.1"]);
     endpointCa = tls.ca.cert;
     writeFileSync(join(dir, "server.crt"), tls.server.cert);
     writeFileSync(join(dir, "server.key"), tls.server.key);
     const portFile = join(dir, "port");
-    python = spawn("python3", [join(import.meta.dirname, "python", "strict_endpoint.py"), portFile, join(dir, "server.crt"), join(dir, "server.key")], { stdio: "inherit" });
+    python = spawn(
+      "python3",
+      [
+        join(import.meta.dirname, "python", "strict_endpoint.py"),
+        portFile,
+        join(dir, "server.crt"),
+        join(dir, "server.key"),
+      ],
+      { stdio: "inherit" },
+    );
     endpointUrl = `https://127.0.0.1:${await portWrittenTo(portFile)}`;
   }, 60_000);
   afterAll(async () => {
@@ -71,12 +85,25 @@ describe.each(databases)("controller -> endpoint paths of real connectors on %s"
   let mailbox = "";
 
   it("installs and provisions with POST <endpoint>/<service>, which a strict (FastAPI-style) route takes", async () => {
-    const packageId = (await admin("GET", "/aps/2/packages")).json.find((p: { name: string }) => p.name.toLowerCase() === "cloudmail").id;
-    const installed = await admin("POST", "/aps/2/instances", { package: packageId, endpoint: endpointUrl, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } });
+    const packageId = (await admin("GET", "/aps/2/packages")).json.find(
+      (p: { name: string }) => p.name.toLowerCase() === "cloudmail",
+    ).id;
+    const installed = await admin("POST", "/aps/2/instances", {
+      package: packageId,
+      endpoint: endpointUrl,
+      endpointCa,
+      settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" },
+    });
     expect(installed.status, installed.text).toBe(201);
-    const account = (await admin("POST", "/aps/2/resources", { aps: { type: ACCOUNT }, companyName: "Customer", addressPostal: {} })).json.aps.id;
+    const account = (
+      await admin("POST", "/aps/2/resources", { aps: { type: ACCOUNT }, companyName: "Customer", addressPostal: {} })
+    ).json.aps.id;
     const sub = (await admin("POST", "/aps/2/resources", { aps: { type: SUBSCRIPTION } })).json.aps.id;
-    const tr = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: sub } } });
+    const tr = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${T}/tenant/1.0` },
+      account: { aps: { id: account } },
+      subscription: { aps: { id: sub } },
+    });
     expect(tr.status, tr.text).toBe(201);
     tenant = tr.json.aps.id;
     const calls = await seen();
@@ -84,11 +111,25 @@ describe.each(databases)("controller -> endpoint paths of real connectors on %s"
   });
 
   it("delivers a notification to <service>/<subscriber id><operation path>, where FallBall and Connect serve handlers", async () => {
-    const s = await admin("POST", `/aps/2/resources/${tenant}/aps/subscriptions`, { event: `${E}/changed`, source: { type: `${T}/mailbox/1.0` }, handler: "onMailboxChanged" });
+    const s = await admin("POST", `/aps/2/resources/${tenant}/aps/subscriptions`, {
+      event: `${E}/changed`,
+      source: { type: `${T}/mailbox/1.0` },
+      handler: "onMailboxChanged",
+    });
     expect(s.status, s.text).toBe(200);
-    const domain = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "example.com", tenant: { aps: { id: tenant } } });
+    const domain = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${T}/domain/1.0` },
+      name: "example.com",
+      tenant: { aps: { id: tenant } },
+    });
     expect(domain.status, domain.text).toBe(201);
-    const m = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/mailbox/1.0` }, localPart: "ann", password: "0123456789", tenant: { aps: { id: tenant } }, domain: { aps: { id: domain.json.aps.id } } });
+    const m = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${T}/mailbox/1.0` },
+      localPart: "ann",
+      password: "0123456789",
+      tenant: { aps: { id: tenant } },
+      domain: { aps: { id: domain.json.aps.id } },
+    });
     expect(m.status, m.text).toBe(201);
     mailbox = m.json.aps.id;
     expect((await admin("PUT", `/aps/2/resources/${mailbox}`, { quota: 2048 })).status).toBe(200);
@@ -98,22 +139,38 @@ describe.each(databases)("controller -> endpoint paths of real connectors on %s"
     expect(delivered).toHaveLength(1);
     expect(delivered[0]!.status).toBe(200);
     // The Connect extension ignores a notification without truthy event, time, serial, subscription and source (platform-forms §2.3).
-    expect(delivered[0]!.body).toMatchObject({ event: `${E}/changed`, subscription: s.json.id, source: { id: mailbox, type: `${T}/mailbox/1.0` } });
+    expect(delivered[0]!.body).toMatchObject({
+      event: `${E}/changed`,
+      subscription: s.json.id,
+      source: { id: mailbox, type: `${T}/mailbox/1.0` },
+    });
     expect(delivered[0]!.body!.serial).toBeGreaterThan(0);
     expect((await seen()).some((c) => c.path.includes("/events/"))).toBe(false);
     await until("nothing pending", async () => (await admin("GET", "/aps/2/events/pending")).json.length === 0);
   });
 
-  it("falls back to SPEC 6.2's /<service>/events/<subscriber>/<handler> where nothing is routed at the operation path", async () => {
-    const s = await admin("POST", `/aps/2/resources/${tenant}/aps/subscriptions`, { event: `${E}/available`, source: { type: `${T}/domain/1.0` }, handler: "onDomainLinked" });
+  it("falls back to /<service>/events/<subscriber>/<handler> where nothing is routed at the operation path", async () => {
+    const s = await admin("POST", `/aps/2/resources/${tenant}/aps/subscriptions`, {
+      event: `${E}/available`,
+      source: { type: `${T}/domain/1.0` },
+      handler: "onDomainLinked",
+    });
     expect(s.status, s.text).toBe(200);
-    const domain = await admin("POST", "/aps/2/resources", { aps: { type: `${T}/domain/1.0` }, name: "example.org", tenant: { aps: { id: tenant } } });
+    const domain = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${T}/domain/1.0` },
+      name: "example.org",
+      tenant: { aps: { id: tenant } },
+    });
     expect(domain.status, domain.text).toBe(201);
     const spec = `/tenants/events/${tenant}/onDomainLinked`;
-    await until("the notification in the SPEC form", async () => (await seen()).some((c) => c.path === spec));
+    await until("the notification in the events form", async () => (await seen()).some((c) => c.path === spec));
     const calls = (await seen()).filter((c) => c.path === spec || c.path === `/tenants/${tenant}/onDomainLinked`);
     expect(calls.map((c) => `${c.path} ${c.status}`)).toEqual([`/tenants/${tenant}/onDomainLinked 404`, `${spec} 200`]);
-    expect(calls[1]!.body).toMatchObject({ event: `${E}/available`, subscription: s.json.id, source: { id: domain.json.aps.id } });
+    expect(calls[1]!.body).toMatchObject({
+      event: `${E}/available`,
+      subscription: s.json.id,
+      source: { id: domain.json.aps.id },
+    });
     await until("nothing pending", async () => (await admin("GET", "/aps/2/events/pending")).json.length === 0);
     expect((await admin("GET", "/aps/2/events/dead")).json).toEqual([]);
   });

@@ -16,7 +16,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { credentialsOf, startFakeApplication, type Answer, type FakeApplication, type ReceivedCall } from "../e2e/fake-application.ts";
+import {
+  credentialsOf,
+  startFakeApplication,
+  type Answer,
+  type FakeApplication,
+  type ReceivedCall,
+} from "../e2e/fake-application.ts";
 import { httpsClient, type HttpReply } from "../helpers/https-client.ts";
 import { until } from "../helpers/until.ts";
 
@@ -49,12 +55,25 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
   let subscription = "";
   let serviceUser = "";
   let secondUser = "";
-  const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
+  const admin = (method: string, path: string, body?: unknown) =>
+    t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
 
   /** `OA.send_request` (__init__.py:160-213): relative path, JSON, the transaction echoed when asked; only 200 is a success. */
-  async function send(call: ReceivedCall, method: string, path: string, body?: unknown, transaction = true): Promise<any> {
+  async function send(
+    call: ReceivedCall,
+    method: string,
+    path: string,
+    body?: unknown,
+    transaction = true,
+  ): Promise<any> {
     const tx = call.headers["aps-transaction-id"];
-    const reply: HttpReply = await oa(method, path, { ...(body === undefined ? {} : { body }), headers: { "content-type": "application/json", ...(transaction && typeof tx === "string" ? { "aps-transaction-id": tx } : {}) } });
+    const reply: HttpReply = await oa(method, path, {
+      ...(body === undefined ? {} : { body }),
+      headers: {
+        "content-type": "application/json",
+        ...(transaction && typeof tx === "string" ? { "aps-transaction-id": tx } : {}),
+      },
+    });
     oaCalls.push({ during: `${call.method} ${call.path}`, method, path, status: reply.status, json: reply.json });
     if (reply.status !== 200) throw new Error(`OA answered ${reply.status} to ${method} ${path}: ${reply.text}`);
     return reply.json;
@@ -72,7 +91,9 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
   async function usage(call: ReceivedCall, tenantId: string): Promise<Body> {
     const services = await send(call, "get", "aps/2/application", undefined, false);
     const schema = await send(call, "get", services.tenant.schema, undefined, false);
-    const counters = Object.entries(schema.properties as Record<string, { type: string }>).filter(([, p]) => p.type.includes("Counter")).map(([n]) => n);
+    const counters = Object.entries(schema.properties as Record<string, { type: string }>)
+      .filter(([, p]) => p.type.includes("Counter"))
+      .map(([n]) => n);
     const users = companies.get(tenantId)?.users.size ?? 0;
     return Object.fromEntries(counters.map((c) => [c, { usage: c === "USERS" ? users : 0 }]));
   }
@@ -86,20 +107,53 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     const name = `${String(company.companyName).replace(/\s+/g, "-")}-sub${subscriptionId}`;
     // The stand-in for the FallBall API refuses postal codes of Alaska (analyze_service_error, tenant.py:82-130).
     if (postalCode.startsWith("999")) {
-      return { status: 202, headers: { "aps-info": "Additional information required to complete provisioning", "aps-retry-timeout": "1" }, body: { accountInfo: { addressPostal: { postalCode } }, status: "activationRequired", statusData: { code: "ActivationData", messages: [{ type: "error", text: "Please provide additional information" }], perPropertyData: [{ propertyName: "accountInfo.addressPostal.postalCode", pattern: "(\\d{5})" }] } } };
+      return {
+        status: 202,
+        headers: { "aps-info": "Additional information required to complete provisioning", "aps-retry-timeout": "1" },
+        body: {
+          accountInfo: { addressPostal: { postalCode } },
+          status: "activationRequired",
+          statusData: {
+            code: "ActivationData",
+            messages: [{ type: "error", text: "Please provide additional information" }],
+            perPropertyData: [{ propertyName: "accountInfo.addressPostal.postalCode", pattern: "(\\d{5})" }],
+          },
+        },
+      };
     }
     expect(adminEmail).toContain("@");
     companies.set(body.aps.id, { name, users: new Set() });
     for (const event of ["linked", "unlinked"]) {
-      await send(call, "post", `aps/2/resources/${body.aps.id}/aps/subscriptions`, { event: `${CORE_EVENTS}/${event}`, source: { type: body.aps.type }, relation: "users", handler: "onUsersChange" });
+      await send(call, "post", `aps/2/resources/${body.aps.id}/aps/subscriptions`, {
+        event: `${CORE_EVENTS}/${event}`,
+        source: { type: body.aps.type },
+        relation: "users",
+        handler: "onUsersChange",
+      });
     }
-    return { status: 201, body: { tenantId: name, status: body.status ? "reprovisioned" : "", statusData: { messages: [], perPropertyData: [] }, ...(await usage(call, body.aps.id)) } };
+    return {
+      status: 201,
+      body: {
+        tenantId: name,
+        status: body.status ? "reprovisioned" : "",
+        statusData: { messages: [], perPropertyData: [] },
+        ...(await usage(call, body.aps.id)),
+      },
+    };
   }
 
   /** `OA.send_notification` (__init__.py:108-136). */
   async function notify(call: ReceivedCall, message: string, to: { accountId?: string; userId?: string }) {
-    const manager = (await send(call, "get", `aps/2/resources?implementing(${encodeURIComponent(MANAGER)})`, undefined, false))[0].aps.id;
-    await send(call, "post", `aps/2/resources/${manager}/notifications`, { status: "ready", message: { message }, ...to }, false);
+    const manager = (
+      await send(call, "get", `aps/2/resources?implementing(${encodeURIComponent(MANAGER)})`, undefined, false)
+    )[0].aps.id;
+    await send(
+      call,
+      "post",
+      `aps/2/resources/${manager}/notifications`,
+      { status: "ready", message: { message }, ...to },
+      false,
+    );
   }
 
   /** The connector's routes (__init__.py:114-136). */
@@ -108,23 +162,38 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     const [, service, id, sub] = call.path.split("?")[0]!.split("/");
     const phase = call.headers["aps-request-phase"];
     if (service === "app") {
-      if (!id) return missing(body, "aps.type", "No APS type specified") ?? missing(body, "aps.id", "No APS id specified") ?? { status: 201, body: { aps: body.aps, appId: "fb-app" } };
+      if (!id)
+        return (
+          missing(body, "aps.type", "No APS type specified") ??
+          missing(body, "aps.id", "No APS id specified") ?? { status: 201, body: { aps: body.aps, appId: "fb-app" } }
+        );
       return call.method === "DELETE" && !sub ? { status: 204 } : { status: 200, body: {} };
     }
     if (service === "tenant" && !id && call.method === "POST") {
       // TenantList.post (tenant.py:256-268) after get_tenant_args (tenant.py:51-79).
-      const refused = missing(body, "aps.id", "Missing aps.id in request") ?? missing(body, "aps.subscription", "Missing aps.subscription in request") ?? missing(body, "aps.type", "Missing aps.type in request") ?? missing(body, "account.aps.id", "Missing link to account in request");
+      const refused =
+        missing(body, "aps.id", "Missing aps.id in request") ??
+        missing(body, "aps.subscription", "Missing aps.subscription in request") ??
+        missing(body, "aps.type", "Missing aps.type in request") ??
+        missing(body, "account.aps.id", "Missing link to account in request");
       if (refused) return refused;
       if (body.status === "reprovisioned") return { status: 201, body: {} };
-      if (phase === "async" && body.status !== "error") return { status: 202, headers: { "aps-info": "Additional information required to complete provisioning", "aps-retry-timeout": "1" }, body: {} };
+      if (phase === "async" && body.status !== "error")
+        return {
+          status: 202,
+          headers: { "aps-info": "Additional information required to complete provisioning", "aps-retry-timeout": "1" },
+          body: {},
+        };
       return provisionClient(call, body);
     }
     if (service === "tenant" && id) {
       const own = await send(call, "get", `aps/2/resources/${id}`);
       if (!sub && call.method === "PUT") return { status: 200, body: {} }; // Tenant.put reads only DISKSPACE.limit (tenant.py:277-290)
-      if (!sub && call.method === "DELETE") return companies.delete(id) ? { status: 204 } : { status: 404, body: { message: "no such company" } };
+      if (!sub && call.method === "DELETE")
+        return companies.delete(id) ? { status: 204 } : { status: 404, body: { message: "no such company" } };
       if (sub === "disable" || sub === "enable") return { status: 200, body: {} };
-      if (sub === "adminlogin") return { status: 200, body: { redirectUrl: `https://fallball.example/#/auth?company=${own.tenantId}` } };
+      if (sub === "adminlogin")
+        return { status: 200, body: { redirectUrl: `https://fallball.example/#/auth?company=${own.tenantId}` } };
       if (sub === "users") return { status: 200, body: {} }; // TenantUserCreated / TenantUserRemoved
       if (sub === "onUsersChange") {
         // TenantOnUsersChange (tenant.py:337-344): usage to the controller, then a notification to the account.
@@ -135,9 +204,13 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
       }
       if (sub === "reprovision") {
         // TenantReprovision (tenant.py:354-378).
-        if (own.aps.status !== "aps:provisioning" || own.status === "reprovisioned") return { status: 400, body: { error: "Cannot provision already provisioned client" } };
+        if (own.aps.status !== "aps:provisioning" || own.status === "reprovisioned")
+          return { status: 400, body: { error: "Cannot provision already provisioned client" } };
         const result = await provisionClient(call, body);
-        const update = result.status === 201 ? { accountInfo: body.accountInfo, status: "reprovisioned", statusData: {}, ...(result.body as Body) } : (result.body as Body);
+        const update =
+          result.status === 201
+            ? { accountInfo: body.accountInfo, status: "reprovisioned", statusData: {}, ...(result.body as Body) }
+            : (result.body as Body);
         await send(call, "PUT", `/aps/2/application/tenant/${id}`, update);
         return { status: 200, body: {} };
       }
@@ -145,7 +218,10 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     }
     if (service === "user" && !id && call.method === "POST") {
       // UserList.post (user.py:17-54).
-      const refused = missing(body, "aps.type", "Missing aps.type in request") ?? missing(body, "tenant.aps.id", "Missing tenant in request") ?? missing(body, "user.aps.id", "Missing aps.id in request");
+      const refused =
+        missing(body, "aps.type", "Missing aps.type in request") ??
+        missing(body, "tenant.aps.id", "Missing tenant in request") ??
+        missing(body, "user.aps.id", "Missing aps.id in request");
       if (refused) return refused;
       await send(call, "get", `aps/2/resources/${body.tenant.aps.id}`);
       const oaUser = await send(call, "get", `aps/2/resources/${body.user.aps.id}`);
@@ -158,10 +234,12 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     }
     if (service === "user" && id) {
       const own = await send(call, "get", `aps/2/resources/${id}`);
-      if (sub === "userlogin") return { status: 200, body: { redirectUrl: `https://fallball.example/#/auth?user=${own.userId}` } };
+      if (sub === "userlogin")
+        return { status: 200, body: { redirectUrl: `https://fallball.example/#/auth?user=${own.userId}` } };
       // The service user through the relation, with the properties the notification names (user.py:64, :125, :131).
       const oaUser = (await send(call, "get", `/aps/2/resources/${id}/user`))[0];
-      if (typeof oaUser.displayName !== "string") throw new Error(`KeyError: 'displayName' in ${JSON.stringify(oaUser)}`);
+      if (typeof oaUser.displayName !== "string")
+        throw new Error(`KeyError: 'displayName' in ${JSON.stringify(oaUser)}`);
       if (call.method === "DELETE") {
         companies.get(own.tenant.aps.id)?.users.delete(id);
         fbUsers.delete(id);
@@ -176,7 +254,10 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
   }
 
   beforeAll(async () => {
-    t = await startControllerUnderTest(kind, ["test/fixtures/controller/fallball"], { endpointTimeoutMs: 10_000, eventDelivery: { idleMs: 50 } });
+    t = await startControllerUnderTest(kind, ["test/fixtures/controller/fallball"], {
+      endpointTimeoutMs: 10_000,
+      eventDelivery: { idleMs: 50 },
+    });
     fb = await startFakeApplication(join(dir, "fallball"));
     fb.answer = async (call) => {
       try {
@@ -187,18 +268,43 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
       }
     };
     const packages = (await admin("GET", "/aps/2/packages")).json as { id: string; slug: string }[];
-    const installed = await admin("POST", "/aps/2/instances", { package: packages.find((p) => p.slug === "fallball")!.id, endpoint: fb.url, endpointCa: fb.ca });
+    const installed = await admin("POST", "/aps/2/instances", {
+      package: packages.find((p) => p.slug === "fallball")!.id,
+      endpoint: fb.url,
+      endpointCa: fb.ca,
+    });
     expect(installed.status, installed.text).toBe(201);
     oa = httpsClient(`${t.controller.url}/`, t.controller.caCert, credentialsOf(fb));
     // The customer as the platform has it: a PA account with its technical contact, a subscription, two service users.
-    const a = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000005, type: "CLIENT", companyName: "Davis and Sons", addressPostal: { postalCode: "12345" }, techContact: { email: "tech@davis.example" } });
+    const a = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${PA}/account/1.2` },
+      id: 1000005,
+      type: "CLIENT",
+      companyName: "Davis and Sons",
+      addressPostal: { postalCode: "12345" },
+      techContact: { email: "tech@davis.example" },
+    });
     expect(a.status, a.text).toBe(201);
     account = a.json.aps.id;
-    const s = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/subscription/1.0` }, subscriptionId: 446, serviceTemplateId: 7, name: "FallBall", account: { aps: { id: account } } });
+    const s = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${PA}/subscription/1.0` },
+      subscriptionId: 446,
+      serviceTemplateId: 7,
+      name: "FallBall",
+      account: { aps: { id: account } },
+    });
     expect(s.status, s.text).toBe(201);
     subscription = s.json.aps.id;
     for (const login of ["ann@davis.example", "bob@davis.example"]) {
-      const u = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/service-user/1.2` }, login, email: login, displayName: login, isAccountAdmin: login.startsWith("ann"), servicesMode: "NONE", organization: { aps: { id: account } } });
+      const u = await admin("POST", "/aps/2/resources", {
+        aps: { type: `${PA}/service-user/1.2` },
+        login,
+        email: login,
+        displayName: login,
+        isAccountAdmin: login.startsWith("ann"),
+        servicesMode: "NONE",
+        organization: { aps: { id: account } },
+      });
       expect(u.status, u.text).toBe(201);
       if (login.startsWith("ann")) serviceUser = u.json.aps.id;
       else secondUser = u.json.aps.id;
@@ -214,18 +320,51 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
 
   it("provisions a tenant: the body carries aps.status and aps.subscription, the connector reads the account and the subscription during the call, and its usage merges into the limits", async () => {
     oaCalls.length = 0;
-    const r = await admin("POST", "/aps/2/resources", { aps: { type: `${FB}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } }, accountInfo: { addressPostal: { postalCode: "12345" } }, DISKSPACE: { limit: 100 }, USERS: { limit: 10 } });
+    const r = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${FB}/tenant/1.0` },
+      account: { aps: { id: account } },
+      subscription: { aps: { id: subscription } },
+      accountInfo: { addressPostal: { postalCode: "12345" } },
+      DISKSPACE: { limit: 100 },
+      USERS: { limit: 10 },
+    });
     expect(r.status, r.text).toBe(201);
     tenant = r.json.aps.id;
     const sent = fb.calls.find((c) => c.method === "POST" && c.path === "/tenant")!.body as Body;
-    expect(sent.aps).toMatchObject({ id: tenant, type: `${FB}/tenant/1.0`, status: "aps:provisioning", subscription, revision: 1 });
-    expect(sent).toMatchObject({ account: { aps: { id: account } }, subscription: { aps: { id: subscription } }, DISKSPACE: { limit: 100 } });
+    expect(sent.aps).toMatchObject({
+      id: tenant,
+      type: `${FB}/tenant/1.0`,
+      status: "aps:provisioning",
+      subscription,
+      revision: 1,
+    });
+    expect(sent).toMatchObject({
+      account: { aps: { id: account } },
+      subscription: { aps: { id: subscription } },
+      DISKSPACE: { limit: 100 },
+    });
     // Every read and the subscriptions during the call answered 200 (send() throws otherwise).
-    expect(oaCalls.map((c) => `${c.method} ${c.path.split("?")[0]} ${c.status}`)).toEqual([`get aps/2/resources/${account} 200`, `get aps/2/resources/${subscription} 200`, "post " + `aps/2/resources/${tenant}/aps/subscriptions 200`, `post aps/2/resources/${tenant}/aps/subscriptions 200`, "get aps/2/application 200", `get /aps/2/types/${encodeURIComponent(`${FB}/tenant/1.0`)} 200`]);
-    expect(oaCalls[0]!.json).toMatchObject({ companyName: "Davis and Sons", techContact: { email: "tech@davis.example" }, addressPostal: { postalCode: "12345" } });
+    expect(oaCalls.map((c) => `${c.method} ${c.path.split("?")[0]} ${c.status}`)).toEqual([
+      `get aps/2/resources/${account} 200`,
+      `get aps/2/resources/${subscription} 200`,
+      `post aps/2/resources/${tenant}/aps/subscriptions 200`,
+      `post aps/2/resources/${tenant}/aps/subscriptions 200`,
+      "get aps/2/application 200",
+      `get /aps/2/types/${encodeURIComponent(`${FB}/tenant/1.0`)} 200`,
+    ]);
+    expect(oaCalls[0]!.json).toMatchObject({
+      companyName: "Davis and Sons",
+      techContact: { email: "tech@davis.example" },
+      addressPostal: { postalCode: "12345" },
+    });
     expect(oaCalls[1]!.json.subscriptionId).toBe(446);
     // The usage the connector returned joined the customer's limits; nothing it did not send was lost.
-    expect(r.json).toMatchObject({ tenantId: "Davis-and-Sons-sub446", DISKSPACE: { limit: 100, usage: 0 }, USERS: { limit: 10, usage: 0 }, DEVICES: { usage: 0 } });
+    expect(r.json).toMatchObject({
+      tenantId: "Davis-and-Sons-sub446",
+      DISKSPACE: { limit: 100, usage: 0 },
+      USERS: { limit: 10, usage: 0 },
+      DEVICES: { usage: 0 },
+    });
     expect(r.json.aps).toMatchObject({ status: "aps:ready", subscription });
     // After the call, the same reads still answer (the tenant is linked now).
     expect((await oa("GET", `aps/2/resources/${account}`)).json.companyName).toBe("Davis and Sons");
@@ -233,14 +372,43 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
   });
 
   it("lets the application read only what it reaches", async () => {
-    const stranger = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000099, type: "CLIENT", companyName: "Stranger", addressPostal: { postalCode: "1" } });
+    const stranger = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${PA}/account/1.2` },
+      id: 1000099,
+      type: "CLIENT",
+      companyName: "Stranger",
+      addressPostal: { postalCode: "1" },
+    });
     expect((await oa("GET", `aps/2/resources/${stranger.json.aps.id}`)).status).toBe(404);
   });
 
   it("takes aps.subscription from the body, refuses one that is not a subscription or disagrees with the link, and a failed provisioning leaves the application nothing it reached", async () => {
-    const acc = (await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000098, type: "CLIENT", companyName: "Gone Ltd", addressPostal: { postalCode: "55555" }, techContact: { email: "tech@gone.example" } })).json.aps.id as string;
-    const sub = (await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/subscription/1.0` }, subscriptionId: 448, serviceTemplateId: 7, name: "FallBall", account: { aps: { id: acc } } })).json.aps.id as string;
-    const tenantBody = (aps: Record<string, unknown>) => ({ aps: { type: `${FB}/tenant/1.0`, ...aps }, account: { aps: { id: acc } }, subscription: { aps: { id: sub } }, accountInfo: {}, DISKSPACE: { limit: 1 } });
+    const acc = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: `${PA}/account/1.2` },
+        id: 1000098,
+        type: "CLIENT",
+        companyName: "Gone Ltd",
+        addressPostal: { postalCode: "55555" },
+        techContact: { email: "tech@gone.example" },
+      })
+    ).json.aps.id as string;
+    const sub = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: `${PA}/subscription/1.0` },
+        subscriptionId: 448,
+        serviceTemplateId: 7,
+        name: "FallBall",
+        account: { aps: { id: acc } },
+      })
+    ).json.aps.id as string;
+    const tenantBody = (aps: Record<string, unknown>) => ({
+      aps: { type: `${FB}/tenant/1.0`, ...aps },
+      account: { aps: { id: acc } },
+      subscription: { aps: { id: sub } },
+      accountInfo: {},
+      DISKSPACE: { limit: 1 },
+    });
     const notSubscription = await admin("POST", "/aps/2/resources", tenantBody({ subscription: acc }));
     expect(notSubscription.status).toBe(400);
     expect(notSubscription.json.message).toMatch(/aps\.subscription names .* not a subscription/);
@@ -271,14 +439,26 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     const handled = () => fb.calls.filter((c) => c.path === `/tenant/${tenant}/onUsersChange`);
     oaCalls.length = 0;
     // Through the body's link to the tenant (user.py:17-54 reads tenant, user and resource).
-    const u1 = await admin("POST", "/aps/2/resources", { aps: { type: `${FB}/user/1.0` }, tenant: { aps: { id: tenant } }, user: { aps: { id: serviceUser } }, resource: "USERS" });
+    const u1 = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${FB}/user/1.0` },
+      tenant: { aps: { id: tenant } },
+      user: { aps: { id: serviceUser } },
+      resource: "USERS",
+    });
     expect(u1.status, u1.text).toBe(201);
     expect(u1.json.userId).toBe("ann@davis.example");
     // A user's service belongs to its tenant's subscription (its required link).
     expect(u1.json.aps.subscription).toBe(subscription);
-    expect(oaCalls.find((c) => c.path === `aps/2/resources/${serviceUser}`)).toMatchObject({ status: 200, json: { isAccountAdmin: true, email: "ann@davis.example" } });
+    expect(oaCalls.find((c) => c.path === `aps/2/resources/${serviceUser}`)).toMatchObject({
+      status: 200,
+      json: { isAccountAdmin: true, email: "ann@davis.example" },
+    });
     // Through the tenant's collection.
-    const u2 = await admin("POST", `/aps/2/resources/${tenant}/users`, { aps: { type: `${FB}/user/1.0` }, user: { aps: { id: secondUser } }, resource: "USERS" });
+    const u2 = await admin("POST", `/aps/2/resources/${tenant}/users`, {
+      aps: { type: `${FB}/user/1.0` },
+      user: { aps: { id: secondUser } },
+      resource: "USERS",
+    });
     expect(u2.status, u2.text).toBe(201);
     await until("two onUsersChange", () => handled().length >= 2);
     await new Promise((r) => setTimeout(r, 500));
@@ -292,12 +472,22 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     // Unprovisioning a user is an unlink for the tenant.
     expect((await admin("DELETE", `/aps/2/resources/${u2.json.aps.id}`)).status).toBe(204);
     await until("unlinked", () => handled().length >= 3);
-    expect(handled()[2]!.body).toMatchObject({ event: `${CORE_EVENTS}/unlinked`, relation: "users", target: { id: u2.json.aps.id } });
+    expect(handled()[2]!.body).toMatchObject({
+      event: `${CORE_EVENTS}/unlinked`,
+      relation: "users",
+      target: { id: u2.json.aps.id },
+    });
     await until("usage 1", async () => (await admin("GET", `/aps/2/resources/${tenant}`)).json.USERS?.usage === 1);
     // The connector's notifications reached the notification manager.
-    const manager = (await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(MANAGER)})`)).json[0].aps.id;
-    const notes = (await admin("GET", `/aps/2/resources/${manager}/notifications`)).json as { message: { message: string }; accountId?: string }[];
-    expect(notes.map((n) => n.message.message)).toEqual(expect.arrayContaining(["Fallball assigned to user", "Usage updated", "Fallball unassigned from user"]));
+    const manager = (await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(MANAGER)})`)).json[0].aps
+      .id;
+    const notes = (await admin("GET", `/aps/2/resources/${manager}/notifications`)).json as {
+      message: { message: string };
+      accountId?: string;
+    }[];
+    expect(notes.map((n) => n.message.message)).toEqual(
+      expect.arrayContaining(["Fallball assigned to user", "Usage updated", "Fallball unassigned from user"]),
+    );
     expect(notes.find((n) => n.message.message === "Usage updated")!.accountId).toBe(account);
   });
 
@@ -306,7 +496,12 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
     expect(r.status, r.text).toBe(200);
     const sent = fb.calls.filter((c) => c.method === "PUT" && c.path === `/tenant/${tenant}`).at(-1)!.body as Body;
     expect(sent.aps).toMatchObject({ id: tenant, type: `${FB}/tenant/1.0`, subscription, status: "aps:ready" });
-    expect(sent).toMatchObject({ DISKSPACE: { limit: 200, usage: 0 }, USERS: { limit: 10, usage: 1 }, tenantId: "Davis-and-Sons-sub446", account: { aps: { id: account } } });
+    expect(sent).toMatchObject({
+      DISKSPACE: { limit: 200, usage: 0 },
+      USERS: { limit: 10, usage: 1 },
+      tenantId: "Davis-and-Sons-sub446",
+      account: { aps: { id: account } },
+    });
     expect(r.json.DISKSPACE).toEqual({ limit: 200, usage: 0 });
   });
 
@@ -323,31 +518,70 @@ describe.each(databases)("the FallBall connector's life on %s", (kind) => {
   });
 
   it("runs the activation flow: 202 with activationRequired, reprovision with corrected data, the async repeat sees status reprovisioned and ends ready", async () => {
-    const acc = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000007, type: "CLIENT", companyName: "Alaska Fish", addressPostal: { postalCode: "99950" }, techContact: { email: "tech@fish.example" } });
-    const sub = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/subscription/1.0` }, subscriptionId: 447, serviceTemplateId: 7, name: "FallBall", account: { aps: { id: acc.json.aps.id } } });
-    const r = await admin("POST", "/aps/2/resources", { aps: { type: `${FB}/tenant/1.0` }, account: { aps: { id: acc.json.aps.id } }, subscription: { aps: { id: sub.json.aps.id } }, DISKSPACE: { limit: 50 } });
+    const acc = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${PA}/account/1.2` },
+      id: 1000007,
+      type: "CLIENT",
+      companyName: "Alaska Fish",
+      addressPostal: { postalCode: "99950" },
+      techContact: { email: "tech@fish.example" },
+    });
+    const sub = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${PA}/subscription/1.0` },
+      subscriptionId: 447,
+      serviceTemplateId: 7,
+      name: "FallBall",
+      account: { aps: { id: acc.json.aps.id } },
+    });
+    const r = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${FB}/tenant/1.0` },
+      account: { aps: { id: acc.json.aps.id } },
+      subscription: { aps: { id: sub.json.aps.id } },
+      DISKSPACE: { limit: 50 },
+    });
     expect(r.status, r.text).toBe(202);
     const id = r.json.aps.id as string;
     const pending = (await admin("GET", `/aps/2/resources/${id}`)).json;
-    expect(pending).toMatchObject({ aps: { status: "aps:provisioning" }, status: "activationRequired", accountInfo: { addressPostal: { postalCode: "99950" } }, DISKSPACE: { limit: 50 } });
+    expect(pending).toMatchObject({
+      aps: { status: "aps:provisioning" },
+      status: "activationRequired",
+      accountInfo: { addressPostal: { postalCode: "99950" } },
+      DISKSPACE: { limit: 50 },
+    });
     // An async repeat while nothing changed: the connector answers 202 again.
-    await until("an async repeat", () => fb.calls.some((c) => c.path === "/tenant" && c.headers["aps-request-phase"] === "async"));
+    await until("an async repeat", () =>
+      fb.calls.some((c) => c.path === "/tenant" && c.headers["aps-request-phase"] === "async"),
+    );
     // The customer corrects the postal code; the panel calls reprovision with the tenant as it is, corrected.
     const corrected = { ...pending, accountInfo: { addressPostal: { postalCode: "10001" } } };
     const re = await admin("POST", `/aps/2/resources/${id}/reprovision`, corrected);
     expect(re.status, re.text).toBe(200);
     expect((await admin("GET", `/aps/2/resources/${id}`)).json.status).toBe("reprovisioned");
     // The next repeat carries status reprovisioned; the connector answers 201 and the tenant is ready.
-    await until("ready", async () => (await admin("GET", `/aps/2/resources/${id}`)).json.aps.status === "aps:ready", 20_000);
+    await until(
+      "ready",
+      async () => (await admin("GET", `/aps/2/resources/${id}`)).json.aps.status === "aps:ready",
+      20_000,
+    );
     const ready = (await admin("GET", `/aps/2/resources/${id}`)).json;
-    expect(ready).toMatchObject({ status: "reprovisioned", tenantId: "Alaska-Fish-sub447", DISKSPACE: { limit: 50, usage: 0 } });
-    const lastRepeat = fb.calls.filter((c) => c.path === "/tenant" && c.headers["aps-request-phase"] === "async").at(-1)!.body as Body;
-    expect(lastRepeat).toMatchObject({ status: "reprovisioned", aps: { id, status: "aps:provisioning", subscription: sub.json.aps.id } });
+    expect(ready).toMatchObject({
+      status: "reprovisioned",
+      tenantId: "Alaska-Fish-sub447",
+      DISKSPACE: { limit: 50, usage: 0 },
+    });
+    const lastRepeat = fb.calls
+      .filter((c) => c.path === "/tenant" && c.headers["aps-request-phase"] === "async")
+      .at(-1)!.body as Body;
+    expect(lastRepeat).toMatchObject({
+      status: "reprovisioned",
+      aps: { id, status: "aps:provisioning", subscription: sub.json.aps.id },
+    });
     expect((await admin("DELETE", `/aps/2/resources/${id}`)).status).toBe(204);
   });
 
   it("unprovisions users and the tenant, then uninstalls", async () => {
-    for (const u of (await admin("GET", `/aps/2/resources/${tenant}/users`)).json as { aps: { id: string } }[]) expect((await admin("DELETE", `/aps/2/resources/${u.aps.id}`)).status).toBe(204);
+    for (const u of (await admin("GET", `/aps/2/resources/${tenant}/users`)).json as { aps: { id: string } }[])
+      expect((await admin("DELETE", `/aps/2/resources/${u.aps.id}`)).status).toBe(204);
     expect((await admin("DELETE", `/aps/2/resources/${tenant}`)).status).toBe(204);
     expect(companies.size).toBe(0);
     const instance = (await admin("GET", "/aps/2/instances")).json[0].id;

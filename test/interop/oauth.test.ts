@@ -39,17 +39,28 @@ describe.each(databases)("OAuth 1.0a between the controller and a Python endpoin
   let endpoint: string;
   let packageId: string;
   let instance: { id: string; rootResource: string };
-  const settings = { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" };
-  const probe = (path: string, mode = "good", method = "GET") => get(`${endpoint}/probe?${new URLSearchParams({ path, mode, method })}`);
+  const settings = {
+    apiEndpoint: "https://api.example",
+    apiKey: "key-0123456789abcdef",
+    apiSecret: "secret-0123456789",
+  };
+  const probe = (path: string, mode = "good", method = "GET") =>
+    get(`${endpoint}/probe?${new URLSearchParams({ path, mode, method })}`);
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000 });
     dir = mkdtempSync(join(tmpdir(), "aps-oauth-"));
     writeFileSync(join(dir, "controller-ca.crt"), t.controller.caCert);
     const portFile = join(dir, "port");
-    python = spawn("python3", [join(import.meta.dirname, "python", "oauth_endpoint.py"), portFile, KEY, SECRET, join(dir, "controller-ca.crt")], { stdio: "inherit" });
+    python = spawn(
+      "python3",
+      [join(import.meta.dirname, "python", "oauth_endpoint.py"), portFile, KEY, SECRET, join(dir, "controller-ca.crt")],
+      { stdio: "inherit" },
+    );
     endpoint = `http://127.0.0.1:${await portWrittenTo(portFile)}`;
-    packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name.toLowerCase() === "cloudmail").id;
+    packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find(
+      (p: { name: string }) => p.name.toLowerCase() === "cloudmail",
+    ).id;
   }, 60_000);
   afterAll(async () => {
     python?.kill();
@@ -58,7 +69,10 @@ describe.each(databases)("OAuth 1.0a between the controller and a Python endpoin
   });
 
   it("installs an instance with auth.oauth: the install call is signed as the endpoint's oauthlib-style check wants it", async () => {
-    const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packageId, endpoint, auth: { oauth: { key: KEY, secret: SECRET } }, settings } });
+    const installed = await t.call("POST", "/aps/2/instances", {
+      token: t.adminToken,
+      body: { package: packageId, endpoint, auth: { oauth: { key: KEY, secret: SECRET } }, settings },
+    });
     expect(installed.status, installed.text).toBe(201);
     expect(installed.json.auth).toEqual({ oauth: { key: KEY } });
     expect(installed.text).not.toContain(SECRET);
@@ -69,13 +83,27 @@ describe.each(databases)("OAuth 1.0a between the controller and a Python endpoin
   }, 60_000);
 
   it("refuses a key already in use (409) and an install whose secret the endpoint does not share (its 401, nothing stored)", async () => {
-    const again = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packageId, endpoint, auth: { oauth: { key: KEY, secret: "x" } }, settings } });
+    const again = await t.call("POST", "/aps/2/instances", {
+      token: t.adminToken,
+      body: { package: packageId, endpoint, auth: { oauth: { key: KEY, secret: "x" } }, settings },
+    });
     expect(again.status).toBe(409);
-    const wrong = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packageId, endpoint, auth: { oauth: { key: "another-key", secret: SECRET } }, settings } });
+    const wrong = await t.call("POST", "/aps/2/instances", {
+      token: t.adminToken,
+      body: { package: packageId, endpoint, auth: { oauth: { key: "another-key", secret: SECRET } }, settings },
+    });
     expect(wrong.status).toBe(401);
     expect((await get(`${endpoint}/seen`)).refused).toEqual([expect.objectContaining({ why: "unknown consumer key" })]);
     expect((await t.call("GET", "/aps/2/instances", { token: t.adminToken })).json).toHaveLength(1);
-    const plain = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packageId, endpoint: "http://192.0.2.1:5000", auth: { oauth: { key: "k2", secret: "s2" } }, settings } });
+    const plain = await t.call("POST", "/aps/2/instances", {
+      token: t.adminToken,
+      body: {
+        package: packageId,
+        endpoint: "http://192.0.2.1:5000",
+        auth: { oauth: { key: "k2", secret: "s2" } },
+        settings,
+      },
+    });
     expect(plain.status).toBe(400);
     expect(plain.json.message).toMatch(/plain http:\/\/ only on this machine/);
   }, 60_000);
@@ -106,7 +134,9 @@ describe.each(databases)("OAuth 1.0a between the controller and a Python endpoin
   it("keeps the secret sealed at rest and out of the log", async () => {
     // Last: on PGlite, t.sql restarts the controller (on another port than the endpoint knows).
     expect(readFileSync(t.logFile, "utf8")).not.toContain("s3cret");
-    const rows = await t.sql(`select oauth_key, encode(oauth_secret, 'escape') as secret from instances where id = '${instance.id}'`);
+    const rows = await t.sql(
+      `select oauth_key, encode(oauth_secret, 'escape') as secret from instances where id = '${instance.id}'`,
+    );
     expect(rows[0]!.oauth_key).toBe(KEY);
     expect(String(rows[0]!.secret)).not.toContain("s3cret");
   }, 60_000);

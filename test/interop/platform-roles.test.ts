@@ -1,8 +1,9 @@
 /**
- * Issue 16 item 10: the roles the platform has (aps-facts 6, S6a).
+ * Issue 16 item 10: the roles the platform has (docs/aps/security.md;
+ * https://docs.cloudblue.com/cbc/sdk/7.4/api/types/type-definition/access).
  * - Admin is the administrator of the resource's owner; the provider has none above it, so it is
  *   admin of what it provisioned itself too: it can `disable` its own Suspendable resources
- *   (core/suspendable's enable and disable allow only admin, SPEC 4.5). A customer is not admin
+ *   (core/suspendable's enable and disable allow only admin, docs/aps/lifecycle.md). A customer is not admin
  *   of its own resources.
  * - Referrer is the owner of a linked resource, in both directions of the link: the platform's
  *   example has a customer's VPS linking to the provider's offer, which makes the customer a
@@ -23,7 +24,11 @@ describe.each(databases)("platform roles on %s", (kind) => {
   let stranger = "";
 
   const call = async (token: string, method: string, path: string, body?: unknown) => {
-    const r = await c.request(path, { method, headers: { "aps-token": token, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const r = await c.request(path, {
+      method,
+      headers: { "aps-token": token, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await r.text();
     return { status: r.status, text, json: text ? JSON.parse(text) : undefined };
   };
@@ -35,8 +40,15 @@ describe.each(databases)("platform roles on %s", (kind) => {
 
   beforeAll(async () => {
     c = await startInProcessController(kind, ["test/fixtures/controller/calendars"]);
-    for (const [name, set] of [["customer", (t: string) => (customer = t)], ["stranger", (t: string) => (stranger = t)]] as const) {
-      set(await c.tokens.mint({ accountId: await provision(c.adminToken, { aps: { type: ACCOUNT }, companyName: name, addressPostal: {} }) }));
+    for (const [name, set] of [
+      ["customer", (t: string) => (customer = t)],
+      ["stranger", (t: string) => (stranger = t)],
+    ] as const) {
+      set(
+        await c.tokens.mint({
+          accountId: await provision(c.adminToken, { aps: { type: ACCOUNT }, companyName: name, addressPostal: {} }),
+        }),
+      );
     }
   }, 60_000);
   afterAll(async () => c?.dispose());
@@ -60,7 +72,12 @@ describe.each(databases)("platform roles on %s", (kind) => {
   it("makes the owner of a link's target a referrer on its source, as the source's owner is on the target", async () => {
     const calendar = await provision(customer, { aps: { type: CALENDAR }, name: "shared with provider", region: "us" });
     // The provider's event links to the customer's calendar.
-    const event = await provision(c.adminToken, { aps: { type: EVENT }, title: "provider's event", shared: "for referrers", calendar: { aps: { id: calendar } } });
+    const event = await provision(c.adminToken, {
+      aps: { type: EVENT },
+      title: "provider's event",
+      shared: "for referrers",
+      calendar: { aps: { id: calendar } },
+    });
     const read = await call(customer, "GET", `/aps/2/resources/${event}`);
     expect(read.status, read.text).toBe(200);
     // What its access opens to referrers, and nothing else (title allows admin and owner).
@@ -73,7 +90,11 @@ describe.each(databases)("platform roles on %s", (kind) => {
     // Who owns neither end sees nothing.
     expect((await call(stranger, "GET", `/aps/2/resources/${event}`)).status).toBe(404);
     // The link gone, the role goes.
-    await call(c.adminToken, "PUT", `/aps/2/resources/${event}`, { calendar: { aps: { id: await provision(c.adminToken, { aps: { type: CALENDAR }, name: "provider's other", region: "eu" }) } } });
+    await call(c.adminToken, "PUT", `/aps/2/resources/${event}`, {
+      calendar: {
+        aps: { id: await provision(c.adminToken, { aps: { type: CALENDAR }, name: "provider's other", region: "eu" }) },
+      },
+    });
     expect((await call(customer, "GET", `/aps/2/resources/${event}`)).status).toBe(404);
   });
 });

@@ -17,7 +17,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
-import { credentialsOf, installCloudmailAt, startFakeApplication, type FakeApplication } from "../e2e/fake-application.ts";
+import {
+  credentialsOf,
+  installCloudmailAt,
+  startFakeApplication,
+  type FakeApplication,
+} from "../e2e/fake-application.ts";
 import { httpsClient } from "../helpers/https-client.ts";
 import { TokenService } from "../../runtime/controller/auth/tokens.ts";
 import { loadKeys } from "../../runtime/controller/support/data-directory.ts";
@@ -37,31 +42,67 @@ describe.each(databases)("the platform's types and notification manager, as Fall
   let customerToken = "";
   let otherToken = "";
   const dir = mkdtempSync(join(tmpdir(), "aps-platform-services-"));
-  const admin = (method: string, path: string, body?: unknown) => t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
+  const admin = (method: string, path: string, body?: unknown) =>
+    t.call(method, path, { token: t.adminToken, ...(body === undefined ? {} : { body }) });
   /** FallBall's OA.get_notification_manager(). */
   const findManager = async () => {
-    const found = await asMail("GET", `aps/2/resources?implementing(${encodeURIComponent(MANAGER)})`, { headers: { "content-type": "application/json" } });
+    const found = await asMail("GET", `aps/2/resources?implementing(${encodeURIComponent(MANAGER)})`, {
+      headers: { "content-type": "application/json" },
+    });
     expect(found.status, found.text).toBe(200);
     return found.json[0].aps.id as string;
   };
   /** FallBall's OA.send_notification(...): the body it builds, posted as it posts it. */
-  const sendNotification = async (body: Record<string, unknown>) => asMail("POST", `aps/2/resources/${await findManager()}/notifications`, { body, headers: { "content-type": "application/json" } });
+  const sendNotification = async (body: Record<string, unknown>) =>
+    asMail("POST", `aps/2/resources/${await findManager()}/notifications`, {
+      body,
+      headers: { "content-type": "application/json" },
+    });
 
   beforeAll(async () => {
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000 });
     mail = await startFakeApplication(join(dir, "mail"));
     await installCloudmailAt(t, mail);
     asMail = httpsClient(`${t.controller.url}/`, t.controller.caCert, credentialsOf(mail));
-    const created = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000005, type: "CLIENT", companyName: "Test Customer", addressPostal: { postalCode: "123456", countryName: "de" }, techContact: { email: "tech@customer.example" } });
+    const created = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${PA}/account/1.2` },
+      id: 1000005,
+      type: "CLIENT",
+      companyName: "Test Customer",
+      addressPostal: { postalCode: "123456", countryName: "de" },
+      techContact: { email: "tech@customer.example" },
+    });
     expect(created.status, created.text).toBe(201);
     account = created.json.aps.id;
-    other = (await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/account/1.2` }, id: 1000006, type: "CLIENT", companyName: "Other", addressPostal: {} })).json.aps.id;
-    const u = await admin("POST", "/aps/2/resources", { aps: { type: `${PA}/service-user/1.2` }, login: "na@aps.test", email: "na@aps.test", displayName: "Nick Archer", isAccountAdmin: false, servicesMode: "NONE", organization: { aps: { id: account } } });
+    other = (
+      await admin("POST", "/aps/2/resources", {
+        aps: { type: `${PA}/account/1.2` },
+        id: 1000006,
+        type: "CLIENT",
+        companyName: "Other",
+        addressPostal: {},
+      })
+    ).json.aps.id;
+    const u = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${PA}/service-user/1.2` },
+      login: "na@aps.test",
+      email: "na@aps.test",
+      displayName: "Nick Archer",
+      isAccountAdmin: false,
+      servicesMode: "NONE",
+      organization: { aps: { id: account } },
+    });
     expect(u.status, u.text).toBe(201);
     user = u.json.aps.id;
     // The application reaches the account through its tenant's link, as FallBall's tenant does.
-    const subscription = (await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })).json.aps.id;
-    const tenant = await admin("POST", "/aps/2/resources", { aps: { type: `${MAIL}/tenant/1.0` }, account: { aps: { id: account } }, subscription: { aps: { id: subscription } } });
+    const subscription = (
+      await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })
+    ).json.aps.id;
+    const tenant = await admin("POST", "/aps/2/resources", {
+      aps: { type: `${MAIL}/tenant/1.0` },
+      account: { aps: { id: account } },
+      subscription: { aps: { id: subscription } },
+    });
     expect(tenant.status, tenant.text).toBe(201);
     const tokens = new TokenService(loadKeys(t.dataDir).token);
     customerToken = await tokens.mint({ accountId: account });
@@ -87,18 +128,37 @@ describe.each(databases)("the platform's types and notification manager, as Fall
   });
 
   it("takes FallBall's user notification (user.py:118-138) and its account notification (tenant.py:346-352) with 200 and the notification recorded", async () => {
-    const forUser = { status: "ready", message: { message: "Fallball assigned to user" }, userId: user, details: { message: "Fallball was assigned to Nick Archer" }, link: `/v/pa/ccp-users/viewUser/r/${user}`, initiatorId: user };
+    const forUser = {
+      status: "ready",
+      message: { message: "Fallball assigned to user" },
+      userId: user,
+      details: { message: "Fallball was assigned to Nick Archer" },
+      link: `/v/pa/ccp-users/viewUser/r/${user}`,
+      initiatorId: user,
+    };
     const posted = await sendNotification(forUser);
     expect(posted.status, posted.text).toBe(200);
-    expect(posted.json).toMatchObject({ ...forUser, id: expect.stringMatching(/^[0-9a-f-]{36}$/), time: expect.any(String) });
-    const forAccount = { status: "ready", message: { message: "Usage updated", keys: { n: "1" } }, details: { message: "Fallball resource usage was updated", keys: { n: "1" } }, accountId: account };
+    expect(posted.json).toMatchObject({
+      ...forUser,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      time: expect.any(String),
+    });
+    const forAccount = {
+      status: "ready",
+      message: { message: "Usage updated", keys: { n: "1" } },
+      details: { message: "Fallball resource usage was updated", keys: { n: "1" } },
+      accountId: account,
+    };
     const second = await sendNotification(forAccount);
     expect(second.status, second.text).toBe(200);
     // Shown: to the application that sent them, one by id, and to the provider.
     const manager = await findManager();
     const mine = await asMail("GET", `aps/2/resources/${manager}/notifications`);
     expect(mine.status, mine.text).toBe(200);
-    expect(mine.json.map((n: { message: { message: string } }) => n.message.message)).toEqual(["Fallball assigned to user", "Usage updated"]);
+    expect(mine.json.map((n: { message: { message: string } }) => n.message.message)).toEqual([
+      "Fallball assigned to user",
+      "Usage updated",
+    ]);
     expect(mine.headers["content-range"]).toBe("items 0-1/2");
     const one = await asMail("GET", `aps/2/resources/${manager}/notifications/${posted.json.id}`);
     expect(one.json).toEqual(posted.json);
@@ -113,17 +173,33 @@ describe.each(databases)("the platform's types and notification manager, as Fall
     const company = await asMail("GET", `aps/2/resources/${account}`);
     expect(company.status, company.text).toBe(200);
     expect(company.json.aps.type).toBe(`${PA}/account/1.2`);
-    expect([company.json.companyName, company.json.techContact.email, company.json.addressPostal.postalCode]).toEqual(["Test Customer", "tech@customer.example", "123456"]);
+    expect([company.json.companyName, company.json.techContact.email, company.json.addressPostal.postalCode]).toEqual([
+      "Test Customer",
+      "tech@customer.example",
+      "123456",
+    ]);
     // An account it does not reach stays hidden from it.
     expect((await asMail("GET", `aps/2/resources/${other}`)).status).toBe(404);
     // Connect's form: a property named id (fulfillment_models.py:451-458).
-    const byNumber = await admin("GET", `/aps/2/resources/?implementing(${encodeURIComponent(`${PA}/account/1.2`)}),eq(id,1000005)`);
+    const byNumber = await admin(
+      "GET",
+      `/aps/2/resources/?implementing(${encodeURIComponent(`${PA}/account/1.2`)}),eq(id,1000005)`,
+    );
     expect(byNumber.json.map((a: { aps: { id: string } }) => a.aps.id)).toEqual([account]);
     const oaUser = await admin("GET", `/aps/2/resources/${user}`);
     expect(oaUser.status, oaUser.text).toBe(200);
-    expect([oaUser.json.email, oaUser.json.login, oaUser.json.isAccountAdmin, oaUser.json.displayName, oaUser.json.aps.id]).toEqual(["na@aps.test", "na@aps.test", false, "Nick Archer", user]);
+    expect([
+      oaUser.json.email,
+      oaUser.json.login,
+      oaUser.json.isAccountAdmin,
+      oaUser.json.displayName,
+      oaUser.json.aps.id,
+    ]).toEqual(["na@aps.test", "na@aps.test", false, "Nick Archer", user]);
     // Found by the core types it implements.
-    const users = await admin("GET", `/aps/2/resources?implementing(${encodeURIComponent(`${CORE}/service-user/1.0`)})`);
+    const users = await admin(
+      "GET",
+      `/aps/2/resources?implementing(${encodeURIComponent(`${CORE}/service-user/1.0`)})`,
+    );
     expect(users.json.map((x: { aps: { id: string } }) => x.aps.id)).toContain(user);
   });
 
@@ -132,14 +208,29 @@ describe.each(databases)("the platform's types and notification manager, as Fall
     const theirs = await t.call("GET", `/aps/2/resources/${manager}/notifications`, { token: customerToken });
     expect(theirs.status, theirs.text).toBe(200);
     expect(theirs.json.length).toBeGreaterThan(0);
-    expect(theirs.json.every((n: { accountId?: string; userId?: string }) => n.accountId === account || n.userId === user)).toBe(true);
+    expect(
+      theirs.json.every((n: { accountId?: string; userId?: string }) => n.accountId === account || n.userId === user),
+    ).toBe(true);
     const notMine = await t.call("GET", `/aps/2/resources/${manager}/notifications`, { token: otherToken });
     expect(notMine.status).toBe(200);
     expect(notMine.json).toEqual([]);
-    expect((await t.call("GET", `/aps/2/resources/${manager}/notifications/${theirs.json[0].id}`, { token: otherToken })).status).toBe(404);
+    expect(
+      (await t.call("GET", `/aps/2/resources/${manager}/notifications/${theirs.json[0].id}`, { token: otherToken }))
+        .status,
+    ).toBe(404);
     // A customer may post to itself, not to another account.
-    expect((await t.call("POST", `/aps/2/resources/${manager}/notifications`, { token: otherToken, body: { status: "ready", message: { message: "x" }, accountId: account } })).status).toBe(403);
-    const own = await t.call("POST", `/aps/2/resources/${manager}/notifications`, { token: otherToken, body: { status: "inProgress", message: { message: "mine" }, accountId: other } });
+    expect(
+      (
+        await t.call("POST", `/aps/2/resources/${manager}/notifications`, {
+          token: otherToken,
+          body: { status: "ready", message: { message: "x" }, accountId: account },
+        })
+      ).status,
+    ).toBe(403);
+    const own = await t.call("POST", `/aps/2/resources/${manager}/notifications`, {
+      token: otherToken,
+      body: { status: "inProgress", message: { message: "mine" }, accountId: other },
+    });
     expect(own.status, own.text).toBe(200);
   });
 
@@ -154,9 +245,16 @@ describe.each(databases)("the platform's types and notification manager, as Fall
     ] as const) {
       const r = await sendNotification(body);
       expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.json.details.map((d: { path: string }) => d.path), JSON.stringify(body)).toContain(path);
+      expect(
+        r.json.details.map((d: { path: string }) => d.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
-    const nobody = await sendNotification({ status: "ready", message: { message: "x" }, accountId: "00000000-0000-0000-0000-000000000000" });
+    const nobody = await sendNotification({
+      status: "ready",
+      message: { message: "x" },
+      accountId: "00000000-0000-0000-0000-000000000000",
+    });
     expect(nobody.status).toBe(400);
     expect(nobody.json.message).toMatch(/accountId .* is not an account/);
     const service = await admin("GET", "/aps/2/services/periodic-task-manager");

@@ -19,7 +19,9 @@ function get(url: string, ca: string): Promise<{ status: number; json: any }> {
       let text = "";
       res.on("data", (d) => (text += d));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
-    }).on("error", reject).end();
+    })
+      .on("error", reject)
+      .end();
   });
 }
 
@@ -39,7 +41,18 @@ describe.each(databases)("a Python endpoint loads its instance credentials on %s
     writeFileSync(join(dir, "server.key"), tls.server.key);
     writeFileSync(join(dir, "controller-ca.crt"), t.controller.caCert);
     const portFile = join(dir, "port");
-    python = spawn("python3", [join(import.meta.dirname, "python", "endpoint.py"), portFile, join(dir, "server.crt"), join(dir, "server.key"), t.controller.url, join(dir, "controller-ca.crt")], { stdio: "inherit" });
+    python = spawn(
+      "python3",
+      [
+        join(import.meta.dirname, "python", "endpoint.py"),
+        portFile,
+        join(dir, "server.crt"),
+        join(dir, "server.key"),
+        t.controller.url,
+        join(dir, "controller-ca.crt"),
+      ],
+      { stdio: "inherit" },
+    );
     endpointUrl = `https://127.0.0.1:${await portWrittenTo(portFile)}`;
   }, 60_000);
   afterAll(async () => {
@@ -49,21 +62,44 @@ describe.each(databases)("a Python endpoint loads its instance credentials on %s
   });
 
   it("installs, loads aps.x509.self with ssl.load_cert_chain, and calls GET /aps/2/application with it", async () => {
-    const packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find((p: { name: string }) => p.name === "CloudMail").id;
-    const installed = await t.call("POST", "/aps/2/instances", { token: t.adminToken, body: { package: packageId, endpoint: endpointUrl, endpointCa, settings: { apiEndpoint: "https://api.example", apiKey: "key-0123456789abcdef", apiSecret: "secret-0123456789" } } });
+    const packageId = (await t.call("GET", "/aps/2/packages", { token: t.adminToken })).json.find(
+      (p: { name: string }) => p.name === "CloudMail",
+    ).id;
+    const installed = await t.call("POST", "/aps/2/instances", {
+      token: t.adminToken,
+      body: {
+        package: packageId,
+        endpoint: endpointUrl,
+        endpointCa,
+        settings: {
+          apiEndpoint: "https://api.example",
+          apiKey: "key-0123456789abcdef",
+          apiSecret: "secret-0123456789",
+        },
+      },
+    });
     expect(installed.status, installed.text).toBe(201);
     const probe = await get(`${endpointUrl}/probe?path=${encodeURIComponent("/aps/2/application")}`, endpointCa);
     expect(probe.status).toBe(200);
     expect(probe.json.status).toBe(200);
     expect(JSON.stringify(probe.json.body)).toContain("cloudmail");
     // The file the endpoint wrote is read by OpenSSL as certificate and as key.
-    expect(execFileSync("openssl", ["x509", "-in", probe.json.pem, "-noout", "-subject"], { encoding: "utf8" })).toContain(installed.json.id);
-    expect(execFileSync("openssl", ["pkey", "-in", probe.json.pem, "-noout", "-text"], { encoding: "utf8" })).toMatch(/2048 bit/);
+    expect(
+      execFileSync("openssl", ["x509", "-in", probe.json.pem, "-noout", "-subject"], { encoding: "utf8" }),
+    ).toContain(installed.json.id);
+    expect(execFileSync("openssl", ["pkey", "-in", probe.json.pem, "-noout", "-text"], { encoding: "utf8" })).toMatch(
+      /2048 bit/,
+    );
   }, 60_000);
 
   it("calls GET /aps/2/resources?implementing(...) back with that certificate and gets its resources", async () => {
-    const [instance] = (await t.call("GET", "/aps/2/instances", { token: t.adminToken })).json as { rootResource: string }[];
-    const probe = await get(`${endpointUrl}/probe?path=${encodeURIComponent("/aps/2/resources?implementing(http://cloudmail.example.com/types/cloudmail/1.0)")}`, endpointCa);
+    const [instance] = (await t.call("GET", "/aps/2/instances", { token: t.adminToken })).json as {
+      rootResource: string;
+    }[];
+    const probe = await get(
+      `${endpointUrl}/probe?path=${encodeURIComponent("/aps/2/resources?implementing(http://cloudmail.example.com/types/cloudmail/1.0)")}`,
+      endpointCa,
+    );
     expect(probe.json.status, JSON.stringify(probe.json.body)).toBe(200);
     expect(probe.json.body.map((r: { aps: { id: string } }) => r.aps.id)).toEqual([instance!.rootResource]);
     // The root's encrypted setting is the application's to read.
@@ -77,8 +113,14 @@ describe.each(databases)("a Python endpoint loads its instance credentials on %s
     const schema = await get(`${endpointUrl}/probe?path=${encodeURIComponent(tenant.schema)}`, endpointCa);
     expect(schema.json.status, JSON.stringify(schema.json.body)).toBe(200);
     // As declared in types/examples/cloudmail/schemas/tenant.schema: counters by their structure type.
-    expect(schema.json.body).toMatchObject({ id: "http://cloudmail.example.com/types/tenant/1.0", apsVersion: "2.0", implements: ["http://aps-standard.org/types/core/resource/1.0"] });
-    const counters = Object.entries(schema.json.body.properties as Record<string, { type: string }>).filter(([, p]) => p.type.includes("Counter")).map(([name]) => name);
+    expect(schema.json.body).toMatchObject({
+      id: "http://cloudmail.example.com/types/tenant/1.0",
+      apsVersion: "2.0",
+      implements: ["http://aps-standard.org/types/core/resource/1.0"],
+    });
+    const counters = Object.entries(schema.json.body.properties as Record<string, { type: string }>)
+      .filter(([, p]) => p.type.includes("Counter"))
+      .map(([name]) => name);
     expect(counters.length).toBeGreaterThan(0);
   }, 60_000);
 });

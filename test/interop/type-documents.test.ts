@@ -32,29 +32,47 @@ describe.each(databases)("type documents as declared on %s", (kind) => {
     const r = await c.request(`/aps/2/types/${encodeURIComponent(TENANT)}`);
     expect(r.status).toBe(200);
     const body = (await r.json()) as Record<string, unknown>;
-    expect(body).toEqual({ aps: { id: TENANT, href: `/aps/2/types/${encodeURIComponent(TENANT)}` }, ...declared("types/examples/cloudmail/schemas/tenant.schema") });
+    expect(body).toEqual({
+      aps: { id: TENANT, href: `/aps/2/types/${encodeURIComponent(TENANT)}` },
+      ...declared("types/examples/cloudmail/schemas/tenant.schema"),
+    });
     // What the Connect extension and FallBall look for.
-    const counters = Object.entries(body.properties as Record<string, { type: string }>).filter(([, p]) => p.type.includes("Counter")).map(([n]) => n);
+    const counters = Object.entries(body.properties as Record<string, { type: string }>)
+      .filter(([, p]) => p.type.includes("Counter"))
+      .map(([n]) => n);
     expect(counters).toEqual(["mailboxCount", "storage"]);
     // access as the object written, not the controller's role bits.
-    const mailbox = (await c.request(`/aps/2/types/${encodeURIComponent("http://cloudmail.example.com/types/mailbox/1.0")}`).then((x) => x.json())) as { properties: Record<string, { access?: unknown }> };
-    expect(Object.values(mailbox.properties).find((p) => p.access)?.access).toEqual(expect.objectContaining({ owner: expect.any(Boolean) }));
+    const mailbox = (await c
+      .request(`/aps/2/types/${encodeURIComponent("http://cloudmail.example.com/types/mailbox/1.0")}`)
+      .then((x) => x.json())) as { properties: Record<string, { access?: unknown }> };
+    expect(Object.values(mailbox.properties).find((p) => p.access)?.access).toEqual(
+      expect.objectContaining({ owner: expect.any(Boolean) }),
+    );
   });
 
   it("a child lists its own members and its direct parents only (core/user implements contact/1.2)", async () => {
-    const user = (await c.request(`/aps/2/types/${encodeURIComponent(USER)}`).then((x) => x.json())) as { implements: string[]; properties: Record<string, unknown> };
+    const user = (await c.request(`/aps/2/types/${encodeURIComponent(USER)}`).then((x) => x.json())) as {
+      implements: string[];
+      properties: Record<string, unknown>;
+    };
     expect(user.implements).toEqual(declared("types/core/user.schema").implements);
     expect(user.implements).toContain(CONTACT);
     expect(Object.keys(user.properties)).toEqual(Object.keys(declared("types/core/user.schema").properties as object));
     expect(user.properties).not.toHaveProperty("email");
-    const contact = (await c.request(`/aps/2/types/${encodeURIComponent(CONTACT)}`).then((x) => x.json())) as { properties: Record<string, unknown> };
+    const contact = (await c.request(`/aps/2/types/${encodeURIComponent(CONTACT)}`).then((x) => x.json())) as {
+      properties: Record<string, unknown>;
+    };
     expect(contact.properties).toHaveProperty("email");
   });
 
   it("the path form with the id's // unencoded and a trailing slash finds it too; an unknown id is a 404", async () => {
     expect(((await c.request(`/aps/2/types/${TENANT}`).then((x) => x.json())) as { id: string }).id).toBe(TENANT);
-    expect(((await c.request(`/aps/2/types/${encodeURIComponent(TENANT)}/`).then((x) => x.json())) as { id: string }).id).toBe(TENANT);
-    const missing = await c.request(`/aps/2/types/${encodeURIComponent("http://cloudmail.example.com/types/tenant/9.0")}`);
+    expect(
+      ((await c.request(`/aps/2/types/${encodeURIComponent(TENANT)}/`).then((x) => x.json())) as { id: string }).id,
+    ).toBe(TENANT);
+    const missing = await c.request(
+      `/aps/2/types/${encodeURIComponent("http://cloudmail.example.com/types/tenant/9.0")}`,
+    );
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { message: string }).message).toMatch(/not known/);
   });
@@ -66,8 +84,14 @@ describe.each(databases)("type documents as declared on %s", (kind) => {
     expect(list.map((t) => t.id)).toEqual([TENANT]);
     expect(list[0]!.properties).toEqual(declared("types/examples/cloudmail/schemas/tenant.schema").properties);
     expect(await c.request(`/aps/2/types?id=${encodeURIComponent(TENANT)}`).then((x) => x.json())).toHaveLength(1);
-    expect(await c.request("/aps/2/types?id=http://cloudmail.example.com/types/none/1.0").then((x) => x.json())).toEqual([]);
-    expect(((await c.request("/aps/2/types?name=Tenant&id=" + TENANT).then((x) => x.json())) as { id: string }[]).map((t) => t.id)).toEqual([TENANT]);
+    expect(
+      await c.request("/aps/2/types?id=http://cloudmail.example.com/types/none/1.0").then((x) => x.json()),
+    ).toEqual([]);
+    expect(
+      ((await c.request(`/aps/2/types?name=Tenant&id=${TENANT}`).then((x) => x.json())) as { id: string }[]).map(
+        (t) => t.id,
+      ),
+    ).toEqual([TENANT]);
     const rql = (await c.request(`/aps/2/types?eq(name,Tenant)`).then((x) => x.json())) as { id: string }[];
     expect(rql.map((t) => t.id)).toEqual([TENANT]);
     const malformed = await c.request("/aps/2/types?id=%E0%A4%A");

@@ -43,8 +43,16 @@ describe.skipIf(!corpusAvailable)(`the corpus of real APS packages${corpusSkipRe
   it("the 4 APS IDE model.types files are named as not read (APS016), one per package", () => {
     const ideModels = appMetas.filter((m) => existsSync(join(dirname(m), "model.types")));
     expect(ideModels).toHaveLength(4);
-    const result = loadInputs(ideModels.map((m) => rel(dirname(m))), { cwd: repoRoot, includeCore: false });
-    expect(result.diagnostics.filter((d) => d.code === "APS016").map((d) => d.file.split("/").at(-1))).toEqual(["model.types", "model.types", "model.types", "model.types"]);
+    const result = loadInputs(
+      ideModels.map((m) => rel(dirname(m))),
+      { cwd: repoRoot, includeCore: false },
+    );
+    expect(result.diagnostics.filter((d) => d.code === "APS016").map((d) => d.file.split("/").at(-1))).toEqual([
+      "model.types",
+      "model.types",
+      "model.types",
+      "model.types",
+    ]);
   });
 
   it.each(schemaGens.map(rel))("parses %s as one declaration object", (path) => {

@@ -10,7 +10,12 @@ const dir = mkdtempSync(join(tmpdir(), "aps-gen-load-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const schema = (name: string) =>
-  JSON.stringify({ apsVersion: "2.0", name, id: `http://t.example/${name}/1.0`, implements: ["http://aps-standard.org/types/core/resource/1.0"] });
+  JSON.stringify({
+    apsVersion: "2.0",
+    name,
+    id: `http://t.example/${name}/1.0`,
+    implements: ["http://aps-standard.org/types/core/resource/1.0"],
+  });
 const appMeta = (services: string) => `<?xml version="1.0"?>
 <application version="2.0" xmlns="http://aps-standard.org/ns/2">
   <id>http://t.example/app</id>
@@ -27,7 +32,9 @@ describe("loadInputs", () => {
     writeFileSync(
       zipPath,
       zipSync({
-        "demo/APP-META.xml": strToU8(appMeta('  <service id="things">\n    <schema path="schemas/thing.schema"/>\n  </service>')),
+        "demo/APP-META.xml": strToU8(
+          appMeta('  <service id="things">\n    <schema path="schemas/thing.schema"/>\n  </service>'),
+        ),
         "demo/schemas/thing.schema": strToU8(schema("thing")),
         "demo/scripts/thing.php": strToU8("<?php"),
       }),
@@ -36,13 +43,20 @@ describe("loadInputs", () => {
     expect(result.diagnostics).toEqual([]);
     const pkg = result.packages[0]!;
     expect(pkg.name).toBe("demo-1.0-1");
-    expect(pkg.documents.map((d) => [d.doc.file.path, d.service])).toEqual([["demo-1.0-1.app.zip/schemas/thing.schema", "things"]]);
+    expect(pkg.documents.map((d) => [d.doc.file.path, d.service])).toEqual([
+      ["demo-1.0-1.app.zip/schemas/thing.schema", "things"],
+    ]);
   });
 
   it("reports a missing schema at the <schema> line of APP-META.xml and goes on", () => {
     const pkg = join(dir, "missing");
     mkdirSync(join(pkg, "schemas"), { recursive: true });
-    writeFileSync(join(pkg, "APP-META.xml"), appMeta('  <service id="a">\n    <schema path="schemas/a.schema"/>\n  </service>\n  <service id="b">\n    <schema path="schemas/b.schema"/>\n  </service>'));
+    writeFileSync(
+      join(pkg, "APP-META.xml"),
+      appMeta(
+        '  <service id="a">\n    <schema path="schemas/a.schema"/>\n  </service>\n  <service id="b">\n    <schema path="schemas/b.schema"/>\n  </service>',
+      ),
+    );
     writeFileSync(join(pkg, "schemas", "b.schema"), schema("b"));
     const result = loadInputs(["missing"], { cwd: dir, includeCore: false });
     expect(result.diagnostics.map((d) => [d.code, d.file, d.line])).toEqual([["APS004", "missing/APP-META.xml", 8]]);
@@ -61,7 +75,10 @@ describe("loadInputs", () => {
   it("reports malformed XML and a foreign namespace as APS003", () => {
     const bad = join(dir, "badxml");
     mkdirSync(bad, { recursive: true });
-    writeFileSync(join(bad, "APP-META.xml"), '<application xmlns="http://aps-standard.org/ns/2">\n<service id="a" & />\n</application>');
+    writeFileSync(
+      join(bad, "APP-META.xml"),
+      '<application xmlns="http://aps-standard.org/ns/2">\n<service id="a" & />\n</application>',
+    );
     const aps1 = join(dir, "aps1");
     mkdirSync(aps1, { recursive: true });
     writeFileSync(join(aps1, "APP-META.xml"), '<application xmlns="http://apstandard.com/ns/1" version="1.2"/>');
@@ -77,7 +94,10 @@ describe("loadInputs", () => {
     mkdirSync(join(root, "plain"), { recursive: true });
     mkdirSync(join(root, "app", "schemas"), { recursive: true });
     writeFileSync(join(root, "plain", "one.schema"), schema("one"));
-    writeFileSync(join(root, "app", "APP-META.xml"), appMeta('<service id="x"><schema path="schemas/x.schema"/></service>'));
+    writeFileSync(
+      join(root, "app", "APP-META.xml"),
+      appMeta('<service id="x"><schema path="schemas/x.schema"/></service>'),
+    );
     writeFileSync(join(root, "app", "schemas", "x.schema"), schema("x"));
     const result = loadInputs(["tree"], { cwd: dir, includeCore: false });
     expect(result.packages.map((p) => [p.name, p.documents.length, Boolean(p.meta)])).toEqual([

@@ -36,7 +36,9 @@ describe("aps-gen with PHP-annotated packages", () => {
     expect(code).toBe(0);
     expect(out).toHaveLength(2);
     for (const service of ["app", "widgets"]) {
-      expect(readFileSync(join(outDir, `${service}.schema.gen`), "utf8")).toBe(`${readFileSync(join(fixtures, "expected", `${service}.schema.gen`), "utf8")}\n`);
+      expect(readFileSync(join(outDir, `${service}.schema.gen`), "utf8")).toBe(
+        `${readFileSync(join(fixtures, "expected", `${service}.schema.gen`), "utf8")}\n`,
+      );
     }
   });
 

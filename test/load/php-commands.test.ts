@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../cli/main.ts";
-import { compileArchive } from "../../cli/package-import/package-compiler.ts";
+import { compileArchive } from "../../cli/serve/package-import/package-compiler.ts";
 import { actorNamed } from "../../runtime/common/actor.ts";
 import { PackageRejected } from "../../runtime/controller/packages/catalog.ts";
 import { repoRoot } from "../helpers/paths.ts";
@@ -25,7 +25,6 @@ async function run(...argv: string[]) {
   return { code, out, err };
 }
 
-
 describe("the other commands take a PHP-annotated package", () => {
   it("build writes types, validators, connector and client that type-check", async () => {
     const out = join(root, "generated");
@@ -34,10 +33,18 @@ describe("the other commands take a PHP-annotated package", () => {
     expect(r.out.join("\n")).toContain("mailhost: 3 of 3 services loaded");
     const files = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts")).sort();
     // Types, validators, connector and client are one module per package.
-    for (const f of ["types/mailhost/index.gen.ts", "validators/mailhost/index.gen.ts", "connector/mailhost/index.gen.ts", "client/mailhost/index.gen.ts"]) {
+    for (const f of [
+      "types/mailhost/index.gen.ts",
+      "validators/mailhost/index.gen.ts",
+      "connector/mailhost/index.gen.ts",
+      "client/mailhost/index.gen.ts",
+    ]) {
       expect(files, f).toContain(f);
     }
-    expect(files.filter((f) => f.startsWith("connector/") || f.startsWith("client/mailhost/"))).toEqual(["client/mailhost/index.gen.ts", "connector/mailhost/index.gen.ts"]);
+    expect(files.filter((f) => f.startsWith("connector/") || f.startsWith("client/mailhost/"))).toEqual([
+      "client/mailhost/index.gen.ts",
+      "connector/mailhost/index.gen.ts",
+    ]);
     expect(typecheck(files.filter((f) => f.includes("mailhost")).map((f) => join(out, f)))).toEqual([]);
     // @return(Quota, text/json) is JSON of Quota everywhere, not a raw reply.
     // The operations' types are declared once in the types module; connector and client import them.
@@ -45,8 +52,12 @@ describe("the other commands take a PHP-annotated package", () => {
     expect(types).toContain("export type TenantsQuotaReply = Quota;");
     expect(types).toContain("export type TenantsSetQuotaReply = Quota;");
     const connector = readFileSync(join(out, "connector/mailhost/index.gen.ts"), "utf8");
-    expect(connector).toContain("quota(ctx: ApsCallContext, params: TenantsQuotaParams): MaybePromise<TenantsQuotaReply>;");
-    expect(connector).toContain("setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;");
+    expect(connector).toContain(
+      "quota(ctx: ApsCallContext, params: TenantsQuotaParams): MaybePromise<TenantsQuotaReply>;",
+    );
+    expect(connector).toContain(
+      "setQuota(ctx: ApsCallContext, params: TenantsSetQuotaParams): MaybePromise<TenantsSetQuotaReply>;",
+    );
     expect(connector).not.toContain("RawReply");
     const client = readFileSync(join(out, "client/mailhost/index.gen.ts"), "utf8");
     expect(client).toMatch(/Promise<TenantsQuotaReply>/);
@@ -55,7 +66,10 @@ describe("the other commands take a PHP-annotated package", () => {
   it("validate checks a body against a PHP-declared type", async () => {
     const good = join(root, "good.json");
     const bad = join(root, "bad.json");
-    writeFileSync(good, JSON.stringify({ domain: "example.com", plan: "pro", quotas: [{ name: "mailboxes", limit: 10 }] }));
+    writeFileSync(
+      good,
+      JSON.stringify({ domain: "example.com", plan: "pro", quotas: [{ name: "mailboxes", limit: 10 }] }),
+    );
     writeFileSync(bad, JSON.stringify({ plan: "gold", quotas: [{ limit: "ten" }] }));
     const ok = await run("validate", "--types", MAILHOST, "--type", TENANT, good);
     expect(ok.code, [...ok.out, ...ok.err].join("\n")).toBe(0);
@@ -75,7 +89,12 @@ describe("the other commands take a PHP-annotated package", () => {
     ]);
     const tenant = compiled.validators.get(TENANT)!;
     expect(tenant.validateCreate({ domain: "example.com" }, actorNamed("owner"))).toEqual([]);
-    expect(tenant.validateCreate({ plan: "gold" }, actorNamed("owner")).map((e) => e.path).sort()).toEqual(["/domain", "/plan"]);
+    expect(
+      tenant
+        .validateCreate({ plan: "gold" }, actorNamed("owner"))
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(["/domain", "/plan"]);
     expect(Object.keys(tenant.operations).sort()).toEqual(["onMailboxChanged", "quota", "setQuota"]);
     // Its scripts travel with it, as in any package.
     expect(new TextDecoder().decode(compiled.files.read("scripts/tenants.php"))).toContain("class tenants");
@@ -83,9 +102,16 @@ describe("the other commands take a PHP-annotated package", () => {
 
   it("a package import of a PHP package with an error is refused, naming the PHP line", async () => {
     const files = filesOf(join(repoRoot, MAILHOST));
-    files["scripts/mailboxes.php"] = new TextEncoder().encode(new TextDecoder().decode(files["scripts/mailboxes.php"]).replace('@unit("mb")', '@unit("parsecs")'));
-    const refused = await compileArchive(zipSync(files), "mailhost").then(() => undefined, (e: unknown) => e);
+    files["scripts/mailboxes.php"] = new TextEncoder().encode(
+      new TextDecoder().decode(files["scripts/mailboxes.php"]).replace('@unit("mb")', '@unit("parsecs")'),
+    );
+    const refused = await compileArchive(zipSync(files), "mailhost").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(PackageRejected);
-    expect((refused as PackageRejected).diagnostics.join("\n")).toMatch(/mailhost\.app\.zip\/scripts\/mailboxes\.php:\d+:\d+ - error APS045/);
+    expect((refused as PackageRejected).diagnostics.join("\n")).toMatch(
+      /mailhost\.app\.zip\/scripts\/mailboxes\.php:\d+:\d+ - error APS045/,
+    );
   });
 });

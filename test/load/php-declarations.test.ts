@@ -20,7 +20,6 @@ const rel = (p: string) => relative(repoRoot, p);
 const show = (ds: readonly Diagnostic[]) => ds.map(formatDiagnostic).join("\n");
 const full = rel(join(fixtures, "full"));
 
-
 describe("PHP-annotated packages: the declarations aps build writes", () => {
   const loaded = loadInputs([full], { cwd: repoRoot, includeCore: false });
   const pkg = loaded.packages[0]!;
@@ -37,23 +36,42 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
     const doc = pkg.documents.find((d) => d.service === service)!;
     const golden = join(fixtures, "expected", `${service}.schema.gen`);
     const text = schemaGenText(doc.php!);
-    if (process.env["UPDATE_GOLDEN"]) writeFileSync(golden, text);
+    if (process.env.UPDATE_GOLDEN) writeFileSync(golden, text);
     expect(text).toBe(readFileSync(golden, "utf8"));
     // The document the model reads is the same JSON, without the two comment lines.
     expect(JSON.parse(doc.doc.file.text)).toEqual(plainValue(doc.php!.value));
   });
 
-  it.each(["app", "widgets"])("%s: the JSON tree built while printing is the tree a parse of the text gives", (service) => {
-    const doc = pkg.documents.find((d) => d.service === service)!.doc;
-    const strip = (n: JsonNode | undefined): unknown =>
-      n && { type: n.type, offset: n.offset, length: n.length, value: n.value, colonOffset: n.colonOffset, children: n.children?.map(strip) };
-    expect(strip(doc.root)).toEqual(strip(parseTree(doc.file.text)));
-    for (const child of doc.root!.children!) expect(child.parent).toBe(doc.root);
-  });
+  it.each(["app", "widgets"])(
+    "%s: the JSON tree built while printing is the tree a parse of the text gives",
+    (service) => {
+      const doc = pkg.documents.find((d) => d.service === service)!.doc;
+      const strip = (n: JsonNode | undefined): unknown =>
+        n && {
+          type: n.type,
+          offset: n.offset,
+          length: n.length,
+          value: n.value,
+          colonOffset: n.colonOffset,
+          children: n.children?.map(strip),
+        };
+      expect(strip(doc.root)).toEqual(strip(parseTree(doc.file.text)));
+      for (const child of doc.root!.children!) expect(child.parent).toBe(doc.root);
+    },
+  );
 
   it("keeps the member order of aps build: top level, property, relation, operation, parameter", () => {
     const widget = plainValue(pkg.documents[1]!.php!.value) as Record<string, any>;
-    expect(Object.keys(widget)).toEqual(["apsVersion", "name", "id", "implements", "properties", "operations", "structures", "relations"]);
+    expect(Object.keys(widget)).toEqual([
+      "apsVersion",
+      "name",
+      "id",
+      "implements",
+      "properties",
+      "operations",
+      "structures",
+      "relations",
+    ]);
     expect(Object.keys(widget.properties.tags)).toEqual(["type", "items", "minItems", "maxItems", "default", "title"]);
     expect(Object.keys(widget.relations.app)).toEqual(["type", "required", "collection"]);
     expect(Object.keys(widget.operations.resize)).toEqual(["verb", "path", "access", "response", "parameters"]);
@@ -68,12 +86,18 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
   it("points every finding of the checker at the PHP annotation", () => {
     const { diagnostics, model } = compile([full], { cwd: repoRoot });
     const own = diagnostics.filter((d) => d.file.startsWith(full));
-    expect(own.every((d) => d.file.endsWith(".php")), show(own)).toBe(true);
+    expect(
+      own.every((d) => d.file.endsWith(".php")),
+      show(own),
+    ).toBe(true);
     // @return(T, ctype) is written as both "type" and "contentType", as aps build does. A JSON
     // ctype says nothing the type does not (APS098, a warning, on the @return line of the PHP).
     const at = (d: Diagnostic) => `${d.code} ${d.file.split("/").at(-1)}:${d.line}:${d.col}`;
     expect(own.filter((d) => d.severity === "error").map(at)).toEqual([]);
-    expect(own.filter((d) => d.code === "APS098").map(at)).toEqual(["APS098 widgets.php:71:8", "APS098 widgets.php:81:8"]);
+    expect(own.filter((d) => d.code === "APS098").map(at)).toEqual([
+      "APS098 widgets.php:71:8",
+      "APS098 widgets.php:81:8",
+    ]);
     expect(model.types.has("http://fixtures.example/phpwidgets/widget/1.0")).toBe(true);
     const widget = model.types.get("http://fixtures.example/phpwidgets/widget/1.0")!;
     expect(widget.decl.file).toBe(`${full}/scripts/widgets.php`);
@@ -83,7 +107,9 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
     const ping = widget.operations.get("ping")!;
     expect(ping.response).toMatchObject({ contentType: "text/plain" });
     expect(ping.response?.type).toBeUndefined();
-    const connector = emitAll(model).find((f) => f.path.startsWith("connector/") && f.path.endsWith("/index.gen.ts"))!.content;
+    const connector = emitAll(model).find(
+      (f) => f.path.startsWith("connector/") && f.path.endsWith("/index.gen.ts"),
+    )!.content;
     // No parameters: the handler takes none.
     expect(connector).toContain("ping(ctx: ApsCallContext): MaybePromise<RawReply>;");
   });
@@ -96,7 +122,9 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
     writeFileSync(zip, zipSync(filesOf(join(fixtures, "full"), "phpwidgets/")));
     const fromZip = loadInputs([zip], { cwd: repoRoot, includeCore: false });
     expect(show(fromZip.diagnostics)).toBe("");
-    expect(fromZip.packages[0]!.documents.map((d) => plainValue(d.php!.value))).toEqual(pkg.documents.map((d) => plainValue(d.php!.value)));
+    expect(fromZip.packages[0]!.documents.map((d) => plainValue(d.php!.value))).toEqual(
+      pkg.documents.map((d) => plainValue(d.php!.value)),
+    );
   });
 
   it("reads the JSON file instead once aps build has written the <schema path> file", () => {
@@ -107,7 +135,10 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
       writeFileSync(target, bytes);
     }
     mkdirSync(join(built, "schemas"), { recursive: true });
-    writeFileSync(join(built, "schemas/widgets.schema.gen"), readFileSync(join(fixtures, "expected/widgets.schema.gen")));
+    writeFileSync(
+      join(built, "schemas/widgets.schema.gen"),
+      readFileSync(join(fixtures, "expected/widgets.schema.gen")),
+    );
     const result = loadInputs([built], { cwd: repoRoot, includeCore: false });
     const widgets = result.packages[0]!.documents.find((d) => d.service === "widgets")!;
     expect(widgets.php).toBeUndefined();
@@ -118,7 +149,8 @@ describe("PHP-annotated packages: the declarations aps build writes", () => {
 describe("PHP-annotated packages: findings point at the annotation", () => {
   const diag = rel(join(fixtures, "diagnostics"));
   const { diagnostics } = compile([diag], { cwd: repoRoot });
-  const at = (code: string) => diagnostics.filter((d) => d.code === code).map((d) => `${d.file.slice(diag.length + 1)}:${d.line}:${d.col}`);
+  const at = (code: string) =>
+    diagnostics.filter((d) => d.code === code).map((d) => `${d.file.slice(diag.length + 1)}:${d.line}:${d.col}`);
 
   it("a tag aps-gen does not know is a warning naming it", () => {
     expect(at("APS013")).toEqual(["scripts/app.php:10:8"]);
@@ -155,7 +187,9 @@ const corpusPackages = corpusAvailable
       .filter((p) => p.endsWith("APP-META.xml"))
       .map((p) => dirname(join(corpusRoot, p)))
       // The packages with a <service> that names no <schema>: its type lives in PHP only.
-      .filter((dir) => loadInputs([dir], { includeCore: false }).packages[0]?.meta?.services.some((s) => s.schemaPath === undefined))
+      .filter((dir) =>
+        loadInputs([dir], { includeCore: false }).packages[0]?.meta?.services.some((s) => s.schemaPath === undefined),
+      )
       .sort()
   : [];
 
@@ -186,21 +220,35 @@ describe("PHP-annotated packages: each file is parsed once per load", () => {
         join(dir, "APP-META.xml"),
         `<?xml version="1.0"?>\n<application version="2.0" xmlns="http://aps-standard.org/ns/2">\n<id>http://fixtures.example/shared</id>\n${services.map((s) => `<service id="${s}"><code engine="php" path="scripts/${s}.php"/></service>`).join("\n")}\n</application>\n`,
       );
-      writeFileSync(join(dir, "scripts/shared.php"), '<?php\nclass Pair\n{\n    /**\n     * @type(string)\n     */\n    public $key;\n}\n');
+      writeFileSync(
+        join(dir, "scripts/shared.php"),
+        "<?php\nclass Pair\n{\n    /**\n     * @type(string)\n     */\n    public $key;\n}\n",
+      );
       for (const [i, s] of services.entries()) {
         const implementsId = i === 0 ? "application" : "resource";
-        writeFileSync(join(dir, `scripts/${s}.php`), `<?php\nrequire_once "shared.php";\n/**\n * @type("http://fixtures.example/shared/${s}/1.0")\n * @implements("http://aps-standard.org/types/core/${implementsId}/1.0")\n */\nclass ${s} extends \\APS\\ResourceBase\n{\n    /**\n     * @type(Pair)\n     */\n    public $pair;\n}\n`);
+        writeFileSync(
+          join(dir, `scripts/${s}.php`),
+          `<?php\nrequire_once "shared.php";\n/**\n * @type("http://fixtures.example/shared/${s}/1.0")\n * @implements("http://aps-standard.org/types/core/${implementsId}/1.0")\n */\nclass ${s} extends \\APS\\ResourceBase\n{\n    /**\n     * @type(Pair)\n     */\n    public $pair;\n}\n`,
+        );
       }
       const parsed: string[] = [];
       const original = Engine.prototype.parseCode;
-      const spy = vi.spyOn(Engine.prototype, "parseCode").mockImplementation(function (this: Engine, code: string, filename: string) {
+      const spy = vi.spyOn(Engine.prototype, "parseCode").mockImplementation(function (
+        this: Engine,
+        code: string,
+        filename: string,
+      ) {
         parsed.push(filename.split("/").at(-1)!);
         return original.call(this, code, filename);
       });
       try {
         const loaded = loadInputs([dir], { includeCore: false });
         expect(show(loaded.diagnostics)).toBe("");
-        expect(loaded.packages[0]!.documents.map((d) => Object.keys((plainValue(d.php!.value) as { structures: object }).structures))).toEqual([["Pair"], ["Pair"], ["Pair"]]);
+        expect(
+          loaded.packages[0]!.documents.map((d) =>
+            Object.keys((plainValue(d.php!.value) as { structures: object }).structures),
+          ),
+        ).toEqual([["Pair"], ["Pair"], ["Pair"]]);
       } finally {
         spy.mockRestore();
       }

@@ -33,7 +33,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const post = (archive: Uint8Array) => call("POST", "/aps/2/packages", { token, rawBody: archive, headers: { "content-type": "application/zip" } });
+const post = (archive: Uint8Array) =>
+  call("POST", "/aps/2/packages", { token, rawBody: archive, headers: { "content-type": "application/zip" } });
 
 describe("PHP-annotated packages in a running controller", () => {
   it("serve --types serves the types a PHP package declares, and validates their resources", async () => {
@@ -44,7 +45,10 @@ describe("PHP-annotated packages in a running controller", () => {
     const packages = await call("GET", "/aps/2/packages", { token });
     expect(packages.json.find((p: { types: string[] }) => p.types.includes(TENANT))).toMatchObject({ origin: "types" });
     // plan is an @option enum in the PHP; "gold" is not among them.
-    const bad = await call("POST", "/aps/2/resources", { token, body: { aps: { type: TENANT }, domain: "example.com", plan: "gold" } });
+    const bad = await call("POST", "/aps/2/resources", {
+      token,
+      body: { aps: { type: TENANT }, domain: "example.com", plan: "gold" },
+    });
     expect(bad.status, bad.text).toBe(400);
     expect(bad.text).toContain("/plan");
   });
@@ -57,7 +61,9 @@ describe("PHP-annotated packages in a running controller", () => {
     const widget = await call("GET", `/aps/2/types/${encodeURIComponent(WIDGET)}`, { token });
     expect(widget.status).toBe(200);
     expect(Object.keys(widget.json.operations)).toContain("ping");
-    expect((await call("POST", "/aps/2/resources", { token, body: { aps: { type: WIDGET }, bogus: 1 } })).status).toBe(400);
+    expect((await call("POST", "/aps/2/resources", { token, body: { aps: { type: WIDGET }, bogus: 1 } })).status).toBe(
+      400,
+    );
     // The scripts travel with the package.
     const script = await call("GET", `/aps/2/packages/${imported.json.id}/scripts/widgets.php`, { token });
     expect(script.status).toBe(200);
@@ -69,14 +75,23 @@ describe("PHP-annotated packages in a running controller", () => {
     const text = new TextDecoder().decode(files["scripts/mailboxes.php"]).replace('@unit("mb")', '@unit("parsecs")');
     files["scripts/mailboxes.php"] = new TextEncoder().encode(text);
     // Another application id, so that the refusal is about the annotation, not a duplicate.
-    files["APP-META.xml"] = new TextEncoder().encode(new TextDecoder().decode(files["APP-META.xml"]!).replaceAll("fixtures.example/mailhost", "fixtures.example/mailhost2"));
+    files["APP-META.xml"] = new TextEncoder().encode(
+      new TextDecoder()
+        .decode(files["APP-META.xml"]!)
+        .replaceAll("fixtures.example/mailhost", "fixtures.example/mailhost2"),
+    );
     for (const name of Object.keys(files)) {
-      if (name.endsWith(".php")) files[name] = new TextEncoder().encode(new TextDecoder().decode(files[name]!).replaceAll("fixtures.example/mailhost", "fixtures.example/mailhost2"));
+      if (name.endsWith(".php"))
+        files[name] = new TextEncoder().encode(
+          new TextDecoder().decode(files[name]!).replaceAll("fixtures.example/mailhost", "fixtures.example/mailhost2"),
+        );
     }
     const before = (await call("GET", "/aps/2/packages", { token })).json.length;
     const refused = await post(zipSync(files));
     expect(refused.status, refused.text).toBe(400);
-    expect(refused.json.details.map((d: { message: string }) => d.message).join("\n")).toMatch(/scripts\/mailboxes\.php:\d+:\d+ - error APS045/);
+    expect(refused.json.details.map((d: { message: string }) => d.message).join("\n")).toMatch(
+      /scripts\/mailboxes\.php:\d+:\d+ - error APS045/,
+    );
     expect((await call("GET", "/aps/2/packages", { token })).json).toHaveLength(before);
   });
 });

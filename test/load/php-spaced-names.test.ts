@@ -17,7 +17,11 @@ describe("namespaced names with blanks in them (PHP 5 and 7)", () => {
   });
 
   it("leaves names without blanks, blanks with line breaks and non-names alone", () => {
-    for (const text of ["<?php $a = \\APS\\X::y(); class c extends d { }", "<?php class c extends \\\n APS\\B { }", "<?php $a = 1 \\ 2;"]) {
+    for (const text of [
+      "<?php $a = \\APS\\X::y(); class c extends d { }",
+      "<?php class c extends \\\n APS\\B { }",
+      "<?php $a = 1 \\ 2;",
+    ]) {
       expect(closeSpacedNames(text, engine)).toBe(text);
     }
   });
@@ -25,16 +29,28 @@ describe("namespaced names with blanks in them (PHP 5 and 7)", () => {
   it("a package that writes `extends \\ APS \\ ResourceBase` loads, its diagnostics at the PHP's own positions", async () => {
     const { files, diagnostics } = phpDeclarations("test/fixtures/php/spaced-names", repoRoot);
     expect(files.map((f) => f.service)).toEqual(["sites"]);
-    const declaration = JSON.parse(files[0]!.text.split("\n").slice(2).join("\n")) as { properties: Record<string, unknown> };
+    const declaration = JSON.parse(files[0]!.text.split("\n").slice(2).join("\n")) as {
+      properties: Record<string, unknown>;
+    };
     expect(Object.keys(declaration.properties)).toEqual(["name", "size"]);
     expect(diagnostics.map(formatDiagnostic)).toEqual([expect.stringMatching(/sites\.php:8:48 - warning APS014/)]);
     // Check's findings point into the file as written.
     const lines: string[] = [];
-    await main(["check", "--types", "test/fixtures/php/spaced-names"], { out: (l) => lines.push(l), err: (l) => lines.push(l) }, repoRoot);
-    expect(lines.some((l) => /scripts\/sites\.php:19:\d+ - \w+ APS\d+: .*parsecs/.test(l)), lines.join("\n")).toBe(true);
+    await main(
+      ["check", "--types", "test/fixtures/php/spaced-names"],
+      { out: (l) => lines.push(l), err: (l) => lines.push(l) },
+      repoRoot,
+    );
+    expect(
+      lines.some((l) => /scripts\/sites\.php:19:\d+ - \w+ APS\d+: .*parsecs/.test(l)),
+      lines.join("\n"),
+    ).toBe(true);
     // On the line of the spaced name itself, after it: the column of the text as written.
     const line8 = "class sites extends \\ APS \\ ResourceBase { /** @type(integer) @unit(furlongs) */ public $quota;";
     // (a tag after another on one line is dropped, as aps build does: APS014 at the first tag)
-    expect(lines.find((l) => l.includes("furlongs")), lines.join("\n")).toMatch(new RegExp(`scripts/sites\\.php:8:${line8.indexOf("@type") + 1} - warning APS014`));
+    expect(
+      lines.find((l) => l.includes("furlongs")),
+      lines.join("\n"),
+    ).toMatch(new RegExp(`scripts/sites\\.php:8:${line8.indexOf("@type") + 1} - warning APS014`));
   });
 });

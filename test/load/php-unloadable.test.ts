@@ -19,7 +19,9 @@ describe("PHP scripts that declare no type", () => {
     const lines = diagnostics.map(formatDiagnostic);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/scripts\/blank\.php:1:1 - error APS011: service "blank": scripts\/blank\.php is empty/);
-    expect(lines[1]).toMatch(/scripts\/glued\.php:1:1 - error APS011: service "glued": scripts\/glued\.php has no PHP code: .*starts "<\?php\/\/ the op/);
+    expect(lines[1]).toMatch(
+      /scripts\/glued\.php:1:1 - error APS011: service "glued": scripts\/glued\.php has no PHP code: .*starts "<\?php\/\/ the op/,
+    );
   });
 
   it("check says 1 of 3 services loaded and prints no ✓", async () => {

@@ -23,9 +23,18 @@ describe("buildModel: inheritance", () => {
   it("inherits the base operations of core/resource with their default access", () => {
     const r = compileDeclarations([decl("w", { implements: [RESOURCE] })]);
     const ops = r.model.types.get(idOf("w"))!.operations;
-    expect(ops.get("provision")).toMatchObject({ verb: "POST", path: "/", static: true, access: { admin: true, owner: true, referrer: false } });
+    expect(ops.get("provision")).toMatchObject({
+      verb: "POST",
+      path: "/",
+      static: true,
+      access: { admin: true, owner: true, referrer: false },
+    });
     expect(ops.get("retrieve")).toMatchObject({ verb: "GET", path: "/", access: { referrer: true } });
-    expect(ops.get("configure")).toMatchObject({ verb: "PUT", path: "/", parameters: [{ name: "new", kind: "body", required: true, type: { kind: "self" } }] });
+    expect(ops.get("configure")).toMatchObject({
+      verb: "PUT",
+      path: "/",
+      parameters: [{ name: "new", kind: "body", required: true, type: { kind: "self" } }],
+    });
     expect(ops.get("unprovision")).toMatchObject({ verb: "DELETE", path: "/" });
   });
 
@@ -42,7 +51,10 @@ describe("buildModel: inheritance", () => {
 
   it("resolves local structures, inherited ones by bare name, and <type-id>#<Structure>", () => {
     const r = compileDeclarations([
-      decl("base", { implements: [RESOURCE], structures: { Money: { type: "object", properties: { cents: { type: "integer" } } } } }),
+      decl("base", {
+        implements: [RESOURCE],
+        structures: { Money: { type: "object", properties: { cents: { type: "integer" } } } },
+      }),
       decl("shop", {
         implements: [idOf("base")],
         structures: { Line: { type: "object", properties: { price: { type: "Money" } } } },
@@ -56,25 +68,38 @@ describe("buildModel: inheritance", () => {
     ]);
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const shop = r.model.types.get(idOf("shop"))!;
-    expect(shop.properties.get("lines")!.type).toEqual({ kind: "array", items: { kind: "structure", typeId: idOf("shop"), name: "Line" } });
+    expect(shop.properties.get("lines")!.type).toEqual({
+      kind: "array",
+      items: { kind: "structure", typeId: idOf("shop"), name: "Line" },
+    });
     expect(shop.properties.get("total")!.type).toEqual({ kind: "structure", typeId: idOf("base"), name: "Money" });
     expect(shop.properties.get("usage")!.type).toEqual({ kind: "structure", typeId: RESOURCE, name: "Counter" });
     expect(shop.properties.get("other")!.type).toEqual({ kind: "resource", typeId: idOf("base") });
-    expect(shop.decl.structures.get("Line")!.properties.get("price")!.type).toEqual({ kind: "structure", typeId: idOf("base"), name: "Money" });
+    expect(shop.decl.structures.get("Line")!.properties.get("price")!.type).toEqual({
+      kind: "structure",
+      typeId: idOf("base"),
+      name: "Money",
+    });
   });
 
   it("keeps references outside the inputs opaque with a warning, never a crash", () => {
     const r = compileDeclarations([
       decl("x", {
         implements: [RESOURCE, "http://elsewhere.example/types/thing/1.0"],
-        properties: { s: { type: "http://elsewhere.example/types/thing/1.0#Shape" }, t: { type: "http://elsewhere.example/types/thing/1.0#Other" } },
+        properties: {
+          s: { type: "http://elsewhere.example/types/thing/1.0#Shape" },
+          t: { type: "http://elsewhere.example/types/thing/1.0#Other" },
+        },
         relations: { thing: { type: "http://elsewhere.example/types/thing/1.0" } },
       }),
     ]);
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     // One warning per missing type per file.
     expect(codes(r).filter((c) => c === "APS025")).toHaveLength(1);
-    expect(r.model.types.get(idOf("x"))!.properties.get("s")!.type).toEqual({ kind: "opaque", ref: "http://elsewhere.example/types/thing/1.0#Shape" });
+    expect(r.model.types.get(idOf("x"))!.properties.get("s")!.type).toEqual({
+      kind: "opaque",
+      ref: "http://elsewhere.example/types/thing/1.0#Shape",
+    });
   });
 
   it("reports unknown structures, cycles and duplicate ids", () => {

@@ -1,6 +1,7 @@
 /**
  * Issue 19: the package's public surface is an explicit list. `exports` names the entry points
- * (`aps-gen`, `/generator`, `/client`, `/connector`, `/controller`, `/package.json`) and, one by
+ * (`aps-gen`, `/generator`, `/client`, `/connector`, `/controller`), two data files
+ * (`/package.json` and the declaration schema editors use, `/schema/declaration.json`) and, one by
  * one, the runtime modules that generated code and the project `aps-gen init` writes import:
  * no wildcard, nothing of the controller's insides, and each entry's source and compiled files
  * where the build puts them. In process, from package.json and the files; the packed tarball is
@@ -15,8 +16,17 @@ import { main } from "../../cli/main.ts";
 import { repoRoot } from "../helpers/paths.ts";
 
 type Conditions = Record<string, string>;
-const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { exports: Record<string, Conditions | string>; types: string };
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  exports: Record<string, Conditions | string>;
+  types: string;
+};
 const exportKeys = Object.keys(pkg.exports);
+
+/** Entries that are data files, exported as they are: package.json and the declaration schema editors use. */
+const DATA_EXPORTS: Record<string, string> = {
+  "./package.json": "./package.json",
+  "./schema/declaration.json": "./schema/aps-declaration.schema.json",
+};
 
 /** Static, dynamic and re-export specifiers of the package (`aps-gen`, `aps-gen/...`). */
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](aps-gen(?:\/[^"']*)?)["']/gm;
@@ -33,7 +43,8 @@ function importedKeys(dir: string): Map<string, string> {
       return;
     }
     if (!path.endsWith(".ts")) return;
-    for (const m of readFileSync(path, "utf8").matchAll(SPECIFIER)) if (!found.has(exportKeyOf(m[1]!))) found.set(exportKeyOf(m[1]!), path);
+    for (const m of readFileSync(path, "utf8").matchAll(SPECIFIER))
+      if (!found.has(exportKeyOf(m[1]!))) found.set(exportKeyOf(m[1]!), path);
   };
   walk(dir);
   return found;
@@ -46,7 +57,11 @@ beforeAll(async () => {
   generated = importedKeys(join(repoRoot, "generated"));
   scaffold = join(mkdtempSync(join(tmpdir(), "aps-surface-")), "connector");
   const err: string[] = [];
-  const code = await main(["init", scaffold, "--package", "types/examples/cloudmail"], { out: () => {}, err: (l) => err.push(l) }, repoRoot);
+  const code = await main(
+    ["init", scaffold, "--package", "types/examples/cloudmail"],
+    { out: () => {}, err: (l) => err.push(l) },
+    repoRoot,
+  );
   if (code !== 0) throw new Error(`aps-gen init failed: ${err.join("\n")}`);
   scaffolded = importedKeys(scaffold);
 }, 60_000);
@@ -64,28 +79,39 @@ describe("the package's public surface", () => {
   });
 
   it("exports every aps-gen specifier that generated code and the init scaffold import", () => {
-    const missing = [...new Map([...generated, ...scaffolded])].filter(([key]) => !(key in pkg.exports)).map(([key, file]) => `${key} (imported by ${file})`);
+    const missing = [...new Map([...generated, ...scaffolded])]
+      .filter(([key]) => !(key in pkg.exports))
+      .map(([key, file]) => `${key} (imported by ${file})`);
     expect(missing).toEqual([]);
   });
 
   it("exports no runtime module that neither generated code nor the scaffold imports", () => {
-    const surplus = exportKeys.filter((key) => key.startsWith("./runtime/") && !generated.has(key) && !scaffolded.has(key));
+    const surplus = exportKeys.filter(
+      (key) => key.startsWith("./runtime/") && !generated.has(key) && !scaffolded.has(key),
+    );
     expect(surplus).toEqual([]);
   });
 
   it("has no wildcard entry and nothing of the controller but its entry point", () => {
     const targets = (value: Conditions | string) => (typeof value === "string" ? [value] : Object.values(value));
-    expect(Object.entries(pkg.exports).filter(([key, value]) => key.includes("*") || targets(value).some((t) => t.includes("*")))).toEqual([]);
+    expect(
+      Object.entries(pkg.exports).filter(
+        ([key, value]) => key.includes("*") || targets(value).some((t) => t.includes("*")),
+      ),
+    ).toEqual([]);
     expect(exportKeys.filter((key) => key.startsWith("./runtime/controller/"))).toEqual([]);
-    const intoController = Object.entries(pkg.exports).filter(([, value]) => targets(value).some((t) => /\/runtime\/controller\//.test(t)));
+    const intoController = Object.entries(pkg.exports).filter(([, value]) =>
+      targets(value).some((t) => /\/runtime\/controller\//.test(t)),
+    );
     expect(intoController.map(([key]) => key)).toEqual(["./controller"]);
   });
 
   it("gives each entry a source that exists, and the declarations and JavaScript the build writes for it", () => {
     const wrong: string[] = [];
     for (const [key, value] of Object.entries(pkg.exports)) {
-      if (key === "./package.json") {
-        if (value !== "./package.json") wrong.push(`${key}: ${JSON.stringify(value)}`);
+      if (key in DATA_EXPORTS) {
+        if (value !== DATA_EXPORTS[key] || !existsSync(join(repoRoot, value)))
+          wrong.push(`${key}: ${JSON.stringify(value)}`);
         continue;
       }
       if (typeof value === "string") {
@@ -94,14 +120,19 @@ describe("the package's public surface", () => {
       }
       // Order matters: Node and tsc take the first condition that applies, so the source one
       // (this repository's) comes first and "default" last.
-      if (Object.keys(value).join() !== "aps-gen-source,types,default") wrong.push(`${key}: conditions ${Object.keys(value).join()}`);
+      if (Object.keys(value).join() !== "aps-gen-source,types,default")
+        wrong.push(`${key}: conditions ${Object.keys(value).join()}`);
       const source = value["aps-gen-source"] ?? "";
       const stem = source.replace(/^\.\//, "").replace(/\.ts$/, "");
       // tsconfig.build.json compiles cli/, generator/ and runtime/ into dist/ with the same layout.
-      if (!/^\.\/(cli|generator|runtime)\/.+\.ts$/.test(source) || !existsSync(join(repoRoot, source))) wrong.push(`${key}: source ${source} is not a source file`);
-      if (value.types !== `./dist/${stem}.d.ts`) wrong.push(`${key}: types ${value.types}, the build writes ./dist/${stem}.d.ts`);
-      if (value.default !== `./dist/${stem}.js`) wrong.push(`${key}: default ${value.default}, the build writes ./dist/${stem}.js`);
-      if (key.startsWith("./runtime/") && source !== `${key}.ts`) wrong.push(`${key}: source ${source}, not the module the subpath names`);
+      if (!/^\.\/(cli|generator|runtime)\/.+\.ts$/.test(source) || !existsSync(join(repoRoot, source)))
+        wrong.push(`${key}: source ${source} is not a source file`);
+      if (value.types !== `./dist/${stem}.d.ts`)
+        wrong.push(`${key}: types ${value.types}, the build writes ./dist/${stem}.d.ts`);
+      if (value.default !== `./dist/${stem}.js`)
+        wrong.push(`${key}: default ${value.default}, the build writes ./dist/${stem}.js`);
+      if (key.startsWith("./runtime/") && source !== `${key}.ts`)
+        wrong.push(`${key}: source ${source}, not the module the subpath names`);
     }
     expect(wrong).toEqual([]);
     expect(pkg.types).toBe((pkg.exports["."] as Conditions).types);

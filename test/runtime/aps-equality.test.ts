@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { apsEqual, firstDuplicate } from "../../runtime/common/aps-equality.ts";
 
-describe("apsEqual (SPEC 2.6)", () => {
+describe("apsEqual (docs/aps/resources.md, equality)", () => {
   it("requires the same JSON type", () => {
     expect(apsEqual(1, "1")).toBe(false);
     expect(apsEqual(0, false)).toBe(false);
@@ -63,7 +63,13 @@ describe("firstDuplicate on scalars and mixed integers", () => {
 
   it("keeps types apart and finds composites equal regardless of key order", () => {
     expect(firstDuplicate([true, "true", 1, "1", null, "null"])).toBe(-1);
-    expect(firstDuplicate([[1, 2], [2, 1], [1, 2]])).toBe(2);
+    expect(
+      firstDuplicate([
+        [1, 2],
+        [2, 1],
+        [1, 2],
+      ]),
+    ).toBe(2);
     expect(firstDuplicate([null, null])).toBe(1);
   });
 });

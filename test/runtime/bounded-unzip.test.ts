@@ -17,7 +17,15 @@ function lieAboutSize(zip: Uint8Array, size: number): Uint8Array {
 
 describe("bounded unzip", () => {
   it("gives what unzipSync gives for an ordinary archive", () => {
-    const zip = zipSync({ "APP-META.xml": new TextEncoder().encode("<application/>"), "schemas/": new Uint8Array(0), "schemas/a.schema": new Uint8Array(5000).fill(65), "ui/s.bin": new Uint8Array(3000).map((_, i) => i % 251) }, { level: 6 });
+    const zip = zipSync(
+      {
+        "APP-META.xml": new TextEncoder().encode("<application/>"),
+        "schemas/": new Uint8Array(0),
+        "schemas/a.schema": new Uint8Array(5000).fill(65),
+        "ui/s.bin": new Uint8Array(3000).map((_, i) => i % 251),
+      },
+      { level: 6 },
+    );
     const bounded = unzipBounded(zip, small);
     const plain = unzipSync(zip);
     expect(Object.keys(bounded).sort()).toEqual(Object.keys(plain).sort());

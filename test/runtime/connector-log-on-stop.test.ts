@@ -27,11 +27,24 @@ describe("the connector's request lines when it stops right after answering", ()
 
   /** Starts the fixture, makes `calls` provisioning calls over one kept-alive connection, stops it with `stop`, and returns its output and how it ended. */
   async function serveThenStop(how: string, calls: number, stop: (child: ReturnType<typeof spawn>) => void) {
-    const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "test/fixtures/endpoints/logging-connector.ts"), join(dir, "tls"), join(dir, `credentials-${how}`), how], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(repoRoot, "test/fixtures/endpoints/logging-connector.ts"),
+        join(dir, "tls"),
+        join(dir, `credentials-${how}`),
+        how,
+      ],
+      { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
     const port = await new Promise<number>((resolve, reject) => {
       child.stderr!.on("data", (d: Buffer) => {
         stderr += d.toString();
@@ -61,10 +74,21 @@ describe("the connector's request lines when it stops right after answering", ()
   function post(port: number, agent: Agent, requestId: string): Promise<number> {
     return new Promise((resolve, reject) => {
       const body = JSON.stringify({ aps: { type: "http://example.com/item/1.0", id: requestId } });
-      const req = request({ host: "127.0.0.1", port, path: "/items", method: "POST", ca, agent, headers: { "content-type": "application/json", "x-request-id": requestId, "aps-instance-id": "i-1" } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/items",
+          method: "POST",
+          ca,
+          agent,
+          headers: { "content-type": "application/json", "x-request-id": requestId, "aps-instance-id": "i-1" },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });
@@ -79,7 +103,9 @@ describe("the connector's request lines when it stops right after answering", ()
 
   it("a SIGTERM with no handler of the connector's own: every line is written, and the process still ends as SIGTERM ends it", async () => {
     const { ids, end, stdout } = await serveThenStop("no-handler", 5, (child) => child.kill("SIGTERM"));
-    expect(requestLines(stdout).map((l) => [l.requestId, l.path, l.status])).toEqual(ids.map((id) => [id, "/items", 200]));
+    expect(requestLines(stdout).map((l) => [l.requestId, l.path, l.status])).toEqual(
+      ids.map((id) => [id, "/items", 200]),
+    );
     expect(end).toEqual({ code: null, signal: "SIGTERM" });
   }, 30_000);
 

@@ -41,19 +41,39 @@ describe("the client certificate, read once per TLS connection", () => {
 
   /** One kept-alive connection (at most one socket), presenting `client` when given. */
   function connection(client?: { cert: string; key: string }): Agent {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: endpoint.ca.cert, ...(client ? { cert: client.cert, key: client.key } : {}) });
+    const agent = new Agent({
+      keepAlive: true,
+      maxSockets: 1,
+      ca: endpoint.ca.cert,
+      ...(client ? { cert: client.cert, key: client.key } : {}),
+    });
     agents.push(agent);
     return agent;
   }
 
-  function call(port: number, agent: Agent, method = "POST", path = "/items"): Promise<{ status: number; localPort: number }> {
+  function call(
+    port: number,
+    agent: Agent,
+    method = "POST",
+    path = "/items",
+  ): Promise<{ status: number; localPort: number }> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, method, path, agent, headers: { "content-type": "application/json", "aps-instance-id": "i-1" } }, (res) => {
-        // Read now: the socket goes back to the agent's pool once the reply has ended.
-        const localPort = res.socket.localPort ?? 0;
-        res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, localPort }));
-      });
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port,
+          method,
+          path,
+          agent,
+          headers: { "content-type": "application/json", "aps-instance-id": "i-1" },
+        },
+        (res) => {
+          // Read now: the socket goes back to the agent's pool once the reply has ended.
+          const localPort = res.socket.localPort ?? 0;
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, localPort }));
+        },
+      );
       req.on("error", reject);
       req.end(method === "POST" ? "{}" : undefined);
     });
@@ -63,11 +83,14 @@ describe("the client certificate, read once per TLS connection", () => {
 
   it("gives two calls on one kept-alive connection the same certificate, read once, and another connection's certificate its own", async () => {
     const seen: { socket: TLSSocket; presented: PresentedCertificate | undefined }[] = [];
-    const server: Server = createServer({ ...endpoint.server, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-      seen.push({ socket: req.socket as TLSSocket, presented: presentedCertificate(req.socket as TLSSocket) });
-      req.resume();
-      req.on("end", () => res.end("{}"));
-    });
+    const server: Server = createServer(
+      { ...endpoint.server, requestCert: true, rejectUnauthorized: false },
+      (req, res) => {
+        seen.push({ socket: req.socket as TLSSocket, presented: presentedCertificate(req.socket as TLSSocket) });
+        req.resume();
+        req.on("end", () => res.end("{}"));
+      },
+    );
     await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
     const port = (server.address() as AddressInfo).port;
     const reads = vi.spyOn(TLSSocket.prototype, "getPeerCertificate");
@@ -104,8 +127,16 @@ describe("the client certificate, read once per TLS connection", () => {
     beforeAll(async () => {
       // What an install stores: the certificate the controller presents, then its CA. The list stays the same object until the trust changes, as fileCredentialStore keeps it.
       trusted = [`${controller.client.cert}\n${controller.ca.cert}`];
-      const credentials: CredentialStore = { save: async () => {}, load: async () => undefined, controllerCas: async () => trusted };
-      const app = createConnectorApp({ services: { items: { provision: () => ({ externalId: "x" }) } }, credentials, logger: pino({ level: "silent" }) });
+      const credentials: CredentialStore = {
+        save: async () => {},
+        load: async () => undefined,
+        controllerCas: async () => trusted,
+      };
+      const app = createConnectorApp({
+        services: { items: { provision: () => ({ externalId: "x" }) } },
+        credentials,
+        logger: pino({ level: "silent" }),
+      });
       connector = await startConnector(app, endpoint.server);
     });
     afterAll(async () => connector?.close());

@@ -16,9 +16,20 @@ describe("controllerClient", () => {
   it("reuses the pool of the same credentials, and gives other credentials their own", async () => {
     const one = await ensureControllerTls(join(dir, "one"), ["127.0.0.1"]);
     const two = await ensureControllerTls(join(dir, "two"), ["127.0.0.1"]);
-    const credentials = (tls: typeof one) => ({ certAndKey: `${tls.server.cert}\n${tls.server.key}`, controllerCa: tls.ca.cert });
-    const a = controllerClient({ controllerUri: "https://127.0.0.1:1/", credentials: credentials(one), transactionId: "t-1" });
-    const b = controllerClient({ controllerUri: "https://127.0.0.1:1/", credentials: credentials(one), transactionId: "t-2" });
+    const credentials = (tls: typeof one) => ({
+      certAndKey: `${tls.server.cert}\n${tls.server.key}`,
+      controllerCa: tls.ca.cert,
+    });
+    const a = controllerClient({
+      controllerUri: "https://127.0.0.1:1/",
+      credentials: credentials(one),
+      transactionId: "t-1",
+    });
+    const b = controllerClient({
+      controllerUri: "https://127.0.0.1:1/",
+      credentials: credentials(one),
+      transactionId: "t-2",
+    });
     const c = controllerClient({ controllerUri: "https://127.0.0.1:1/", credentials: credentials(two) });
     expect(a.client.dispatcher).toBeDefined();
     expect(b.client.dispatcher).toBe(a.client.dispatcher);

@@ -11,7 +11,16 @@ describe("link references", () => {
   });
 
   it("reads no id from anything else, and the validator says so", () => {
-    for (const value of [undefined, null, "r-1", [], { id: "r-1" }, { aps: null }, { aps: { id: 5 } }, [{ aps: { id: "r-1" } }]]) {
+    for (const value of [
+      undefined,
+      null,
+      "r-1",
+      [],
+      { id: "r-1" },
+      { aps: null },
+      { aps: { id: 5 } },
+      [{ aps: { id: "r-1" } }],
+    ]) {
       expect(linkRefId(value)).toBeUndefined();
       const errors: ValidationError[] = [];
       checkLinkRef(value, "/tenant", errors);

@@ -3,7 +3,7 @@ import { parseRql, RqlError } from "../../runtime/common/rql.ts";
 
 const filter = (q: string) => parseRql(q).filter;
 
-describe("parseRql: comparisons (aps-facts 1)", () => {
+describe("parseRql: comparisons (docs/aps/rql.md section 3)", () => {
   it.each(["eq", "ne", "lt", "gt", "le", "ge"] as const)("%s in call and FIQL form", (op) => {
     expect(filter(`${op}(quota,5)`)).toEqual({ op, prop: "quota", value: "5" });
     expect(filter(`quota=${op}=5`)).toEqual({ op, prop: "quota", value: "5" });
@@ -11,7 +11,11 @@ describe("parseRql: comparisons (aps-facts 1)", () => {
 
   it("reads dotted meta fields and decodes values after splitting", () => {
     expect(filter("eq(aps.status,aps:ready)")).toEqual({ op: "eq", prop: "aps.status", value: "aps:ready" });
-    expect(filter("name=eq=value%20with%20space%2C%28and%29")).toEqual({ op: "eq", prop: "name", value: "value with space,(and)" });
+    expect(filter("name=eq=value%20with%20space%2C%28and%29")).toEqual({
+      op: "eq",
+      prop: "name",
+      value: "value with space,(and)",
+    });
   });
 });
 
@@ -22,8 +26,16 @@ describe("parseRql: sets, like, logic", () => {
   });
 
   it("like splits wildcards before decoding, so %2A is a literal star", () => {
-    expect(filter("like(firstName,Jo*)")).toEqual({ op: "like", prop: "firstName", pattern: [{ text: "Jo" }, { any: "many" }] });
-    expect(filter("like(firstName,*oh?)")).toEqual({ op: "like", prop: "firstName", pattern: [{ any: "many" }, { text: "oh" }, { any: "one" }] });
+    expect(filter("like(firstName,Jo*)")).toEqual({
+      op: "like",
+      prop: "firstName",
+      pattern: [{ text: "Jo" }, { any: "many" }],
+    });
+    expect(filter("like(firstName,*oh?)")).toEqual({
+      op: "like",
+      prop: "firstName",
+      pattern: [{ any: "many" }, { text: "oh" }, { any: "one" }],
+    });
     expect(filter("like(name,a%2Ab)")).toEqual({ op: "like", prop: "name", pattern: [{ text: "a*b" }] });
   });
 
@@ -39,7 +51,10 @@ describe("parseRql: sets, like, logic", () => {
   });
 
   it("implementing, composing and linkedWith, with percent-encoded type ids", () => {
-    expect(filter("implementing(http%3A%2F%2Fx.example%2Ft%2F1.0)")).toEqual({ op: "implementing", typeId: "http://x.example/t/1.0" });
+    expect(filter("implementing(http%3A%2F%2Fx.example%2Ft%2F1.0)")).toEqual({
+      op: "implementing",
+      typeId: "http://x.example/t/1.0",
+    });
     expect(filter("composing(http://x.example/t/1.0)")).toEqual({ op: "composing", typeId: "http://x.example/t/1.0" });
     expect(filter("linkedWith(abc-1)")).toEqual({ op: "linkedWith", id: "abc-1" });
   });
@@ -48,7 +63,13 @@ describe("parseRql: sets, like, logic", () => {
 describe("parseRql: sort, select, limit", () => {
   it("collects them apart from the filter", () => {
     expect(parseRql("implementing(t),eq(a,1),sort(+memory,-disk,name),select(name,user),limit(10,5)")).toEqual({
-      filter: { op: "and", args: [{ op: "implementing", typeId: "t" }, { op: "eq", prop: "a", value: "1" }] },
+      filter: {
+        op: "and",
+        args: [
+          { op: "implementing", typeId: "t" },
+          { op: "eq", prop: "a", value: "1" },
+        ],
+      },
       sort: [
         { prop: "memory", descending: false },
         { prop: "disk", descending: true },
@@ -76,13 +97,17 @@ describe("parseRql: malformed queries say where", () => {
     ["(a=eq=1|b=eq=2,c=eq=3)", /mixed in one group/],
     ["name", /neither a call/],
     [",eq(a,1)", /unexpected ","/],
-    ["not(" .repeat(40) + "eq(a,1)" + ")".repeat(40), /nests deeper than 32/],
+    [`${"not(".repeat(40)}eq(a,1)${")".repeat(40)}`, /nests deeper than 32/],
   ])("%s", (q, message) => {
     expect(() => parseRql(q)).toThrow(RqlError);
     expect(() => parseRql(q)).toThrow(message);
   });
 
   it("keeps quotes, semicolons and comments as plain values for the SQL layer to bind", () => {
-    expect(filter("eq(name,x'%3B%20DROP%20TABLE%20resources%3B--)")).toEqual({ op: "eq", prop: "name", value: "x'; DROP TABLE resources;--" });
+    expect(filter("eq(name,x'%3B%20DROP%20TABLE%20resources%3B--)")).toEqual({
+      op: "eq",
+      prop: "name",
+      value: "x'; DROP TABLE resources;--",
+    });
   });
 });

@@ -42,7 +42,13 @@ function ours(v: TypeValidator, mode: OracleMode, actor: OracleActor, body: unkn
 }
 
 /** Throws (so fast-check shrinks and reports) when the two verdicts differ. */
-function assertAgree(v: TypeValidator, check: ValidateFunction, mode: OracleMode, actor: OracleActor, body: unknown): boolean {
+function assertAgree(
+  v: TypeValidator,
+  check: ValidateFunction,
+  mode: OracleMode,
+  actor: OracleActor,
+  body: unknown,
+): boolean {
   const errors = ours(v, mode, actor, body);
   const accepted = check(body);
   if ((errors.length === 0) === accepted) return accepted;
@@ -57,16 +63,24 @@ function assertAgree(v: TypeValidator, check: ValidateFunction, mode: OracleMode
 }
 
 function summarise(errors: ErrorObject[] | null | undefined): unknown[] {
-  return (errors ?? []).map((e) => ({ path: e.instancePath, keyword: e.keyword, params: e.params, message: e.message }));
+  return (errors ?? []).map((e) => ({
+    path: e.instancePath,
+    keyword: e.keyword,
+    params: e.params,
+    message: e.message,
+  }));
 }
 
 describe("oracle sanity (hand-written bodies)", () => {
-  const check = (mode: OracleMode, actor: OracleActor, body: unknown) => ajv.validate(typeSchema(model, MAILBOX, mode, actor) as object, body);
+  const check = (mode: OracleMode, actor: OracleActor, body: unknown) =>
+    ajv.validate(typeSchema(model, MAILBOX, mode, actor) as object, body);
   const minimal = { localPart: "anna", password: "0123456789" };
 
-  it("accepts a minimal mailbox and rejects what the SPEC forbids", () => {
+  it("accepts a minimal mailbox and rejects what the APS rules forbid", () => {
     expect(check("create", "owner", minimal)).toBe(true);
-    expect(check("create", "owner", { ...minimal, aps: { anything: [1] }, domain: { aps: { id: "d1" } }, user: null })).toBe(true);
+    expect(
+      check("create", "owner", { ...minimal, aps: { anything: [1] }, domain: { aps: { id: "d1" } }, user: null }),
+    ).toBe(true);
     expect(check("create", "owner", { localPart: "anna" })).toBe(false); // required password
     expect(check("create", "owner", { ...minimal, password: null })).toBe(false); // required: null
     expect(check("create", "owner", { ...minimal, displayName: null })).toBe(true); // optional: null
@@ -104,24 +118,25 @@ describe("validators agree with the JSON Schema oracle", () => {
     MODES.flatMap((mode) => ACTORS.map((actor) => ({ typeId, name: typeId.replace(/^https?:\/\//, ""), mode, actor }))),
   );
 
-  for (const { typeId, name, mode, actor } of cases) it(`${name} ${mode} ${actor}`, () => {
-    const v = validators.get(typeId);
-    if (v === undefined) throw new Error(`no generated validator for ${typeId}`);
-    const check = ajv.compile(typeSchema(model, typeId, mode, actor) as object);
-    let accepted = 0;
-    let runs = 0;
-    fc.assert(
-      fc.property(bodyArbitrary(model, typeId, mode, actor), (body) => {
-        runs++;
-        if (assertAgree(v, check, mode, actor, body)) accepted++;
-      }),
-      { seed: SEED, numRuns: RUNS },
-    );
-    // Both verdicts must be well represented, or the comparison says little.
-    expect(runs).toBeGreaterThanOrEqual(RUNS);
-    expect(accepted).toBeGreaterThan(RUNS / 10);
-    expect(runs - accepted).toBeGreaterThan(RUNS / 10);
-  });
+  for (const { typeId, name, mode, actor } of cases)
+    it(`${name} ${mode} ${actor}`, () => {
+      const v = validators.get(typeId);
+      if (v === undefined) throw new Error(`no generated validator for ${typeId}`);
+      const check = ajv.compile(typeSchema(model, typeId, mode, actor) as object);
+      let accepted = 0;
+      let runs = 0;
+      fc.assert(
+        fc.property(bodyArbitrary(model, typeId, mode, actor), (body) => {
+          runs++;
+          if (assertAgree(v, check, mode, actor, body)) accepted++;
+        }),
+        { seed: SEED, numRuns: RUNS },
+      );
+      // Both verdicts must be well represented, or the comparison says little.
+      expect(runs).toBeGreaterThanOrEqual(RUNS);
+      expect(accepted).toBeGreaterThan(RUNS / 10);
+      expect(runs - accepted).toBeGreaterThan(RUNS / 10);
+    });
 });
 
 describe("the comparison can fail", () => {
@@ -129,7 +144,7 @@ describe("the comparison can fail", () => {
     const v = validators.get(MAILBOX);
     if (v === undefined) throw new Error(`no generated validator for ${MAILBOX}`);
     const schema = typeSchema(model, MAILBOX, "create", "owner") as Record<string, unknown>;
-    const required = schema["required"] as string[];
+    const required = schema.required as string[];
     expect(required).toContain("password");
     const broken: Schema = { ...schema, required: required.filter((r) => r !== "password") };
     const check = ajv.compile(broken as object);
@@ -142,7 +157,9 @@ describe("the comparison can fail", () => {
     expect(result.failed).toBe(true);
     // Shrinking leads to a body whose only fault is the missing password.
     const [body] = result.counterexample ?? [];
-    expect(ours(v, "create", "owner", body)).toEqual([expect.objectContaining({ code: "required", path: "/password" })]);
+    expect(ours(v, "create", "owner", body)).toEqual([
+      expect.objectContaining({ code: "required", path: "/password" }),
+    ]);
     expect(check(body)).toBe(true);
   });
 });

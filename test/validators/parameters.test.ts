@@ -8,7 +8,7 @@ beforeAll(async () => {
   ({ widget } = await widgetValidators());
 });
 
-describe("convertParameter (SPEC 4.4: path and query values arrive as text)", () => {
+describe("convertParameter (docs/aps/rest-api.md: path and query values arrive as text)", () => {
   it.each([
     ["42", "integer", 42],
     ["-7", "long", -7],
@@ -49,14 +49,29 @@ describe("operation parameter parsers", () => {
   const resize = () => widget.operations.resize!;
 
   it("converts path and query values and checks the body structure", () => {
-    const r = resize()({ path: { unit: "cm" }, query: { factor: "1.5", steps: "9223372036854775807", dry: "true" }, body: { x: 1 } });
-    expect(r).toEqual({ ok: true, params: { unit: "cm", factor: 1.5, steps: 9223372036854775807n, dry: true, to: { x: 1 } } });
+    const r = resize()({
+      path: { unit: "cm" },
+      query: { factor: "1.5", steps: "9223372036854775807", dry: "true" },
+      body: { x: 1 },
+    });
+    expect(r).toEqual({
+      ok: true,
+      params: { unit: "cm", factor: 1.5, steps: 9223372036854775807n, dry: true, to: { x: 1 } },
+    });
   });
 
   it("reports every bad or missing parameter at once, as pointers into path, query and body", () => {
     const r = resize()({ path: {}, query: { steps: "1.5", dry: "maybe" }, body: { y: "2" } });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(codes(r.errors)).toEqual(["/path/unit required", "/query/factor required", "/query/steps type", "/query/dry type", "/body/y type", "/body/x required"]);
+    if (!r.ok)
+      expect(codes(r.errors)).toEqual([
+        "/path/unit required",
+        "/query/factor required",
+        "/query/steps type",
+        "/query/dry type",
+        "/body/y type",
+        "/body/x required",
+      ]);
   });
 
   it("requires a required body", () => {
@@ -66,7 +81,10 @@ describe("operation parameter parsers", () => {
 
   it("passes a body with a declared contentType through untouched", () => {
     const bytes = new Uint8Array([137, 80, 78, 71]);
-    expect(widget.operations.upload!({ path: {}, query: {}, body: bytes })).toEqual({ ok: true, params: { image: bytes } });
+    expect(widget.operations.upload!({ path: {}, query: {}, body: bytes })).toEqual({
+      ok: true,
+      params: { image: bytes },
+    });
     const missing = widget.operations.upload!({ path: {}, query: {} });
     expect(missing.ok ? [] : codes(missing.errors)).toEqual(["/body required"]);
   });

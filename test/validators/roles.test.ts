@@ -8,8 +8,8 @@ beforeAll(async () => {
   ({ widget } = await widgetValidators());
 });
 
-describe("required and null (README: null semantics)", () => {
-  it("requires required properties on create, also those with a default (a hint for clients, SPEC 2.2)", () => {
+describe("required and null (docs/declarations.md: null semantics)", () => {
+  it("requires required properties on create, also those with a default (a hint for clients, docs/aps/resources.md)", () => {
     expect(codes(widget.validateCreate({}, owner))).toEqual(["/name required", "/size required"]);
     expect(codes(widget.validateCreate({ name: "abc", size: "m" }, owner))).toEqual([]);
     // The default stays available to clients preparing a new widget.
@@ -32,7 +32,9 @@ describe("required and null (README: null semantics)", () => {
   });
 
   it("ignores the aps meta-section and undefined values", () => {
-    expect(codes(widget.validateCreate({ aps: { type: "t" }, name: "abc", size: "m", note: undefined }, owner))).toEqual([]);
+    expect(
+      codes(widget.validateCreate({ aps: { type: "t" }, name: "abc", size: "m", note: undefined }, owner)),
+    ).toEqual([]);
   });
 
   it("rejects unknown properties, with a path-safe pointer", () => {
@@ -40,7 +42,7 @@ describe("required and null (README: null semantics)", () => {
   });
 });
 
-describe("readonly, final and access by actor (SPEC 2.2, 2.7)", () => {
+describe("readonly, final and access by actor (docs/aps/resources.md)", () => {
   it("lets only the application set readonly properties", () => {
     expect(codes(widget.validateCreate(body('"serial": "s-1"'), owner))).toEqual(["/serial readonly"]);
     expect(codes(widget.validateCreate(body('"serial": "s-1"'), admin))).toEqual(["/serial readonly"]);
@@ -71,19 +73,34 @@ describe("readonly, final and access by actor (SPEC 2.2, 2.7)", () => {
   });
 
   it("names the allowed roles in the message", () => {
-    expect(widget.validateCreate(body('"secret": "k"'), owner)[0]!.message).toBe("may not be written with the caller's roles; its access allows admin");
+    expect(widget.validateCreate(body('"secret": "k"'), owner)[0]!.message).toBe(
+      "may not be written with the caller's roles; its access allows admin",
+    );
   });
 });
 
 describe("relations", () => {
   it("accepts link references on create and checks their shape", () => {
-    expect(codes(widget.validateCreate(body('"gadget": {"aps": {"id": "g1"}}, "parts": [{"aps": {"id": "p1"}}]'), owner))).toEqual([]);
-    expect(codes(widget.validateCreate(body('"gadget": {"id": "g1"}, "parts": [{"aps": {"id": 1}}, {"aps": {"id": "p"}}]'), owner))).toEqual(["/gadget type", "/parts/0 type"]);
+    expect(
+      codes(widget.validateCreate(body('"gadget": {"aps": {"id": "g1"}}, "parts": [{"aps": {"id": "p1"}}]'), owner)),
+    ).toEqual([]);
+    expect(
+      codes(
+        widget.validateCreate(
+          body('"gadget": {"id": "g1"}, "parts": [{"aps": {"id": 1}}, {"aps": {"id": "p"}}]'),
+          owner,
+        ),
+      ),
+    ).toEqual(["/gadget type", "/parts/0 type"]);
     expect(codes(widget.validateCreate(body('"parts": {"aps": {"id": "p1"}}'), owner))).toEqual(["/parts type"]);
   });
 
   it("points configure bodies that change links at the link endpoints", () => {
     const [e] = widget.validateUpdate({ gadget: { aps: { id: "g1" } } }, owner);
-    expect(e).toEqual({ path: "/gadget", code: "unknown", message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/gadget, not with configure" });
+    expect(e).toEqual({
+      path: "/gadget",
+      code: "unknown",
+      message: "is a relation: change its links with POST or DELETE /aps/2/resources/{id}/gadget, not with configure",
+    });
   });
 });

@@ -9,7 +9,7 @@ beforeAll(async () => {
 const create = (extra: string) => codes(widget.validateCreate(body(extra), owner));
 const messages = (extra: string) => widget.validateCreate(body(extra), owner).map((e) => `${e.path}: ${e.message}`);
 
-describe("values: types (SPEC 2.2)", () => {
+describe("values: types", () => {
   it("accepts a minimal valid body", () => {
     expect(create("")).toEqual([]);
   });
@@ -30,12 +30,18 @@ describe("values: types (SPEC 2.2)", () => {
     expect(create(extra)).toEqual([expected]);
   });
 
-  it.each(['"count": 0', '"count": -3', '"count": 1e3', '"ratio": 1', '"ratio": -0.5', '"on": false', '"extra": {"any": [1, {"x": null}]}', '"owner": {"aps": {"id": "r-1"}}'])(
-    "accepts %s",
-    (extra) => {
-      expect(create(extra)).toEqual([]);
-    },
-  );
+  it.each([
+    '"count": 0',
+    '"count": -3',
+    '"count": 1e3',
+    '"ratio": 1',
+    '"ratio": -0.5',
+    '"on": false',
+    '"extra": {"any": [1, {"x": null}]}',
+    '"owner": {"aps": {"id": "r-1"}}',
+  ])("accepts %s", (extra) => {
+    expect(create(extra)).toEqual([]);
+  });
 
   it("says what was expected and what came", () => {
     expect(messages('"count": "5"')).toEqual(['/count: expected an integer, got string "5"']);
@@ -43,7 +49,7 @@ describe("values: types (SPEC 2.2)", () => {
   });
 });
 
-describe("values: 64-bit integers (SPEC 8), written as JSON text", () => {
+describe("values: 64-bit integers (the APS limit), written as JSON text", () => {
   it("accepts both extremes and keeps them exact", () => {
     const b = body('"count": 9223372036854775807, "level": -9223372036854775808') as Record<string, unknown>;
     expect(widget.validateCreate(b, owner)).toEqual([]);
@@ -52,9 +58,13 @@ describe("values: 64-bit integers (SPEC 8), written as JSON text", () => {
   });
 
   it("rejects one past either extreme with a message naming the value", () => {
-    expect(messages('"count": 9223372036854775808')).toEqual(["/count: 9223372036854775808 is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)"]);
+    expect(messages('"count": 9223372036854775808')).toEqual([
+      "/count: 9223372036854775808 is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)",
+    ]);
     expect(create('"count": -9223372036854775809')).toEqual(["/count range"]);
-    expect(messages('"count": 5000000000000000000000')[0]).toBe("/count: 5000000000000000000000 is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)");
+    expect(messages('"count": 5000000000000000000000')[0]).toBe(
+      "/count: 5000000000000000000000 is outside the signed 64-bit range (-9223372036854775808 to 9223372036854775807)",
+    );
   });
 
   it("rejects a double beyond the range even without the lossless parser", () => {
@@ -70,19 +80,23 @@ describe("values: 64-bit integers (SPEC 8), written as JSON text", () => {
   });
 });
 
-describe("values: strings (SPEC 2.2, 2.5, 8)", () => {
+describe("values: strings (attributes, formats, limits)", () => {
   it("enforces minLength and maxLength in characters, not UTF-16 units", () => {
     expect(create('"name": "a"')).toEqual(["/name minLength"]);
     expect(create('"name": "abcdefghi"')).toEqual(["/name maxLength"]);
     expect(create('"name": "abcdefgh"')).toEqual([]);
     // Four astral characters are eight UTF-16 units but four characters: within maxLength 8... and the pattern.
     expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "😀".repeat(4000) }, owner))).toEqual([]);
-    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "😀".repeat(4001) }, owner))).toEqual(["/note limit"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "😀".repeat(4001) }, owner))).toEqual([
+      "/note limit",
+    ]);
   });
 
   it("limits every string to 4000 characters", () => {
     expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "x".repeat(4000) }, owner))).toEqual([]);
-    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "x".repeat(4001) }, owner))).toEqual(["/note limit"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "x".repeat(4001) }, owner))).toEqual([
+      "/note limit",
+    ]);
     expect(codes(widget.validateCreate({ name: "abc", size: "m", note: "" }, owner))).toEqual([]);
   });
 
@@ -95,7 +109,7 @@ describe("values: strings (SPEC 2.2, 2.5, 8)", () => {
     expect(create('"note": "not an e-mail address"')).toEqual([]);
   });
 
-  it("checks enum with SPEC 2.6 equality: type matters", () => {
+  it("checks enum with APS equality: type matters", () => {
     expect(create('"size": "l"')).toEqual([]);
     expect(create('"size": "xl"')).toEqual(["/size enum"]);
     expect(messages('"size": "xl"')).toEqual(['/size: "xl" is not one of the allowed values: "s", "m", "l"']);
@@ -103,14 +117,14 @@ describe("values: strings (SPEC 2.2, 2.5, 8)", () => {
   });
 });
 
-describe("values: arrays and structures (SPEC 2.2, 2.6, 8)", () => {
+describe("values: arrays and structures (attributes, equality, limits)", () => {
   it("enforces minItems, maxItems and item types, reporting each bad item", () => {
     expect(create('"tags": []')).toEqual(["/tags minItems"]);
     expect(create('"tags": ["a", "b", "c", "d"]')).toEqual(["/tags maxItems"]);
     expect(create('"tags": ["a", 2, null]')).toEqual(["/tags/1 type", "/tags/2 type"]);
   });
 
-  it("enforces uniqueItems with SPEC 2.6 equality, objects regardless of key order", () => {
+  it("enforces uniqueItems with APS equality, objects regardless of key order", () => {
     expect(create('"tags": ["a", "a"]')).toEqual(["/tags uniqueItems"]);
     expect(create('"points": [{"x": 1, "y": 2}, {"y": 2, "x": 1}]')).toEqual(["/points uniqueItems"]);
     expect(create('"points": [{"x": 1}, {"x": 2}]')).toEqual([]);
@@ -134,10 +148,19 @@ describe("values: arrays and structures (SPEC 2.2, 2.6, 8)", () => {
     const fits = points(150);
     expect(JSON.stringify(fits).length).toBeLessThanOrEqual(4000);
     expect(codes(widget.validateCreate({ name: "abc", size: "m", points: fits }, owner))).toEqual([]);
-    expect(codes(widget.validateCreate({ name: "abc", size: "m", points: points(300) }, owner))).toEqual(["/points limit"]);
+    expect(codes(widget.validateCreate({ name: "abc", size: "m", points: points(300) }, owner))).toEqual([
+      "/points limit",
+    ]);
   });
 
   it("reports every error at once", () => {
-    expect(create('"name": "A", "count": true, "tags": [], "origin": {}, "bogus": 1')).toEqual(["/name minLength", "/name pattern", "/count type", "/tags minItems", "/origin/x required", "/bogus unknown"]);
+    expect(create('"name": "A", "count": true, "tags": [], "origin": {}, "bogus": 1')).toEqual([
+      "/name minLength",
+      "/name pattern",
+      "/count type",
+      "/tags minItems",
+      "/origin/x required",
+      "/bogus unknown",
+    ]);
   });
 });

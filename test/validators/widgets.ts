@@ -1,5 +1,5 @@
 import { compile } from "../../generator/pipeline.ts";
-import { loadValidators } from "../../cli/load-validators.ts";
+import { loadValidators } from "../../cli/validate/load-validators.ts";
 import { userActor, applicationActor, type Actor } from "../../runtime/common/actor.ts";
 import { parseJsonText } from "../../runtime/common/json-text.ts";
 import type { TypeValidator } from "../../runtime/common/type-validator.ts";
@@ -11,7 +11,10 @@ export async function widgetValidators(): Promise<{ widget: TypeValidator; gadge
   const { model, diagnostics } = compile(["test/fixtures/validators/widgets"], { cwd: repoRoot });
   if (diagnostics.some((d) => d.severity === "error")) throw new Error("fixture has errors");
   const all = await loadValidators(model);
-  return { widget: all.get("http://widgets.example/types/widget/1.0")!, gadget: all.get("http://widgets.example/types/gadget/1.0")! };
+  return {
+    widget: all.get("http://widgets.example/types/widget/1.0")!,
+    gadget: all.get("http://widgets.example/types/gadget/1.0")!,
+  };
 }
 
 export const owner: Actor = userActor(["owner"]);

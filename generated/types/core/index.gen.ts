@@ -1953,7 +1953,7 @@ export interface Notification {
   /** The resource that raised the event. */
   source?: NotificationSource;
   /**
-   * URI of the event type again, under the name SPEC 6.2 gives it.
+   * URI of the event type again, under the name the EventNotification schema gives it (docs/aps/events.md).
    *
    * Format: uri.
    */
@@ -1966,7 +1966,7 @@ export interface Notification {
   target?: NotificationSource;
 }
 
-/** The body of a failed call, as SPEC section 7 shows it: a numeric code, a short error name and a message for people. */
+/** The body of a failed call (docs/aps/rest-api.md, errors): a numeric code, a short error name and a message for people. */
 export interface ErrorInfo {
   /** HTTP status code of the failure. */
   code: Int64;

@@ -37,7 +37,11 @@ interface Entry {
  * A name two generated modules export is exported under longer names: with its type's name in
  * front within one package, then with its package's.
  */
-export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeNames>, clients: readonly IndexedName[]): GeneratedFile {
+export function clientIndex(
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames>,
+  clients: readonly IndexedName[],
+): GeneratedFile {
   const entries: Entry[] = [];
   for (const pkg of model.packages) {
     for (const id of pkg.typeIds) {
@@ -49,8 +53,16 @@ export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeName
     }
   }
   for (const c of clients) entries.push({ module: c, name: c.name, value: c.value, alias: c.name });
-  resolveClashes(entries, (e) => `${e.module.packageName}\n${e.alias}`, (e) => prefixed(e.module.tsName, e.alias));
-  resolveClashes(entries, (e) => e.alias, (e) => prefixed(pascalCase(e.module.packageName.slice(e.module.packageName.lastIndexOf("/") + 1)), e.alias));
+  resolveClashes(
+    entries,
+    (e) => `${e.module.packageName}\n${e.alias}`,
+    (e) => prefixed(e.module.tsName, e.alias),
+  );
+  resolveClashes(
+    entries,
+    (e) => e.alias,
+    (e) => prefixed(pascalCase(e.module.packageName.slice(e.module.packageName.lastIndexOf("/") + 1)), e.alias),
+  );
   const seen = new Map<string, number>();
   for (const e of entries) {
     const n = (seen.get(e.alias) ?? 0) + 1;
@@ -79,7 +91,10 @@ export function clientIndex(model: ApsModel, names: ReadonlyMap<string, TypeName
     const types = own.filter((e) => !e.value);
     const values = own.filter((e) => e.value);
     if (values.length === 0) lines.push(specifierList("export type ", types.map(named), ` from "${spec}";`));
-    else lines.push(specifierList("export ", [...values.map(named), ...types.map((e) => `type ${named(e)}`)], ` from "${spec}";`));
+    else
+      lines.push(
+        specifierList("export ", [...values.map(named), ...types.map((e) => `type ${named(e)}`)], ` from "${spec}";`),
+      );
   }
   return { path: CLIENT_INDEX, content: `${lines.join("\n")}\n` };
 }
@@ -95,5 +110,7 @@ function resolveClashes(entries: readonly Entry[], key: (e: Entry) => string, lo
 
 /** `Tenant` + `ErrorInfo` -> `TenantErrorInfo`; `Cloudmail` + `provisionTenant` -> `cloudmailProvisionTenant`. */
 export function prefixed(prefix: string, name: string): string {
-  return /^[a-z]/.test(name) ? `${prefix[0]!.toLowerCase()}${prefix.slice(1)}${name[0]!.toUpperCase()}${name.slice(1)}` : `${prefix}${name}`;
+  return /^[a-z]/.test(name)
+    ? `${prefix[0]!.toLowerCase()}${prefix.slice(1)}${name[0]!.toUpperCase()}${name.slice(1)}`
+    : `${prefix}${name}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Emits the client SDK (DESIGN 1 `emit/client`): per package one module of plain functions,
+ * Emits the client SDK: per package one module of plain functions,
  * per resource type one per operation, over `aps-gen/runtime/client` — provision, get, list (a page,
  * or every page), configure, unprovision, enable/disable for Suspendable types, link, unlink and
  * list per relation, every custom operation with typed parameters and reply, subscriptions for
@@ -14,7 +14,16 @@ import type { ApsModel, Operation, ResolvedType } from "../../model/model.ts";
 import { packageBanner } from "../core/banner.ts";
 import { CodeWriter, fileText } from "../core/code-writer.ts";
 import { ImportSet } from "../core/import-set.ts";
-import { call, object, writeAssignment, writeExpr, writeList, writeUnion, type Expr, type ObjectEntry } from "../core/layout.ts";
+import {
+  call,
+  object,
+  writeAssignment,
+  writeExpr,
+  writeList,
+  writeUnion,
+  type Expr,
+  type ObjectEntry,
+} from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { buildNameTable, operationNamesOf, type TypeNames } from "../core/name-table.ts";
 import { pascalCase, propertyKey, takeName } from "../core/naming.ts";
@@ -30,7 +39,10 @@ const GLOBALS = ["AsyncGenerator", "Blob", "Omit", "Promise", "Record", "Respons
  * One client module per package, `client/<package>/index.gen.ts`, holding the client functions of
  * every resource type of the package, and `client/index.gen.ts` over all of them.
  */
-export function emitClients(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
+export function emitClients(
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames> = buildNameTable(model),
+): GeneratedFile[] {
   const files: GeneratedFile[] = [];
   const indexed: IndexedName[] = [];
   for (const pkg of model.packages) {
@@ -43,13 +55,16 @@ export function emitClients(model: ApsModel, names: ReadonlyMap<string, TypeName
     }
     if (types.length === 0) continue;
     const path = `client/${pkg.name}/index.gen.ts`;
-    const declared = packageClientNames(types.map(({ type, own }) => localClientNames(type, model, own.tsName, root?.id === type.id)));
+    const declared = packageClientNames(
+      types.map(({ type, own }) => localClientNames(type, model, own.tsName, root?.id === type.id)),
+    );
     // Imports keep clear of every name the module declares and of the globals it uses.
     const imports = new ImportSet(path, [...GLOBALS, ...declared.flatMap((d) => [...d.values()].map((n) => n.name))]);
     const w = new CodeWriter();
     types.forEach(({ type, own }, i) => {
       clientFunctions(w, type, model, names, own, imports, declared[i]!, root?.id === type.id);
-      for (const n of declared[i]!.values()) indexed.push({ path, packageName: pkg.name, tsName: own.tsName, name: n.name, value: n.value });
+      for (const n of declared[i]!.values())
+        indexed.push({ path, packageName: pkg.name, tsName: own.tsName, name: n.name, value: n.value });
     });
     files.push({ path, content: fileText([[packageBanner(model, pkg), ...imports.render()], w.toString()]) });
   }
@@ -152,7 +167,16 @@ function plural(name: string): string {
 }
 
 /** Writes one type's client functions into its package's client module, under the names `declared` gives them. */
-function clientFunctions(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, own: TypeNames, imports: ImportSet, declared: ReadonlyMap<string, ClientName>, isRoot: boolean): void {
+function clientFunctions(
+  w: CodeWriter,
+  type: ResolvedType,
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames>,
+  own: TypeNames,
+  imports: ImportSet,
+  declared: ReadonlyMap<string, ClientName>,
+  isRoot: boolean,
+): void {
   const T = own.tsName;
   const n = (key: string) => declared.get(key)!.name;
   const use = (name: string, module = "client") => imports.useValue(`${CLIENT}/${module}`, name);
@@ -173,32 +197,135 @@ function clientFunctions(w: CodeWriter, type: ResolvedType, model: ApsModel, nam
   const sendJson = (...entries: ObjectEntry[]) => call(use("sendJson"), "client", object(...entries));
   const send = (...entries: ObjectEntry[]) => call(use("send"), "client", object(...entries));
 
-  w.line(`/** Filters for lists of ${T}: \`${n("query")}.eq("name", value)\` takes only ${T}'s own properties, with their types. */`);
+  w.line(
+    `/** Filters for lists of ${T}: \`${n("query")}.eq("name", value)\` takes only ${T}'s own properties, with their types. */`,
+  );
   writeAssignment(w, `export const ${n("query")} =`, `/* @__PURE__ */ ${use("rql", "rql")}<${read}>()`);
   w.line();
-  fn(`Provisions a ${T} (POST /aps/2/resources); the reply is the stored resource (\`aps.status\` \`aps:provisioning\` when the application finishes later).`, `function ${n("provision")}`, [client, `resource: ${create}`], `Promise<${read}>`, "return ", sendJson(["method", '"POST"'], ["path", '"/aps/2/resources"'], ["json", object("...resource", ["aps", object("...resource.aps", ["type", typeId])])]));
-  fn(`Reads one ${T}.`, `function ${n("get")}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"GET"'], ["path", `${resourcePath()}\``]));
-  fn(`One page of ${T} resources (and their subtypes) matching \`query\`, with its Content-Range.`, `function ${n("list")}`, [client, `query?: ${listQuery}<${read}>`], `Promise<${imports.use(`${CLIENT}/pages`, "Page")}<${read}>>`, "return ", call(use("listPage", "pages"), "client", '"/aps/2/resources"', call(use("queryText", "rql"), "query", typeId)));
-  fn(`Every ${T} matching \`query\`, page by page (\`for await (const page of ...)\`).`, `function ${n("listPages")}`, [client, `query?: Omit<${listQuery}<${read}>, "limit">`, "pageSize = 100"], `AsyncGenerator<${read}[], void, undefined>`, "return ", call(use("listPages", "pages"), "client", '"/aps/2/resources"', call(use("queryText", "rql"), "query", typeId), "pageSize"));
-  fn(`Configures a ${T}: only the properties given change (\`aps.revision\` makes it conditional).`, `function ${n("configure")}`, [client, "id: string", `changes: ${update}`], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}\``], ["json", "changes"]));
-  fn(`Unprovisions a ${T}.`, `async function ${n("unprovision")}`, [client, "id: string"], "Promise<void>", "await ", send(["method", '"DELETE"'], ["path", `${resourcePath()}\``]));
+  fn(
+    `Provisions a ${T} (POST /aps/2/resources); the reply is the stored resource (\`aps.status\` \`aps:provisioning\` when the application finishes later).`,
+    `function ${n("provision")}`,
+    [client, `resource: ${create}`],
+    `Promise<${read}>`,
+    "return ",
+    sendJson(
+      ["method", '"POST"'],
+      ["path", '"/aps/2/resources"'],
+      ["json", object("...resource", ["aps", object("...resource.aps", ["type", typeId])])],
+    ),
+  );
+  fn(
+    `Reads one ${T}.`,
+    `function ${n("get")}`,
+    [client, "id: string"],
+    `Promise<${read}>`,
+    "return ",
+    sendJson(["method", '"GET"'], ["path", `${resourcePath()}\``]),
+  );
+  fn(
+    `One page of ${T} resources (and their subtypes) matching \`query\`, with its Content-Range.`,
+    `function ${n("list")}`,
+    [client, `query?: ${listQuery}<${read}>`],
+    `Promise<${imports.use(`${CLIENT}/pages`, "Page")}<${read}>>`,
+    "return ",
+    call(use("listPage", "pages"), "client", '"/aps/2/resources"', call(use("queryText", "rql"), "query", typeId)),
+  );
+  fn(
+    `Every ${T} matching \`query\`, page by page (\`for await (const page of ...)\`).`,
+    `function ${n("listPages")}`,
+    [client, `query?: Omit<${listQuery}<${read}>, "limit">`, "pageSize = 100"],
+    `AsyncGenerator<${read}[], void, undefined>`,
+    "return ",
+    call(
+      use("listPages", "pages"),
+      "client",
+      '"/aps/2/resources"',
+      call(use("queryText", "rql"), "query", typeId),
+      "pageSize",
+    ),
+  );
+  fn(
+    `Configures a ${T}: only the properties given change (\`aps.revision\` makes it conditional).`,
+    `function ${n("configure")}`,
+    [client, "id: string", `changes: ${update}`],
+    `Promise<${read}>`,
+    "return ",
+    sendJson(["method", '"PUT"'], ["path", `${resourcePath()}\``], ["json", "changes"]),
+  );
+  fn(
+    `Unprovisions a ${T}.`,
+    `async function ${n("unprovision")}`,
+    [client, "id: string"],
+    "Promise<void>",
+    "await ",
+    send(["method", '"DELETE"'], ["path", `${resourcePath()}\``]),
+  );
   if (type.isSuspendable) {
-    fn(`Disables a ${T} (Suspendable, administrators only).`, `function ${n("disable")}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/disable\``]));
-    fn(`Enables a disabled ${T} (Suspendable, administrators only).`, `function ${n("enable")}`, [client, "id: string"], `Promise<${read}>`, "return ", sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/enable\``]));
+    fn(
+      `Disables a ${T} (Suspendable, administrators only).`,
+      `function ${n("disable")}`,
+      [client, "id: string"],
+      `Promise<${read}>`,
+      "return ",
+      sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/disable\``]),
+    );
+    fn(
+      `Enables a disabled ${T} (Suspendable, administrators only).`,
+      `function ${n("enable")}`,
+      [client, "id: string"],
+      `Promise<${read}>`,
+      "return ",
+      sendJson(["method", '"PUT"'], ["path", `${resourcePath()}/enable\``]),
+    );
   }
   for (const [name, rel] of type.relations) {
     const target = names.get(rel.typeId);
-    const targetType = target && model.types.get(rel.typeId)?.isResource ? imports.useType(target, target.read) : "Record<string, unknown>";
+    const targetType =
+      target && model.types.get(rel.typeId)?.isResource
+        ? imports.useType(target, target.read)
+        : "Record<string, unknown>";
     const ids = [client, "id: string", "targetId: string"];
-    fn(`Links ${name} of a ${T} to \`targetId\`${rel.collection ? " (adds it to the collection)" : " (replaces the link it had)"}.`, `async function ${n(`link:${name}`)}`, ids, "Promise<void>", "await ", send(["method", '"POST"'], ["path", `${resourcePath()}/${name}\``], ["json", object(["aps", object(["id", "targetId"])])]));
-    fn(`Unlinks \`targetId\` from ${name} of a ${T}.`, `async function ${n(`unlink:${name}`)}`, ids, "Promise<void>", "await ", send(["method", '"DELETE"'], ["path", `${resourcePath()}/${name}/\${${use("segment")}(targetId)}\``]));
-    fn(`The resources ${name} of a ${T} links to (those the caller may see).`, `function ${n(`list:${name}`)}`, [client, "id: string"], `Promise<${targetType}[]>`, "return ", sendJson(["method", '"GET"'], ["path", `${resourcePath()}/${name}\``]));
+    fn(
+      `Links ${name} of a ${T} to \`targetId\`${rel.collection ? " (adds it to the collection)" : " (replaces the link it had)"}.`,
+      `async function ${n(`link:${name}`)}`,
+      ids,
+      "Promise<void>",
+      "await ",
+      send(
+        ["method", '"POST"'],
+        ["path", `${resourcePath()}/${name}\``],
+        ["json", object(["aps", object(["id", "targetId"])])],
+      ),
+    );
+    fn(
+      `Unlinks \`targetId\` from ${name} of a ${T}.`,
+      `async function ${n(`unlink:${name}`)}`,
+      ids,
+      "Promise<void>",
+      "await ",
+      send(["method", '"DELETE"'], ["path", `${resourcePath()}/${name}/\${${use("segment")}(targetId)}\``]),
+    );
+    fn(
+      `The resources ${name} of a ${T} links to (those the caller may see).`,
+      `function ${n(`list:${name}`)}`,
+      [client, "id: string"],
+      `Promise<${targetType}[]>`,
+      "return ",
+      sendJson(["method", '"GET"'], ["path", `${resourcePath()}/${name}\``]),
+    );
   }
   if (isRoot) {
     const settings = imports.useType(own, own.settings!);
     const request = imports.use(`${CLIENT}/administration`, "InstallRequest");
     const instance = imports.use(`${CLIENT}/administration`, "InstanceInfo");
-    fn(`Installs an instance of the application whose root type is ${T} (POST /aps/2/instances); \`settings\` are the properties of its root resource.`, `function ${n("install")}`, [client, `request: ${request}<${settings}>`], `Promise<${instance}>`, "return ", call(use("installInstance", "administration"), "client", "request"));
+    fn(
+      `Installs an instance of the application whose root type is ${T} (POST /aps/2/instances); \`settings\` are the properties of its root resource.`,
+      `function ${n("install")}`,
+      [client, `request: ${request}<${settings}>`],
+      `Promise<${instance}>`,
+      "return ",
+      call(use("installInstance", "administration"), "client", "request"),
+    );
   }
   const handlers: string[] = [];
   for (const op of type.operations.values()) {
@@ -213,34 +340,95 @@ function clientFunctions(w: CodeWriter, type: ResolvedType, model: ApsModel, nam
     w.line(`/** The event handler operations of ${T}: what a subscription's \`handler\` may name. */`);
     writeUnion(w, `export type ${handler} =`, handlers.map(stringLiteral));
     w.line();
-    fn(`Subscribes a ${T} to an event (SPEC 6.1); notifications go to its \`handler\` operation.`, `function ${n("subscribe")}`, [client, "id: string", `request: ${request}<${handler}>`], `Promise<${subscription}<${handler}>>`, "return ", call(use("subscribe", "subscriptions"), "client", "id", "request"));
-    fn(`The event subscriptions of a ${T}.`, `function ${n("listSubscriptions")}`, [client, "id: string"], `Promise<${subscription}<${handler}>[]>`, "return ", call(use("listSubscriptions", "subscriptions"), "client", "id"));
-    fn(`Removes an event subscription of a ${T}.`, `function ${n("unsubscribe")}`, [client, "id: string", "subscriptionId: string"], "Promise<void>", "return ", call(use("unsubscribe", "subscriptions"), "client", "id", "subscriptionId"));
+    fn(
+      `Subscribes a ${T} to an event (docs/aps/events.md); notifications go to its \`handler\` operation.`,
+      `function ${n("subscribe")}`,
+      [client, "id: string", `request: ${request}<${handler}>`],
+      `Promise<${subscription}<${handler}>>`,
+      "return ",
+      call(use("subscribe", "subscriptions"), "client", "id", "request"),
+    );
+    fn(
+      `The event subscriptions of a ${T}.`,
+      `function ${n("listSubscriptions")}`,
+      [client, "id: string"],
+      `Promise<${subscription}<${handler}>[]>`,
+      "return ",
+      call(use("listSubscriptions", "subscriptions"), "client", "id"),
+    );
+    fn(
+      `Removes an event subscription of a ${T}.`,
+      `function ${n("unsubscribe")}`,
+      [client, "id: string", "subscriptionId: string"],
+      "Promise<void>",
+      "return ",
+      call(use("unsubscribe", "subscriptions"), "client", "id", "subscriptionId"),
+    );
   }
 }
 
 /** A custom operation: the function `name`, typed by the params and reply types of the types module. */
-function operation(w: CodeWriter, op: Operation, name: string, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, T: string, typeId: string, client: string): void {
+function operation(
+  w: CodeWriter,
+  op: Operation,
+  name: string,
+  names: ReadonlyMap<string, TypeNames>,
+  imports: ImportSet,
+  T: string,
+  typeId: string,
+  client: string,
+): void {
   const declared = operationNamesOf(names, op);
   const raw = op.parameters.some((p) => p.contentType !== undefined);
   // A non-JSON body may be sent as a Blob or a string as well as bytes.
-  const paramsName = declared?.names.params ? `${imports.useType(declared.owner, declared.names.params)}${raw ? "<Blob | Uint8Array | string>" : ""}` : undefined;
+  const paramsName = declared?.names.params
+    ? `${imports.useType(declared.owner, declared.names.params)}${raw ? "<Blob | Uint8Array | string>" : ""}`
+    : undefined;
   const segment = imports.useValue(`${CLIENT}/client`, "segment");
   const get = (p: string) => (/^[A-Za-z_$][\w$]*$/.test(p) ? `params.${p}` : `params[${stringLiteral(p)}]`);
   const path = fillPath(op.path, (p) => `\${${segment}(${get(p)})}`);
   const base = op.static ? `/aps/2/static/\${encodeURIComponent(${typeId})}` : `/aps/2/resources/\${${segment}(id)}`;
   const query = op.parameters.filter((p) => p.kind === "query");
   const body = op.parameters.find((p) => p.kind === "body");
-  const parts: ObjectEntry[] = [["method", stringLiteral(op.verb)], ["path", `\`${base}${path === "/" ? "" : path}\``]];
-  if (query.length) parts.push(["query", call(imports.useValue(`${CLIENT}/client`, "queryString"), object(...query.map((p): ObjectEntry => [propertyKey(p.name), get(p.name)])))]);
-  if (body?.contentType !== undefined) parts.push(["raw", object(["contentType", stringLiteral(body.contentType || "application/octet-stream")], ["data", get(body.name)])]);
+  const parts: ObjectEntry[] = [
+    ["method", stringLiteral(op.verb)],
+    ["path", `\`${base}${path === "/" ? "" : path}\``],
+  ];
+  if (query.length)
+    parts.push([
+      "query",
+      call(
+        imports.useValue(`${CLIENT}/client`, "queryString"),
+        object(...query.map((p): ObjectEntry => [propertyKey(p.name), get(p.name)])),
+      ),
+    ]);
+  if (body?.contentType !== undefined)
+    parts.push([
+      "raw",
+      object(["contentType", stringLiteral(body.contentType || "application/octet-stream")], ["data", get(body.name)]),
+    ]);
   else if (body) parts.push(["json", get(body.name)]);
   const params = [client, ...(op.static ? [] : ["id: string"]), ...(paramsName ? [`params: ${paramsName}`] : [])];
   const describe = `${op.description ?? `${op.name} of ${T}`} (${op.verb} ${op.path}${op.static ? ", static" : ""}).`;
   const rawReply = op.response?.contentType !== undefined;
-  const reply = rawReply ? "Response" : declared?.names.reply ? imports.useType(declared.owner, declared.names.reply) : "unknown";
-  w.line(rawReply ? `/** ${describe} The reply is not JSON: read it as a Blob or a stream from the Response. */` : `/** ${describe} */`);
+  const reply = rawReply
+    ? "Response"
+    : declared?.names.reply
+      ? imports.useType(declared.owner, declared.names.reply)
+      : "unknown";
+  w.line(
+    rawReply
+      ? `/** ${describe} The reply is not JSON: read it as a Blob or a stream from the Response. */`
+      : `/** ${describe} */`,
+  );
   writeList(w, `export function ${name}(`, params, `): Promise<${reply}> {`);
-  w.indented(() => writeExpr(w, "return ", call(imports.useValue(`${CLIENT}/client`, rawReply ? "send" : "sendJson"), "client", object(...parts)), ";"));
+  w.indented(() =>
+    writeExpr(
+      w,
+      "return ",
+      call(imports.useValue(`${CLIENT}/client`, rawReply ? "send" : "sendJson"), "client", object(...parts)),
+      ";",
+    ),
+  );
   w.line("}").line();
 }

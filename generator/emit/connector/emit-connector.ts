@@ -50,7 +50,10 @@ export function connectorNames(model: ApsModel, pkg: ModelPackage): ConnectorNam
   const services = new Map<string, { iface: string; fn: string }>();
   for (const t of serviceTypes(model, pkg)) {
     const service = t.decl.service!;
-    services.set(t.id, { iface: unique(`${pascalCase(service)}Handlers`), fn: unique(`${service.replace(/[^A-Za-z0-9_$]/g, "_")}Service`) });
+    services.set(t.id, {
+      iface: unique(`${pascalCase(service)}Handlers`),
+      fn: unique(`${service.replace(/[^A-Za-z0-9_$]/g, "_")}Service`),
+    });
   }
   return { appHandlers, servicesFn, services };
 }
@@ -65,14 +68,22 @@ const GLOBALS = ["Partial", "Record"];
  * handlers into the connector runtime, then the handlers of the whole package and the function
  * that wires them all. Vendors implement the interfaces.
  */
-export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
+export function emitConnectors(
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames> = buildNameTable(model),
+): GeneratedFile[] {
   const files: GeneratedFile[] = [];
   for (const pkg of model.packages) {
     const types = serviceTypes(model, pkg);
     if (types.length === 0) continue;
     const declared = connectorNames(model, pkg);
     const path = connectorModulePath(pkg);
-    const imports = new ImportSet(path, [...GLOBALS, declared.appHandlers, declared.servicesFn, ...[...declared.services.values()].flatMap((d) => [d.iface, d.fn])]);
+    const imports = new ImportSet(path, [
+      ...GLOBALS,
+      declared.appHandlers,
+      declared.servicesFn,
+      ...[...declared.services.values()].flatMap((d) => [d.iface, d.fn]),
+    ]);
     const w = new CodeWriter();
     for (const type of types) {
       const { iface, fn } = declared.services.get(type.id)!;
@@ -86,14 +97,30 @@ export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeN
     });
     w.line();
     w.line(`/** The services of ${pkg.name} for createConnectorApp({ services }). */`);
-    writeList(w, `export function ${declared.servicesFn}(`, [`handlers: ${declared.appHandlers}`], `): Record<string, ${serviceHandlers}> {`);
+    writeList(
+      w,
+      `export function ${declared.servicesFn}(`,
+      [`handlers: ${declared.appHandlers}`],
+      `): Record<string, ${serviceHandlers}> {`,
+    );
     w.indented(() => {
-      w.block("return {", () => {
-        for (const t of types) {
-          const service = t.decl.service!;
-          writeProperty(w, propertyKey(service), call(declared.services.get(t.id)!.fn, `handlers${/^[A-Za-z_$][\w$]*$/.test(service) ? `.${service}` : `[${stringLiteral(service)}]`}`));
-        }
-      }, "};");
+      w.block(
+        "return {",
+        () => {
+          for (const t of types) {
+            const service = t.decl.service!;
+            writeProperty(
+              w,
+              propertyKey(service),
+              call(
+                declared.services.get(t.id)!.fn,
+                `handlers${/^[A-Za-z_$][\w$]*$/.test(service) ? `.${service}` : `[${stringLiteral(service)}]`}`,
+              ),
+            );
+          }
+        },
+        "};",
+      );
     });
     w.line("}");
     files.push({ path, content: fileText([[packageBanner(model, pkg), ...imports.render()], w.toString()]) });
@@ -102,7 +129,16 @@ export function emitConnectors(model: ApsModel, names: ReadonlyMap<string, TypeN
 }
 
 /** Writes one service's handler interface and wiring function into its package's connector module. */
-function serviceDeclarations(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, service: string, iface: string, fn: string): void {
+function serviceDeclarations(
+  w: CodeWriter,
+  type: ResolvedType,
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames>,
+  imports: ImportSet,
+  service: string,
+  iface: string,
+  fn: string,
+): void {
   const own = names.get(type.id)!;
   const ctx = `ctx: ${imports.use(`${CONNECTOR}/context`, "ApsCallContext")}`;
   const maybe = imports.use(`${CONNECTOR}/replies`, "MaybePromise");
@@ -117,14 +153,16 @@ function serviceDeclarations(w: CodeWriter, type: ResolvedType, model: ApsModel,
   const serviceHandlers = imports.use(`${CONNECTOR}/app`, "ServiceHandlers");
   w.line(`/** Handlers of service \`${service}\`: resources of type ${type.name} (\`${type.id}\`). */`);
   w.block(`export interface ${iface} {`, () => {
-    w.line(`/** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */`);
+    w.line(
+      `/** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */`,
+    );
     writeList(w, "provision(", [ctx, `resource: ${provisioned}`], `): ${maybe}<${write}<Partial<${read}>>>;`);
     w.line(`/** Configure: apply the changes; answer properties to store, nothing, or accepted(...). */`);
     writeList(w, "configure?(", [ctx, `changes: ${update}`], `): ${maybe}<${write}<Partial<${read}>>>;`);
     w.line(`/** Unprovision: remove it; answer nothing, or accepted(...). */`);
     writeList(w, "unprovision?(", [ctx], `): ${maybe}<${write}<never>>;`);
     if (type.isSuspendable) {
-      w.line(`/** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */`);
+      w.line(`/** Suspendable (docs/aps/lifecycle.md): end the user-facing service, keep the data. */`);
       writeList(w, "disable(", [ctx], `): ${maybe}<void>;`);
       w.line(`/** Suspendable: restore the service. */`);
       writeList(w, "enable(", [ctx], `): ${maybe}<void>;`);
@@ -135,49 +173,87 @@ function serviceDeclarations(w: CodeWriter, type: ResolvedType, model: ApsModel,
       const event = isEventHandler(op);
       const reply = event
         ? imports.use(`${CONNECTOR}/replies`, "EventReply")
-        : op.response?.contentType !== undefined ? imports.use(`${CONNECTOR}/replies`, "RawReply") : declared?.names.reply ? imports.useType(declared.owner, declared.names.reply) : imports.use(`${CONNECTOR}/app`, "HandlerResult");
-      const doc = event ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST <service>/<subscriber id>${op.path}, or SPEC 6.2's .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later` : (op.description ?? `Custom operation ${op.name}`);
+        : op.response?.contentType !== undefined
+          ? imports.use(`${CONNECTOR}/replies`, "RawReply")
+          : declared?.names.reply
+            ? imports.useType(declared.owner, declared.names.reply)
+            : imports.use(`${CONNECTOR}/app`, "HandlerResult");
+      const doc = event
+        ? `Event handler ${op.name}: notifications of the subscriptions that name it (POST <service>/<subscriber id>${op.path}, or the form .../events/<subscriber>/${op.name}); answer nothing, or accepted(...) to have it sent again later`
+        : (op.description ?? `Custom operation ${op.name}`);
       w.line(`/** ${doc} (${op.verb} ${op.path}${op.static ? ", static" : ""}). */`);
-      writeList(w, `${propertyKey(methodName(op.name))}(`, [ctx, ...(params ? [`params: ${params}`] : [])], `): ${maybe}<${reply}>;`);
+      writeList(
+        w,
+        `${propertyKey(methodName(op.name))}(`,
+        [ctx, ...(params ? [`params: ${params}`] : [])],
+        `): ${maybe}<${reply}>;`,
+      );
     }
-    // Link callbacks (aps-facts 3): optional per relation; a relation without one answers 501.
+    // Link callbacks (docs/aps/relations.md section 6): optional per relation; a relation without one answers 501.
     if (relations.length) {
       const callbacks = imports.use(`${CONNECTOR}/app`, "LinkCallbacks");
-      w.line(`/** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */`);
-      w.block("links?: {", () => {
-        for (const r of relations) w.line(`${propertyKey(r)}?: ${callbacks};`);
-      }, "};");
+      w.line(
+        `/** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */`,
+      );
+      w.block(
+        "links?: {",
+        () => {
+          for (const r of relations) w.line(`${propertyKey(r)}?: ${callbacks};`);
+        },
+        "};",
+      );
     }
   });
   w.line();
   w.line(`/** Wires ${iface} into the connector runtime (routes, parameter conversion). */`);
   writeList(w, `export function ${fn}(`, [`handlers: ${iface}`], `): ${serviceHandlers} {`);
   w.indented(() => {
-    w.block("return {", () => {
-      w.line(`...${imports.useValue(`${CONNECTOR}/base-handlers`, "baseHandlers")}(handlers),`);
-      if (type.isSuspendable) w.line("disable: (ctx) => handlers.disable(ctx),").line("enable: (ctx) => handlers.enable(ctx),");
-      if (custom.length === 0) w.line("operations: {},");
-      else
-        w.block("operations: {", () => {
-          for (const op of custom) {
-            const method = `handlers.${methodName(op.name)}`;
-            const declared = operationNamesOf(names, op);
-            w.block(`${propertyKey(op.name)}: {`, () => {
-              writeProperty(w, "verb", stringLiteral(op.verb));
-              writeProperty(w, "path", stringLiteral(op.path));
-              if (op.static) w.line("static: true,");
-              if (declared?.names.params) {
-                const parser = imports.useValue(imports.relative(validatorModulePath(declared.owner)), parserName(declared.owner, op.name));
-                const parsed = call(imports.useValue(`${CONNECTOR}/replies`, "parsedParams"), parser, "ctx", "body");
-                writeProperty(w, "handle", arrow("(ctx, body)", call(method, "ctx", parsed)));
-              } else {
-                // Without parameters there is nothing to convert or check.
-                writeProperty(w, "handle", arrow("(ctx)", call(method, "ctx")));
+    w.block(
+      "return {",
+      () => {
+        w.line(`...${imports.useValue(`${CONNECTOR}/base-handlers`, "baseHandlers")}(handlers),`);
+        if (type.isSuspendable)
+          w.line("disable: (ctx) => handlers.disable(ctx),").line("enable: (ctx) => handlers.enable(ctx),");
+        if (custom.length === 0) w.line("operations: {},");
+        else
+          w.block(
+            "operations: {",
+            () => {
+              for (const op of custom) {
+                const method = `handlers.${methodName(op.name)}`;
+                const declared = operationNamesOf(names, op);
+                w.block(
+                  `${propertyKey(op.name)}: {`,
+                  () => {
+                    writeProperty(w, "verb", stringLiteral(op.verb));
+                    writeProperty(w, "path", stringLiteral(op.path));
+                    if (op.static) w.line("static: true,");
+                    if (declared?.names.params) {
+                      const parser = imports.useValue(
+                        imports.relative(validatorModulePath(declared.owner)),
+                        parserName(declared.owner, op.name),
+                      );
+                      const parsed = call(
+                        imports.useValue(`${CONNECTOR}/replies`, "parsedParams"),
+                        parser,
+                        "ctx",
+                        "body",
+                      );
+                      writeProperty(w, "handle", arrow("(ctx, body)", call(method, "ctx", parsed)));
+                    } else {
+                      // Without parameters there is nothing to convert or check.
+                      writeProperty(w, "handle", arrow("(ctx)", call(method, "ctx")));
+                    }
+                  },
+                  "},",
+                );
               }
-            }, "},");
-          }
-        }, "},");
-    }, "};");
+            },
+            "},",
+          );
+      },
+      "};",
+    );
   });
   w.line("}");
 }

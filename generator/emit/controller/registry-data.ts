@@ -1,8 +1,20 @@
 import { accessBits } from "../../../runtime/common/actor.ts";
-import { defaultOperationAccess, type PropertyKind, type RegistryOperation, type RegistryProperty, type RegistryRelation, type RegistryType } from "../../../runtime/common/registry.ts";
+import {
+  defaultOperationAccess,
+  type PropertyKind,
+  type RegistryOperation,
+  type RegistryProperty,
+  type RegistryRelation,
+  type RegistryType,
+} from "../../../runtime/common/registry.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
-import { defaultPropertyAccess, type ApsModel, type Operation, type Property, type TypeRef } from "../../model/model.ts";
-
+import {
+  defaultPropertyAccess,
+  type ApsModel,
+  type Operation,
+  type Property,
+  type TypeRef,
+} from "../../model/model.ts";
 
 /**
  * The controller's view of every type of the model, in model order: plain data, so it can be
@@ -24,14 +36,29 @@ export function buildRegistry(model: ApsModel): RegistryType[] {
     servedBy: served.has(t.id) ? "application" : "platform",
     ...(t.decl.service ? { service: t.decl.service } : {}),
     properties: Object.fromEntries([...t.properties.values()].map((p) => [p.name, registryProperty(p)])),
-    relations: Object.fromEntries([...t.relations.values()].map((r): [string, RegistryRelation] => [r.name, { typeId: r.typeId, collection: r.collection, required: r.required }])),
-    operations: Object.fromEntries([...t.operations.values()].map((op) => [op.name, registryOperation(op, isBaseOperation(op, t, model))])),
+    relations: Object.fromEntries(
+      [...t.relations.values()].map((r): [string, RegistryRelation] => [
+        r.name,
+        { typeId: r.typeId, collection: r.collection, required: r.required },
+      ]),
+    ),
+    operations: Object.fromEntries(
+      [...t.operations.values()].map((op) => [op.name, registryOperation(op, isBaseOperation(op, t, model))]),
+    ),
     ...(t.decl.document ? { declaration: t.decl.document } : {}),
   }));
 }
 
 function registryProperty(p: Property): RegistryProperty {
-  return { kind: kindOf(p.type), required: p.required, readonly: p.readonly, final: p.final, encrypted: p.encrypted, access: accessBits(p.access, defaultPropertyAccess), ...(p.access?.referrer === undefined ? { referrerUnsaid: true as const } : {}) };
+  return {
+    kind: kindOf(p.type),
+    required: p.required,
+    readonly: p.readonly,
+    final: p.final,
+    encrypted: p.encrypted,
+    access: accessBits(p.access, defaultPropertyAccess),
+    ...(p.access?.referrer === undefined ? { referrerUnsaid: true as const } : {}),
+  };
 }
 
 function registryOperation(op: Operation, base: boolean): RegistryOperation {

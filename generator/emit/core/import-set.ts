@@ -98,7 +98,9 @@ export class ImportSet {
   }
 
   render(): string[] {
-    const specs = [...this.byModule.keys()].sort((a, b) => (a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1));
+    const specs = [...this.byModule.keys()].sort((a, b) =>
+      a.startsWith(".") === b.startsWith(".") ? (a < b ? -1 : 1) : a.startsWith(".") ? 1 : -1,
+    );
     const out: string[] = [];
     for (const spec of specs) {
       const names = this.byModule.get(spec)!;

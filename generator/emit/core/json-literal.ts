@@ -73,7 +73,8 @@ function flat(value: unknown): string | undefined {
     }
     return `${text}]`;
   }
-  for (const k in value as Record<string, unknown>) if (!absent((value as Record<string, unknown>)[k])) return undefined;
+  for (const k in value as Record<string, unknown>)
+    if (!absent((value as Record<string, unknown>)[k])) return undefined;
   return "{}";
 }
 
@@ -110,7 +111,13 @@ class Printer {
     const s = typeof value === "string" ? this.string(value) : scalar(value);
     if (s !== undefined) {
       // A positive number or a boolean stays after its key, however long (Prettier's assignment layouts).
-      this.scalar(depth, head, s, tail, keyed && typeof value !== "boolean" && !(typeof value === "number" && s.charCodeAt(0) !== 45));
+      this.scalar(
+        depth,
+        head,
+        s,
+        tail,
+        keyed && typeof value !== "boolean" && !(typeof value === "number" && s.charCodeAt(0) !== 45),
+      );
     } else if (Array.isArray(value)) this.array(depth, head, value, tail, keyed);
     else this.object(depth, head, value as Record<string, unknown>, tail, keyed);
   }

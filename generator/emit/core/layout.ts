@@ -80,9 +80,13 @@ export function writeList(w: CodeWriter, head: string, items: readonly Expr[], t
     w.line(line);
     return;
   }
-  w.block(head, () => {
-    for (const item of items) writeExpr(w, "", item, ",");
-  }, tail);
+  w.block(
+    head,
+    () => {
+      for (const item of items) writeExpr(w, "", item, ",");
+    },
+    tail,
+  );
 }
 
 function writeCall(w: CodeWriter, prefix: string, e: CallExpr, suffix: string, line: string): void {
@@ -140,7 +144,12 @@ export function writeIf(w: CodeWriter, keyword: string, condition: string, state
  * `else statement;` (after `prefix`, `} ` when the if had a block): on one line if it fits, else
  * the statement one level deeper, laid out by `write` (a nested `for` or `if` clause).
  */
-export function writeElse(w: CodeWriter, statement: Expr, prefix = "", write = () => writeExpr(w, "", statement, ";")): void {
+export function writeElse(
+  w: CodeWriter,
+  statement: Expr,
+  prefix = "",
+  write = () => writeExpr(w, "", statement, ";"),
+): void {
   const line = `${prefix}else ${flat(statement)};`;
   if (w.fits(line)) w.line(line);
   else w.line(`${prefix}else`).indented(write);
@@ -178,7 +187,10 @@ function logicalOperands(condition: string): string[] {
 export function writeUnion(w: CodeWriter, lhs: string, members: readonly string[], suffix = ";"): void {
   const line = `${lhs} ${members.join(" | ")}${suffix}`;
   if (members.length < 2 || w.fits(line)) writeAssignment(w, lhs, members.join(" | "), suffix);
-  else w.line(lhs).indented(() => members.forEach((m, i) => w.line(`| ${m}${i === members.length - 1 ? suffix : ""}`)));
+  else
+    w.line(lhs).indented(() => {
+      for (const [i, m] of members.entries()) w.line(`| ${m}${i === members.length - 1 ? suffix : ""}`);
+    });
 }
 
 function writeEntries(w: CodeWriter, entries: readonly ObjectEntry[]): void {

@@ -27,7 +27,7 @@ export function validatorModulePath(names: TypeNames): string {
 /**
  * A module per type, `validators/<package>/<type>.gen.ts`: how the controller compiles the
  * validators of a package at run time, so that it can run them a few types at a time
- * (cli/load-validators.ts). Same names, same code per type as the package's module.
+ * (cli/validate/load-validators.ts). Same names, same code per type as the package's module.
  */
 export function perTypeValidatorModulePath(names: TypeNames): string {
   return `validators/${names.moduleStem}.gen.ts`;
@@ -151,7 +151,9 @@ export class ModuleScope {
 
   /** Declares `const <PREFIX>_<n> = <head><value><tail>;` at module level, `value` a JSON value. */
   constant(prefix: string, head: string, value: unknown, tail: string): string {
-    return this.declare(prefix, `${head}${JSON.stringify(value)}${tail}`, (name) => jsonLiteral(`const ${name} = ${head}`, value, `${tail};`));
+    return this.declare(prefix, `${head}${JSON.stringify(value)}${tail}`, (name) =>
+      jsonLiteral(`const ${name} = ${head}`, value, `${tail};`),
+    );
   }
 
   /** A module-level constant, once per `key`; `render` writes its declaration. */

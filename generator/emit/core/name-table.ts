@@ -100,7 +100,16 @@ export function buildNameTable(model: ApsModel): Map<string, TypeNames> {
         structures: structures[i]!,
         enums: renamed ? remap(local.enums, n) : local.enums,
         operations: renamed
-          ? new Map([...local.operations].map(([op, o]) => [op, { ...(o.params ? { params: n(o.params) } : {}), ...(o.reply ? { reply: n(o.reply) } : {}), ...(o.error ? { error: n(o.error) } : {}) }]))
+          ? new Map(
+              [...local.operations].map(([op, o]) => [
+                op,
+                {
+                  ...(o.params ? { params: n(o.params) } : {}),
+                  ...(o.reply ? { reply: n(o.reply) } : {}),
+                  ...(o.error ? { error: n(o.error) } : {}),
+                },
+              ]),
+            )
           : local.operations,
         validators: validators[i]!,
       });
@@ -146,7 +155,9 @@ function localNames(type: ResolvedType, model: ApsModel, file: string, root: Res
   // Two versions of a type in one package (moduleFileNames gave them `-v<version>` files) take
   // the version into their name too: `MailboxV1_0`, `MailboxV2_0`.
   const versioned = file !== (kebabCase(decl.name) || "type");
-  const tsName = versioned ? `${typeTsName(decl)}V${decl.id.slice(decl.id.lastIndexOf("/") + 1).replace(/[^A-Za-z0-9]/g, "_")}` : typeTsName(decl);
+  const tsName = versioned
+    ? `${typeTsName(decl)}V${decl.id.slice(decl.id.lastIndexOf("/") + 1).replace(/[^A-Za-z0-9]/g, "_")}`
+    : typeTsName(decl);
   // Names are given in this order, each clear of those before it: an enum of a property
   // `create` must not take `MailboxCreate`.
   const list = new NameList();
@@ -180,10 +191,21 @@ function localNames(type: ResolvedType, model: ApsModel, file: string, root: Res
     operations.set(op.name, {
       ...(op.parameters.length > 0 ? { params: list.unique(`${stem}Params`) } : {}),
       ...(op.response?.type && op.response.contentType === undefined ? { reply: list.unique(`${stem}Reply`) } : {}),
-      ...(op.errorResponse?.type && op.errorResponse.contentType === undefined ? { error: list.unique(`${stem}Error`) } : {}),
+      ...(op.errorResponse?.type && op.errorResponse.contentType === undefined
+        ? { error: list.unique(`${stem}Error`) }
+        : {}),
     });
   }
-  return { type, tsName, ...(create ? { create, update } : {}), ...(settings ? { settings } : {}), structures, enums, operations, all: list.all };
+  return {
+    type,
+    tsName,
+    ...(create ? { create, update } : {}),
+    ...(settings ? { settings } : {}),
+    structures,
+    enums,
+    operations,
+    all: list.all,
+  };
 }
 
 /**
@@ -212,15 +234,29 @@ function packageRenames(locals: readonly LocalNames[]): (Map<string, string> | u
 }
 
 /** The operation types of `op` (declared by the type `op.declaredIn`), or none when not known. */
-export function operationNamesOf(names: ReadonlyMap<string, TypeNames>, op: Operation): { readonly owner: TypeNames; readonly names: OperationNames } | undefined {
+export function operationNamesOf(
+  names: ReadonlyMap<string, TypeNames>,
+  op: Operation,
+): { readonly owner: TypeNames; readonly names: OperationNames } | undefined {
   const owner = names.get(op.declaredIn);
   const own = owner?.operations.get(op.name);
   return owner && own ? { owner, names: own } : undefined;
 }
 
 /** Every name the types module declares for a type: its interfaces and type aliases (types), its type id and enums (values). */
-export function declaredNames(own: TypeNames): { readonly types: readonly string[]; readonly values: readonly string[] } {
-  const operations = [...own.operations.values()].flatMap((o) => [o.params, o.reply, o.error].filter((n): n is string => n !== undefined));
-  const types = [...own.structures.values(), own.read, ...(own.create ? [own.create, own.update!] : []), ...(own.settings ? [own.settings] : []), ...operations];
+export function declaredNames(own: TypeNames): {
+  readonly types: readonly string[];
+  readonly values: readonly string[];
+} {
+  const operations = [...own.operations.values()].flatMap((o) =>
+    [o.params, o.reply, o.error].filter((n): n is string => n !== undefined),
+  );
+  const types = [
+    ...own.structures.values(),
+    own.read,
+    ...(own.create ? [own.create, own.update!] : []),
+    ...(own.settings ? [own.settings] : []),
+    ...operations,
+  ];
   return { types, values: [own.typeIdConst, ...own.enums.values()] };
 }

@@ -6,6 +6,7 @@ import { stringLiteral } from "./string-literal.ts";
  * A name that may stand as a property key without quotes: an identifier name, Unicode letters
  * included, as Prettier decides when it takes quotes off a key (`"café": 1` -> `café: 1`).
  */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: ZWNJ and ZWJ may continue an identifier name on their own (ECMAScript ID_Continue); no joined sequence is meant.
 const IDENTIFIER_NAME = /^[$_\p{L}\p{Nl}][$_\u200c\u200d\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u;
 
 /** `subscriptionService` -> `SubscriptionService`, `isitup_domain` -> `IsitupDomain` (callers guard a leading digit). */

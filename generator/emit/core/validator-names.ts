@@ -50,8 +50,10 @@ function localValidatorNames(t: ValidatorNameSource): string[] {
   for (const ts of t.structures.values()) out.push(ts.startsWith(t.tsName) ? `check${ts}` : `check${t.tsName}${ts}`);
   // Named with the type's stem, not `check...`, so that it reads apart from the structure checkers.
   if (t.hasMembers) out.push(`${lowerFirst(t.tsName)}Members`);
-  for (const op of t.operations.keys()) out.push(`parse${t.tsName}${op[0]!.toUpperCase()}${op.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}`);
-  if (t.isResource) out.push(`validate${t.tsName}Create`, `validate${t.tsName}Update`, `${lowerFirst(t.tsName)}Validator`);
+  for (const op of t.operations.keys())
+    out.push(`parse${t.tsName}${op[0]!.toUpperCase()}${op.slice(1).replace(/[^A-Za-z0-9_$]/g, "_")}`);
+  if (t.isResource)
+    out.push(`validate${t.tsName}Create`, `validate${t.tsName}Update`, `${lowerFirst(t.tsName)}Validator`);
   return out;
 }
 

@@ -59,35 +59,72 @@ function exact(literal: Literal): unknown {
 }
 
 /** An object schema of properties; `required` names those to list as required. */
-export function objectSchema(props: Iterable<Property>, names: SchemaNames, options: { required: (p: Property) => boolean; description?: string; extra?: Record<string, Schema> }): Schema {
+export function objectSchema(
+  props: Iterable<Property>,
+  names: SchemaNames,
+  options: { required: (p: Property) => boolean; description?: string; extra?: Record<string, Schema> },
+): Schema {
   const properties: Record<string, Schema> = { ...options.extra };
   const required: string[] = [];
   for (const p of props) {
     properties[p.name] = propertySchema(p, names);
     if (options.required(p)) required.push(p.name);
   }
-  return { type: "object", ...(options.description ? { description: options.description } : {}), properties, ...(required.length ? { required } : {}), additionalProperties: false };
+  return {
+    type: "object",
+    ...(options.description ? { description: options.description } : {}),
+    properties,
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
 }
 
-/** The three shapes of a resource type (DESIGN 2): as read, provision input, configure input. */
-export function resourceSchemas(type: ResolvedType, names: SchemaNames): { read: Schema; create: Schema; update: Schema } {
+/** The three shapes of a resource type (`X`, `XCreate`, `XUpdate`): as read, provision input, configure input. */
+export function resourceSchemas(
+  type: ResolvedType,
+  names: SchemaNames,
+): { read: Schema; create: Schema; update: Schema } {
   const props = [...type.properties.values()];
   const links = (write: boolean): Record<string, Schema> =>
     Object.fromEntries(
       [...type.relations.values()].map((r) => [
         r.name,
-        r.collection ? (write ? { type: "array", items: schemaRef(BaseSchemaNames.linkRef) } : schemaRef(BaseSchemaNames.link)) : schemaRef(write ? BaseSchemaNames.linkRef : BaseSchemaNames.link),
+        r.collection
+          ? write
+            ? { type: "array", items: schemaRef(BaseSchemaNames.linkRef) }
+            : schemaRef(BaseSchemaNames.link)
+          : schemaRef(write ? BaseSchemaNames.linkRef : BaseSchemaNames.link),
       ]),
     );
-  const read = objectSchema(props.filter((p) => !p.encrypted), names, { required: () => false, ...(type.decl.description ? { description: type.decl.description } : {}), extra: { aps: schemaRef(BaseSchemaNames.meta), ...links(false) } });
-  const create = objectSchema(props.filter((p) => !p.readonly), names, {
-    // A default is a hint for the client preparing the body (SPEC 2.2): required is required.
-    required: (p) => p.required,
-    description: `Provision input of ${type.name}.`,
-    extra: { aps: { type: "object", properties: { type: { const: type.id } }, required: ["type"] }, ...links(true) },
-  });
+  const read = objectSchema(
+    props.filter((p) => !p.encrypted),
+    names,
+    {
+      required: () => false,
+      ...(type.decl.description ? { description: type.decl.description } : {}),
+      extra: { aps: schemaRef(BaseSchemaNames.meta), ...links(false) },
+    },
+  );
+  const create = objectSchema(
+    props.filter((p) => !p.readonly),
+    names,
+    {
+      // A default is a hint for the client preparing the body (docs/aps/resources.md): required is required.
+      required: (p) => p.required,
+      description: `Provision input of ${type.name}.`,
+      extra: { aps: { type: "object", properties: { type: { const: type.id } }, required: ["type"] }, ...links(true) },
+    },
+  );
   (create.required as string[] | undefined)?.unshift("aps");
   if (!create.required) create.required = ["aps"];
-  const update = objectSchema(props.filter((p) => !p.readonly && !p.final), names, { required: () => false, description: `Configure input of ${type.name}: only what changes.`, extra: { aps: { type: "object", properties: { revision: { type: "integer" } } } } });
+  const update = objectSchema(
+    props.filter((p) => !p.readonly && !p.final),
+    names,
+    {
+      required: () => false,
+      description: `Configure input of ${type.name}: only what changes.`,
+      extra: { aps: { type: "object", properties: { revision: { type: "integer" } } } },
+    },
+  );
   return { read, create, update };
 }

@@ -1,6 +1,6 @@
 /**
  * The response objects every path of the OpenAPI document shares: JSON bodies, pages of a list
- * with `Content-Range` (SPEC 4.6), and the controller's one error shape (DESIGN 3), declared once
+ * with `Content-Range`, and the controller's one error shape (docs/aps/rest-api.md), declared once
  * under `components` and referenced from each operation.
  */
 import { BaseSchemaNames } from "./schema-names.ts";
@@ -27,7 +27,9 @@ export function jsonContent(schema: Schema): Record<string, { schema: Schema }> 
 
 /** The error responses of an operation, as references to `components.responses`. */
 export function errorResponses(): Record<string, { $ref: string }> {
-  return Object.fromEntries(Object.keys(errorStatuses).map((code) => [code, { $ref: `#/components/responses/Error${code}` }]));
+  return Object.fromEntries(
+    Object.keys(errorStatuses).map((code) => [code, { $ref: `#/components/responses/Error${code}` }]),
+  );
 }
 
 /** A 200 answer with an array: the controller always says which part it is in `Content-Range`. */
@@ -44,12 +46,17 @@ export function sharedResponseComponents(): { headers: Record<string, unknown>; 
   return {
     headers: {
       "Content-Range": {
-        description: "`items <first>-<last>/<total>`, or `items */<total>` for an empty page (SPEC 4.6).",
+        description: "`items <first>-<last>/<total>`, or `items */<total>` for an empty page.",
         required: true,
         schema: { type: "string", pattern: "^items (\\d+-\\d+|\\*)/\\d+$" },
       },
     },
-    responses: Object.fromEntries(Object.entries(errorStatuses).map(([code, description]) => [`Error${code}`, { description, content: jsonContent(schemaRef(BaseSchemaNames.error)) }])),
+    responses: Object.fromEntries(
+      Object.entries(errorStatuses).map(([code, description]) => [
+        `Error${code}`,
+        { description, content: jsonContent(schemaRef(BaseSchemaNames.error)) },
+      ]),
+    ),
   };
 }
 
@@ -70,7 +77,11 @@ export function errorSchema(): Schema {
         items: {
           type: "object",
           required: ["path", "code", "message"],
-          properties: { path: { type: "string", description: "JSON pointer into the body; empty for the body itself." }, code: { type: "string", description: "A stable validation code (`required`, `pattern`, ...)." }, message: { type: "string" } },
+          properties: {
+            path: { type: "string", description: "JSON pointer into the body; empty for the body itself." },
+            code: { type: "string", description: "A stable validation code (`required`, `pattern`, ...)." },
+            message: { type: "string" },
+          },
         },
       },
     },

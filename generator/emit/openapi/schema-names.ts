@@ -18,7 +18,7 @@ export const BaseSchemaNames = {
   subscription: "ApsSubscription",
 } as const;
 
-/** Suffixes of a resource type's write shapes (DESIGN 2), reserved together with its read shape. */
+/** Suffixes of a resource type's write shapes (`XCreate`, `XUpdate`), reserved together with its read shape. */
 const ShapeSuffixes = ["", "Create", "Update"] as const;
 
 /** Component names of every type and structure of one model. */

@@ -12,7 +12,10 @@ import { writeTypeDeclarations } from "./type-module.ts";
  * package (in the package's order) under the names of the name table, which are unique in the
  * package by construction. A pure function of the model: same model, same bytes.
  */
-export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model)): GeneratedFile[] {
+export function emitTypes(
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames> = buildNameTable(model),
+): GeneratedFile[] {
   const files: GeneratedFile[] = [];
   for (const pkg of model.packages) {
     if (pkg.typeIds.length === 0) continue;
@@ -27,7 +30,10 @@ export function emitTypes(model: ApsModel, names: ReadonlyMap<string, TypeNames>
     const w = new CodeWriter();
     for (const id of pkg.typeIds) writeTypeDeclarations(w, model.types.get(id)!, model, names, imports, root);
     // Docs end in a newline of their own and descriptions may end in spaces: tidy both.
-    const body = w.toString().replace(/[ \t]+$/gm, "").replace(/\n\n+/g, "\n\n");
+    const body = w
+      .toString()
+      .replace(/[ \t]+$/gm, "")
+      .replace(/\n\n+/g, "\n\n");
     files.push({ path, content: fileText([[packageBanner(model, pkg), ...imports.render()], body]) });
   }
   return files;

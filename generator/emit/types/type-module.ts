@@ -1,9 +1,18 @@
-import { defaultPropertyAccess, type ApsModel, type Literal, type Operation, type Property, type Relation, type ResolvedType, type TypeRef } from "../../model/model.ts";
+import {
+  defaultPropertyAccess,
+  type ApsModel,
+  type Literal,
+  type Operation,
+  type Property,
+  type Relation,
+  type ResolvedType,
+  type TypeRef,
+} from "../../model/model.ts";
 import { isBaseOperation } from "../../model/base-operations.ts";
 import { enumMemberKeys, propertyKey } from "../core/naming.ts";
 import { linkedToRoot } from "../../model/application-root.ts";
-import { CodeWriter } from "../core/code-writer.ts";
-import { ImportSet } from "../core/import-set.ts";
+import type { CodeWriter } from "../core/code-writer.ts";
+import type { ImportSet } from "../core/import-set.ts";
 import { writeAssignment, writeProperty } from "../core/layout.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { enumKey, type OperationNames, type TypeNames } from "../core/name-table.ts";
@@ -28,7 +37,7 @@ interface EnumView {
   members: { key: string; value: string }[];
 }
 
-/** Which shape of a resource a field list is for (SPEC 2.2: readonly and final differ by shape). */
+/** Which shape of a resource a field list is for (docs/aps/resources.md: readonly and final differ by shape). */
 type Shape = "read" | "create" | "update";
 
 /**
@@ -40,7 +49,14 @@ type Shape = "read" | "create" | "update";
  * accepted for optional properties only. `root` is the application root type of the type's
  * package, if it has one. `imports` is the module's, which reserves every name it declares.
  */
-export function writeTypeDeclarations(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, imports: ImportSet, root?: ResolvedType): void {
+export function writeTypeDeclarations(
+  w: CodeWriter,
+  type: ResolvedType,
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames>,
+  imports: ImportSet,
+  root?: ResolvedType,
+): void {
   const self = names.get(type.id)!;
   const enums: EnumView[] = [];
   const interfaces: InterfaceView[] = [];
@@ -48,7 +64,10 @@ export function writeTypeDeclarations(w: CodeWriter, type: ResolvedType, model: 
   for (const [p, name] of enumNames) {
     const keys = enumMemberKeys(p.enum!);
     enums.push({
-      doc: tsdoc([`Values of \`${p.name}\`${p.title ? ` (${p.title})` : ""}.`, p.enumTitles?.map((t, i) => `- \`${keys[i]}\`: ${t || "(no title)"}`).join("\n")]),
+      doc: tsdoc([
+        `Values of \`${p.name}\`${p.title ? ` (${p.title})` : ""}.`,
+        p.enumTitles?.map((t, i) => `- \`${keys[i]}\`: ${t || "(no title)"}`).join("\n"),
+      ]),
       typeDoc: `/** One of the values of {@link ${name}}. */`,
       name,
       members: p.enum!.map((l, i) => ({ key: keys[i]!, value: literalTs(l) })),
@@ -66,7 +85,10 @@ export function writeTypeDeclarations(w: CodeWriter, type: ResolvedType, model: 
     interfaces.push({
       doc: tsdoc([s.description ?? `Structure \`${s.name}\` of ${type.name}.`]),
       name: tsName,
-      fields: [...s.properties.values()].map((p) => ({ doc: propertyDoc(p, "  "), line: `${propertyKey(p.name)}${p.required ? "" : "?"}: ${tsType(p, p.type)};` })),
+      fields: [...s.properties.values()].map((p) => ({
+        doc: propertyDoc(p, "  "),
+        line: `${propertyKey(p.name)}${p.required ? "" : "?"}: ${tsType(p, p.type)};`,
+      })),
     });
   }
 
@@ -76,31 +98,68 @@ export function writeTypeDeclarations(w: CodeWriter, type: ResolvedType, model: 
 
   const shapeFields = (shape: Shape): Field[] => {
     const fields: Field[] = [];
-    if (shape === "read") fields.push({ doc: "  /** The meta-section: id, type, status, revision. */\n", line: `readonly aps: ${imports.use(RUNTIME_TYPES, "ApsMeta")};` });
-    if (shape === "create") fields.push({ doc: "  /** Type (and, for applications, id and status) of the new resource. */\n", line: `aps?: ${imports.use(RUNTIME_TYPES, "ApsCreateMeta")};` });
+    if (shape === "read")
+      fields.push({
+        doc: "  /** The meta-section: id, type, status, revision. */\n",
+        line: `readonly aps: ${imports.use(RUNTIME_TYPES, "ApsMeta")};`,
+      });
+    if (shape === "create")
+      fields.push({
+        doc: "  /** Type (and, for applications, id and status) of the new resource. */\n",
+        line: `aps?: ${imports.use(RUNTIME_TYPES, "ApsCreateMeta")};`,
+      });
     for (const p of properties) {
       if (shape !== "read" && p.readonly) continue;
       if (shape === "update" && p.final) continue;
       const t = tsType(p, p.type);
       const optional = shape === "read" ? !alwaysReadable(p) : shape === "update" || !p.required;
       const nullable = shape !== "read" && !p.required;
-      fields.push({ doc: propertyDoc(p, "  "), line: `${propertyKey(p.name)}${optional ? "?" : ""}: ${t}${nullable ? " | null" : ""};` });
+      fields.push({
+        doc: propertyDoc(p, "  "),
+        line: `${propertyKey(p.name)}${optional ? "?" : ""}: ${t}${nullable ? " | null" : ""};`,
+      });
     }
     if (shape !== "update") for (const r of relations) fields.push(relationField(r, shape, imports, names, root));
     return fields;
   };
 
-  interfaces.push({ doc: tsdoc([description ?? `${withArticle(type.name, true)} resource as read from the controller.`, `Type id: \`${type.id}\`.`]), name: self.read, fields: shapeFields("read") });
+  interfaces.push({
+    doc: tsdoc([
+      description ?? `${withArticle(type.name, true)} resource as read from the controller.`,
+      `Type id: \`${type.id}\`.`,
+    ]),
+    name: self.read,
+    fields: shapeFields("read"),
+  });
   if (self.create && self.update) {
-    interfaces.push({ doc: tsdoc([`What a client sends to provision ${withArticle(type.name)} (no read-only properties).`]), name: self.create, fields: shapeFields("create") });
-    interfaces.push({ doc: tsdoc([`What a client sends to configure ${withArticle(type.name)}: every property optional, no read-only or final ones.`]), name: self.update, fields: shapeFields("update") });
+    interfaces.push({
+      doc: tsdoc([`What a client sends to provision ${withArticle(type.name)} (no read-only properties).`]),
+      name: self.create,
+      fields: shapeFields("create"),
+    });
+    interfaces.push({
+      doc: tsdoc([
+        `What a client sends to configure ${withArticle(type.name)}: every property optional, no read-only or final ones.`,
+      ]),
+      name: self.update,
+      fields: shapeFields("update"),
+    });
   }
   if (self.settings) {
     // The controller checks install settings as the application writes them (instance-lifecycle.ts:
     // validateCreate with the application actor): read-only properties may be given, and
     // required ones, read-only or not, must be. Links are not settings: installing makes none.
-    const fields = properties.map((p) => ({ doc: propertyDoc(p, "  "), line: `${propertyKey(p.name)}${p.required ? "" : "?"}: ${tsType(p, p.type)}${p.required ? "" : " | null"};` }));
-    interfaces.push({ doc: tsdoc([`The settings of ${withArticle(type.name)} application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances).`]), name: self.settings, fields });
+    const fields = properties.map((p) => ({
+      doc: propertyDoc(p, "  "),
+      line: `${propertyKey(p.name)}${p.required ? "" : "?"}: ${tsType(p, p.type)}${p.required ? "" : " | null"};`,
+    }));
+    interfaces.push({
+      doc: tsdoc([
+        `The settings of ${withArticle(type.name)} application instance: the properties of its root resource, sent when the instance is installed (POST /aps/2/instances).`,
+      ]),
+      name: self.settings,
+      fields,
+    });
   }
 
   w.line(`/** Type id of {@link ${self.read}}. */`);
@@ -108,7 +167,9 @@ export function writeTypeDeclarations(w: CodeWriter, type: ResolvedType, model: 
   w.line();
   for (const e of enums) {
     w.line(`${e.doc}export const ${e.name} = {`);
-    w.indented(() => e.members.forEach((m) => writeProperty(w, m.key, m.value)));
+    w.indented(() => {
+      for (const m of e.members) writeProperty(w, m.key, m.value);
+    });
     w.line("} as const;").line(e.typeDoc);
     writeAssignment(w, `export type ${e.name} =`, `(typeof ${e.name})[keyof typeof ${e.name}]`);
     w.line();
@@ -138,18 +199,29 @@ export function writeTypeDeclarations(w: CodeWriter, type: ResolvedType, model: 
  * content is `Data`: the connector and the parser see the bytes (`Uint8Array`), a client may send
  * a Blob or a string as well.
  */
-function operationTypes(w: CodeWriter, op: Operation, own: OperationNames, type: ResolvedType, imports: ImportSet, names: ReadonlyMap<string, TypeNames>): void {
+function operationTypes(
+  w: CodeWriter,
+  op: Operation,
+  own: OperationNames,
+  type: ResolvedType,
+  imports: ImportSet,
+  names: ReadonlyMap<string, TypeNames>,
+): void {
   const what = `${type.name}.${op.name} (${op.static ? "static " : ""}${op.verb} ${op.path})`;
   if (own.params) {
     const raw = op.parameters.some((p) => p.contentType !== undefined);
     w.line(`/** Parameters of ${what}. */`);
-    w.block(`export type ${own.params}${raw ? "<Data = Uint8Array>" : ""} = {`, () => {
-      for (const p of op.parameters) {
-        const t = p.contentType !== undefined ? "Data" : p.type ? refTs(p.type, type, imports, names) : "string";
-        if (p.description) w.line(`/** ${p.description.replace(/\*\//g, "*\\/").replace(/\s*\n\s*/g, " ")} */`);
-        w.line(`${propertyKey(p.name)}${p.required ? "" : "?"}: ${t};`);
-      }
-    }, "};");
+    w.block(
+      `export type ${own.params}${raw ? "<Data = Uint8Array>" : ""} = {`,
+      () => {
+        for (const p of op.parameters) {
+          const t = p.contentType !== undefined ? "Data" : p.type ? refTs(p.type, type, imports, names) : "string";
+          if (p.description) w.line(`/** ${p.description.replace(/\*\//g, "*\\/").replace(/\s*\n\s*/g, " ")} */`);
+          w.line(`${propertyKey(p.name)}${p.required ? "" : "?"}: ${t};`);
+        }
+      },
+      "};",
+    );
     w.line();
   }
   if (own.reply) {
@@ -181,16 +253,33 @@ function alwaysReadable(p: Property): boolean {
  * collection needs at least one link; except a link the controller makes itself, to the root
  * resource of the application serving the type (`root`, see linkedToRoot).
  */
-function relationField(r: Relation, shape: Shape, imports: ImportSet, names: ReadonlyMap<string, TypeNames>, root: ResolvedType | undefined): Field {
+function relationField(
+  r: Relation,
+  shape: Shape,
+  imports: ImportSet,
+  names: ReadonlyMap<string, TypeNames>,
+  root: ResolvedType | undefined,
+): Field {
   const target = names.get(r.typeId)?.tsName;
   const kind = r.collection ? (r.required ? "required collection" : "collection") : r.required ? "strong" : "weak";
   const byController = shape === "create" && r.required && linkedToRoot(r, root);
   const docText = `${r.description ? `${r.description} ` : ""}Relation: ${kind} link to ${target ? `\`${target}\` (${r.typeId})` : `\`${r.typeId}\``}.`;
-  const doc = tsdoc([byController ? `${docText} Left out, the controller links the application's root resource.` : docText], "  ");
-  if (shape === "read") return { doc, line: `${propertyKey(r.name)}?: ${imports.use(RUNTIME_TYPES, r.collection ? "ApsCollectionLink" : "ApsLink")};` };
+  const doc = tsdoc(
+    [byController ? `${docText} Left out, the controller links the application's root resource.` : docText],
+    "  ",
+  );
+  if (shape === "read")
+    return {
+      doc,
+      line: `${propertyKey(r.name)}?: ${imports.use(RUNTIME_TYPES, r.collection ? "ApsCollectionLink" : "ApsLink")};`,
+    };
   const ref = imports.use(RUNTIME_TYPES, "ApsLinkRef");
   const required = r.required && !byController;
-  if (r.collection) return { doc, line: `${propertyKey(r.name)}${required ? "" : "?"}: ${required ? `[${ref}, ...${ref}[]]` : `${ref}[]`};` };
+  if (r.collection)
+    return {
+      doc,
+      line: `${propertyKey(r.name)}${required ? "" : "?"}: ${required ? `[${ref}, ...${ref}[]]` : `${ref}[]`};`,
+    };
   return { doc, line: `${propertyKey(r.name)}${required ? "" : "?"}: ${ref};` };
 }
 

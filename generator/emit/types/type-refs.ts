@@ -6,7 +6,12 @@ import type { TypeNames } from "../core/name-table.ts";
 export const RUNTIME_TYPES = "aps-gen/runtime/common/types";
 
 /** The TypeScript type of a type reference, importing what it names. */
-export function refTs(ref: TypeRef, context: ResolvedType, imports: ImportSet, names: ReadonlyMap<string, TypeNames>): string {
+export function refTs(
+  ref: TypeRef,
+  context: ResolvedType,
+  imports: ImportSet,
+  names: ReadonlyMap<string, TypeNames>,
+): string {
   switch (ref.kind) {
     case "primitive":
       switch (ref.name) {

@@ -6,7 +6,14 @@ import { CodeWriter, fileText } from "../core/code-writer.ts";
 import { PRINT_WIDTH } from "../core/format-options.ts";
 import { specifierList } from "../core/import-set.ts";
 import { textWidth } from "../core/text-width.ts";
-import { ModuleScope, packageRuntime, perTypeValidatorModulePath, validatorModulePath, type RuntimeSpecifier, type ValidatorLayout } from "../core/module-scope.ts";
+import {
+  ModuleScope,
+  packageRuntime,
+  perTypeValidatorModulePath,
+  validatorModulePath,
+  type RuntimeSpecifier,
+  type ValidatorLayout,
+} from "../core/module-scope.ts";
 import { buildNameTable, type TypeNames } from "../core/name-table.ts";
 import { memberOwners } from "./member-checker.ts";
 import { validatorDeclarations, writeTypeValidators } from "./validator-module.ts";
@@ -34,7 +41,11 @@ export const VALIDATOR_REGISTRY = "validators/index.gen.ts";
  * module constants and the aliases of imports): the names are the name table's, unique in the
  * package, and a module imports only what another module declares.
  */
-export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeNames> = buildNameTable(model), options: ValidatorEmitOptions = {}): GeneratedFile[] {
+export function emitValidators(
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames> = buildNameTable(model),
+  options: ValidatorEmitOptions = {},
+): GeneratedFile[] {
   const runtime = options.runtime ?? packageRuntime;
   const layout = options.layout ?? validatorModulePath;
   const owners = memberOwners(model);
@@ -59,17 +70,25 @@ export function emitValidators(model: ApsModel, names: ReadonlyMap<string, TypeN
       const w = new CodeWriter();
       for (const t of group) {
         const validator = writeTypeValidators(w, t.type, model, names, scope, owners);
-        if (validator) registry.push({ module: `./${path.slice("validators/".length).replace(/\.ts$/, ".js")}`, name: validator });
+        if (validator)
+          registry.push({ module: `./${path.slice("validators/".length).replace(/\.ts$/, ".js")}`, name: validator });
       }
       const only = group.length === 1 && path === perTypeValidatorModulePath(names.get(group[0]!.type.id)!);
       const head = only ? typeBanner(model, group[0]!.type) : packageBanner(model, pkg);
-      files.push({ path, content: fileText([[head, ...scope.renderImports()], scope.renderConstants(), w.toString()]) });
+      files.push({
+        path,
+        content: fileText([[head, ...scope.renderImports()], scope.renderConstants(), w.toString()]),
+      });
     }
   }
   const taken = new Set<string>();
   const entries = registry.map((r) => ({ ...r, local: takeName(r.name, taken) }));
   const registryText = fileText([
-    [banner("every input package"), `import type { TypeValidator } from "${runtime("type-validator")}";`, ...registryImports(entries)],
+    [
+      banner("every input package"),
+      `import type { TypeValidator } from "${runtime("type-validator")}";`,
+      ...registryImports(entries),
+    ],
     [
       "/** Every resource type's validators, by type id: what the controller looks up on each write. */",
       // Two or more entries always go one a line (Prettier's rule for a list of pairs); one or none on the line if it fits.

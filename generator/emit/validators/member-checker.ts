@@ -1,4 +1,11 @@
-import { defaultPropertyAccess, type ApsModel, type Property, type Relation, type ResolvedType, type TypeDeclaration } from "../../model/model.ts";
+import {
+  defaultPropertyAccess,
+  type ApsModel,
+  type Property,
+  type Relation,
+  type ResolvedType,
+  type TypeDeclaration,
+} from "../../model/model.ts";
 import { accessBits, RoleBit, type Role } from "../../../runtime/common/actor.ts";
 import type { CodeWriter } from "../core/code-writer.ts";
 import { call, writeElse, writeExpr, writeIf, writeList, type Expr } from "../core/layout.ts";
@@ -51,7 +58,8 @@ export function memberChain(type: ResolvedType, model: ApsModel, owners: Readonl
   for (const id of chain) {
     for (const m of declaredMembers(model.types.get(id)!.decl)) {
       const winner = ownerOfName.get(m.name)!;
-      if (!placed.has(winner) && winner !== id) throw new Error(`${type.id}: "${m.name}" of ${winner} would be checked as declared by ${id}`);
+      if (!placed.has(winner) && winner !== id)
+        throw new Error(`${type.id}: "${m.name}" of ${winner} would be checked as declared by ${id}`);
     }
     placed.add(id);
   }
@@ -64,11 +72,24 @@ export function memberChain(type: ResolvedType, model: ApsModel, owners: Readonl
  * rules sit in front of value checks: a value the writer may not set is not checked further.
  * `update` is true for a configure body, where final properties and relations may not be written.
  */
-export function writeMemberChecker(w: CodeWriter, fn: string, about: string, members: readonly Member[], scope: ModuleScope): CodeWriter {
+export function writeMemberChecker(
+  w: CodeWriter,
+  fn: string,
+  about: string,
+  members: readonly Member[],
+  scope: ModuleScope,
+): CodeWriter {
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   const actorType = scope.runtimeType("actor", "Actor");
-  w.line(`/** Checks the value of a body key if it is one of the properties and relations ${about}; false when it is none of them. */`);
-  writeList(w, `export function ${fn}(`, ["key: string", "v: unknown", `actor: ${actorType}`, "update: boolean", `errors: ${errorType}[]`], "): boolean {");
+  w.line(
+    `/** Checks the value of a body key if it is one of the properties and relations ${about}; false when it is none of them. */`,
+  );
+  writeList(
+    w,
+    `export function ${fn}(`,
+    ["key: string", "v: unknown", `actor: ${actorType}`, "update: boolean", `errors: ${errorType}[]`],
+    "): boolean {",
+  );
   w.indented(() => {
     w.block("switch (key) {", () => {
       for (const m of members) {
@@ -103,7 +124,11 @@ function propertyCase(w: CodeWriter, p: Property, scope: ModuleScope): void {
     });
   const gate = writableGate(p);
   if (gate === "application") reject("!actor.application", rule("readOnly"));
-  else if (gate !== "always") reject(`!actor.application && (actor.roles & ${gate}) === 0`, rule("accessDenied", stringLiteral(allowedRoles(gate))));
+  else if (gate !== "always")
+    reject(
+      `!actor.application && (actor.roles & ${gate}) === 0`,
+      rule("accessDenied", stringLiteral(allowedRoles(gate))),
+    );
   if (p.final) reject("update && !actor.application", rule("finalOnUpdate"));
   // null means "no value" (README: null semantics): fine for optional properties only.
   if (p.required) reject("v === null", rule("nullRequired"));
@@ -113,7 +138,12 @@ function propertyCase(w: CodeWriter, p: Property, scope: ModuleScope): void {
 
 function relationCase(w: CodeWriter, r: Relation, scope: ModuleScope): void {
   const path = stringLiteral(`/${pointer(r.name)}`);
-  writeIf(w, "if", "update", push(call(scope.runtime("validation-rules", "relationOnUpdate"), path, stringLiteral(r.name))));
+  writeIf(
+    w,
+    "if",
+    "update",
+    push(call(scope.runtime("validation-rules", "relationOnUpdate"), path, stringLiteral(r.name))),
+  );
   const check = scope.runtime("link-ref", "checkLinkRef");
   if (r.collection) {
     const typeError = scope.runtime("validation-error", "typeError");

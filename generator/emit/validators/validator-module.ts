@@ -2,7 +2,16 @@ import type { ApsModel, Operation, Property, Relation, ResolvedType, Structure }
 import { isBaseOperation } from "../../model/base-operations.ts";
 import type { CodeWriter } from "../core/code-writer.ts";
 import { jsonLiteral } from "../core/json-literal.ts";
-import { call, object, writeElse, writeExpr, writeIf, writeList, writeProperty, type ObjectEntry } from "../core/layout.ts";
+import {
+  call,
+  object,
+  writeElse,
+  writeExpr,
+  writeIf,
+  writeList,
+  writeProperty,
+  type ObjectEntry,
+} from "../core/layout.ts";
 import { propertyKey } from "../core/naming.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 import { memberCheckerName, parserName, structureCheckerName, type ModuleScope } from "../core/module-scope.ts";
@@ -19,7 +28,12 @@ import { push, valueCheck } from "./value-check.ts";
  */
 export function validatorDeclarations(own: TypeNames): string[] {
   const v = own.validators;
-  return [...v.structures.values(), ...(v.members ? [v.members] : []), ...v.parsers.values(), ...(v.create ? [v.create, v.update!, v.validator!] : [])];
+  return [
+    ...v.structures.values(),
+    ...(v.members ? [v.members] : []),
+    ...v.parsers.values(),
+    ...(v.create ? [v.create, v.update!, v.validator!] : []),
+  ];
 }
 
 /**
@@ -31,14 +45,29 @@ export function validatorDeclarations(own: TypeNames): string[] {
  * inherited ones taken from their declaring type's module. Returns the name of the
  * `TypeValidator` object, when the type can have instances.
  */
-export function writeTypeValidators(w: CodeWriter, type: ResolvedType, model: ApsModel, names: ReadonlyMap<string, TypeNames>, scope: ModuleScope, owners: ReadonlyMap<Property | Relation, string>): string | undefined {
+export function writeTypeValidators(
+  w: CodeWriter,
+  type: ResolvedType,
+  model: ApsModel,
+  names: ReadonlyMap<string, TypeNames>,
+  scope: ModuleScope,
+  owners: ReadonlyMap<Property | Relation, string>,
+): string | undefined {
   const own = names.get(type.id)!;
   const members = declaredMembers(type.decl);
   for (const s of type.decl.structures.values()) structureChecker(w, s, own, scope).line();
   if (members.length) writeMemberChecker(w, memberCheckerName(own), `${type.name} declares`, members, scope).line();
   for (const op of type.decl.operations.values()) {
     const opNames = own.operations.get(op.name);
-    if (opNames) operationParser(w, op, type, parserName(own, op.name), opNames.params ? scope.typeOf(own, opNames.params) : undefined, scope).line();
+    if (opNames)
+      operationParser(
+        w,
+        op,
+        type,
+        parserName(own, op.name),
+        opNames.params ? scope.typeOf(own, opNames.params) : undefined,
+        scope,
+      ).line();
   }
   const { create, update, validator } = own.validators;
   if (!type.isResource || !create || !update || !validator) return undefined;
@@ -54,15 +83,20 @@ export function writeTypeValidators(w: CodeWriter, type: ResolvedType, model: Ap
   }
   const typeValidator = scope.runtimeType("type-validator", "TypeValidator");
   const defaults: Record<string, unknown> = {};
-  for (const p of type.properties.values()) if (p.default !== undefined) defaults[p.name] = literalValue(p.default.raw, p.default.value);
+  for (const p of type.properties.values())
+    if (p.default !== undefined) defaults[p.name] = literalValue(p.default.raw, p.default.value);
   w.line(`/** Validators of ${type.name} (\`${type.id}\`), by what they check. */`);
-  w.block(`export const ${validator}: ${typeValidator} = {`, () => {
-    writeProperty(w, "typeId", stringLiteral(type.id));
-    w.line(`validateCreate: ${create},`);
-    w.line(`validateUpdate: ${update},`);
-    w.raw(jsonLiteral("defaults: Object.freeze(", defaults, "),", 1));
-    writeProperty(w, "operations", object(...parsers.map((p): ObjectEntry => [propertyKey(p.name), p.fn])));
-  }, "};");
+  w.block(
+    `export const ${validator}: ${typeValidator} = {`,
+    () => {
+      writeProperty(w, "typeId", stringLiteral(type.id));
+      w.line(`validateCreate: ${create},`);
+      w.line(`validateUpdate: ${update},`);
+      w.raw(jsonLiteral("defaults: Object.freeze(", defaults, "),", 1));
+      writeProperty(w, "operations", object(...parsers.map((p): ObjectEntry => [propertyKey(p.name), p.fn])));
+    },
+    "};",
+  );
   w.line();
   return validator;
 }
@@ -91,12 +125,19 @@ function structureChecker(w: CodeWriter, s: Structure, own: TypeNames, scope: Mo
           });
         }
         const hint = stringLiteral(`is not a member of structure ${s.name}${memberHint(s.properties.keys())}`);
-        w.line("default:").indented(() => writeExpr(w, "", push(call(unknownKey, `path + "/" + ${seg}(key)`, "key", hint)), ";"));
+        w.line("default:").indented(() =>
+          writeExpr(w, "", push(call(unknownKey, `path + "/" + ${seg}(key)`, "key", hint)), ";"),
+        );
       });
     });
     for (const p of s.properties.values()) {
       if (!p.required) continue;
-      writeIf(w, "if", `o[${stringLiteral(p.name)}] === undefined`, push(call(scope.runtime("validation-rules", "missing"), `path + ${stringLiteral(`/${pointer(p.name)}`)}`)));
+      writeIf(
+        w,
+        "if",
+        `o[${stringLiteral(p.name)}] === undefined`,
+        push(call(scope.runtime("validation-rules", "missing"), `path + ${stringLiteral(`/${pointer(p.name)}`)}`)),
+      );
     }
   });
   w.line("}");
@@ -110,21 +151,35 @@ type Mode = "create" | "update";
  * member checkers of `chain` until one knows it (an unknown key is an error); then, for create,
  * the required properties.
  */
-function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: string, chain: readonly string[], scope: ModuleScope): CodeWriter {
+function resourceValidator(
+  w: CodeWriter,
+  type: ResolvedType,
+  mode: Mode,
+  fn: string,
+  chain: readonly string[],
+  scope: ModuleScope,
+): CodeWriter {
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   const actorType = scope.runtimeType("actor", "Actor");
   const typeError = scope.runtime("validation-error", "typeError");
   const seg = scope.runtime("validation-error", "pointerSegment");
   const what = mode === "create" ? "a provision (create) body" : "a configure (update) body";
   const update = mode === "update";
-  const hint = stringLiteral(`is not a property of ${type.name}${memberHint([...type.properties.keys(), ...type.relations.keys()])}`);
+  const hint = stringLiteral(
+    `is not a property of ${type.name}${memberHint([...type.properties.keys(), ...type.relations.keys()])}`,
+  );
   const unknown = push(call(scope.runtime("validation-rules", "unknownKey"), `"/" + ${seg}(key)`, "key", hint));
   w.line(`/** Checks ${what} of ${type.name} written by \`actor\`; returns every error, none when valid. */`);
   writeList(w, `export function ${fn}(`, ["body: unknown", `actor: ${actorType}`], `): ${errorType}[] {`);
   w.indented(() => {
     w.line(`const errors: ${errorType}[] = [];`);
     w.block(`if (typeof body !== "object" || body === null || Array.isArray(body)) {`, () => {
-      writeExpr(w, "", push(call(typeError, '""', stringLiteral(`a JSON object (a ${type.name} resource)`), "body")), ";");
+      writeExpr(
+        w,
+        "",
+        push(call(typeError, '""', stringLiteral(`a JSON object (a ${type.name} resource)`), "body")),
+        ";",
+      );
       w.line("return errors;");
     });
     w.line("const b = body as Record<string, unknown>;");
@@ -137,12 +192,22 @@ function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: st
     });
     if (mode === "create") {
       for (const p of type.properties.values()) {
-        // A default is a hint for clients preparing a new resource (SPEC 2.2), not a value the
+        // A default is a hint for clients preparing a new resource (docs/aps/resources.md), not a value the
         // controller supplies: a required property is required whether it declares one or not.
         if (!p.required) continue;
         const gate = writableGate(p);
-        const cond = gate === "always" ? "" : gate === "application" ? " && actor.application" : ` && (actor.application || (actor.roles & ${gate}) !== 0)`;
-        writeIf(w, "if", `b[${stringLiteral(p.name)}] === undefined${cond}`, push(call(scope.runtime("validation-rules", "missing"), stringLiteral(`/${pointer(p.name)}`))));
+        const cond =
+          gate === "always"
+            ? ""
+            : gate === "application"
+              ? " && actor.application"
+              : ` && (actor.application || (actor.roles & ${gate}) !== 0)`;
+        writeIf(
+          w,
+          "if",
+          `b[${stringLiteral(p.name)}] === undefined${cond}`,
+          push(call(scope.runtime("validation-rules", "missing"), stringLiteral(`/${pointer(p.name)}`))),
+        );
       }
     }
     w.line("return errors;");
@@ -152,12 +217,24 @@ function resourceValidator(w: CodeWriter, type: ResolvedType, mode: Mode, fn: st
 }
 
 /** `parse<X><Op>`: converts path and query text, checks the body, reports every problem. */
-function operationParser(w: CodeWriter, op: Operation, type: ResolvedType, fn: string, paramsType: string | undefined, scope: ModuleScope): CodeWriter {
+function operationParser(
+  w: CodeWriter,
+  op: Operation,
+  type: ResolvedType,
+  fn: string,
+  paramsType: string | undefined,
+  scope: ModuleScope,
+): CodeWriter {
   const inputType = scope.runtimeType("type-validator", "OperationInput");
   const resultType = scope.runtimeType("type-validator", "OperationParams");
   const errorType = scope.runtimeType("validation-error", "ValidationError");
   w.line(`/** Parameters of ${type.name}.${op.name} (${op.static ? "static " : ""}${op.verb} ${op.path}). */`);
-  writeList(w, `export function ${fn}(`, [`input: ${inputType}`], `): ${resultType}${paramsType ? `<${paramsType}>` : ""} {`);
+  writeList(
+    w,
+    `export function ${fn}(`,
+    [`input: ${inputType}`],
+    `): ${resultType}${paramsType ? `<${paramsType}>` : ""} {`,
+  );
   w.indented(() => {
     w.line(`const errors: ${errorType}[] = [];`);
     w.line("const params: Record<string, unknown> = {};");

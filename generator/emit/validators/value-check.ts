@@ -5,7 +5,7 @@ import { call, writeExpr, writeIf, type Expr } from "../core/layout.ts";
 import type { ModuleScope } from "../core/module-scope.ts";
 import { stringLiteral } from "../core/string-literal.ts";
 
-/** The attributes of SPEC 2.2 that constrain a value (a property's, or a parameter's type alone). */
+/** The property attributes (docs/aps/resources.md) that constrain a value (a property's, or a parameter's type alone). */
 export interface ValueSpec {
   readonly type: TypeRef;
   readonly pattern?: string;
@@ -16,7 +16,6 @@ export interface ValueSpec {
   readonly uniqueItems?: boolean;
   readonly enum?: readonly Literal[];
 }
-
 
 /**
  * Statements that check the value held in `v` (a non-null, defined JS expression that is a plain
@@ -57,7 +56,12 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
           break;
         }
         case "object": {
-          writeIf(w, "if", `typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})`, typeErr(scope, path, "an object", v));
+          writeIf(
+            w,
+            "if",
+            `typeof ${v} !== "object" || ${v} === null || Array.isArray(${v})`,
+            typeErr(scope, path, "an object", v),
+          );
           orEnum("deep");
           break;
         }
@@ -66,8 +70,20 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
     case "array": {
       writeIf(w, "if", `!Array.isArray(${v})`, typeErr(scope, path, "an array", v));
       w.block(`else {`, () => {
-        if (spec.minItems !== undefined && spec.minItems > 0) writeIf(w, "if", `${v}.length < ${spec.minItems}`, report("tooFewItems", `${v}.length`, String(spec.minItems)));
-        if (spec.maxItems !== undefined) writeIf(w, "if", `${v}.length > ${spec.maxItems}`, report("tooManyItems", `${v}.length`, String(spec.maxItems)));
+        if (spec.minItems !== undefined && spec.minItems > 0)
+          writeIf(
+            w,
+            "if",
+            `${v}.length < ${spec.minItems}`,
+            report("tooFewItems", `${v}.length`, String(spec.minItems)),
+          );
+        if (spec.maxItems !== undefined)
+          writeIf(
+            w,
+            "if",
+            `${v}.length > ${spec.maxItems}`,
+            report("tooManyItems", `${v}.length`, String(spec.maxItems)),
+          );
         if (spec.uniqueItems) {
           w.line(`const dup = ${scope.runtime("aps-equality", "firstDuplicate")}(${v});`);
           writeIf(w, "if", "dup >= 0", report("repeatedItem", "dup"));
@@ -77,12 +93,18 @@ export function valueCheck(spec: ValueSpec, v: string, path: string, scope: Modu
         const itemPath = `${path} + "/" + ${index}`;
         w.block(`for (let ${index} = 0; ${index} < ${v}.length; ${index}++) {`, () => {
           w.line(`const ${item} = ${v}[${index}];`);
-          if (t.items.kind === "opaque" || t.items.kind === "unresolved") writeIf(w, "if", `${item} === null`, typeErr(scope, itemPath, "a value", item));
+          if (t.items.kind === "opaque" || t.items.kind === "unresolved")
+            writeIf(w, "if", `${item} === null`, typeErr(scope, itemPath, "a value", item));
           else valueCheck({ type: t.items }, item, itemPath, scope, w);
         });
         if (t.items.kind === "structure") {
           const length = scope.runtime("validation-error", "jsonTextLength");
-          writeIf(w, "if", `${v}.length > 0 && ${length}(${v}) > ${Limits.maxStructureArrayJson}`, report("structureArrayTooLong"));
+          writeIf(
+            w,
+            "if",
+            `${v}.length > 0 && ${length}(${v}) > ${Limits.maxStructureArrayJson}`,
+            report("structureArrayTooLong"),
+          );
         }
         const e = enumCheck(spec, v, path, scope, "deep");
         if (e) writeIf(w, "if", e.condition, e.statement);
@@ -141,23 +163,46 @@ function stringChecks(spec: ValueSpec, v: string, path: string, scope: ModuleSco
 }
 
 /**
- * The enum check of SPEC 2.6 for a value whose JSON type already matched. Strings and booleans
+ * The enum check, with APS equality (docs/aps/resources.md), for a value whose JSON type already matched. Strings and booleans
  * are looked up in a set; numbers by their exact decimal text (so 1 and 1n are the same value);
  * arrays and objects by APS equality.
  */
-function enumCheck(spec: ValueSpec, v: string, path: string, scope: ModuleScope, how: "scalar" | "numeric" | "deep"): { condition: string; statement: Expr } | undefined {
+function enumCheck(
+  spec: ValueSpec,
+  v: string,
+  path: string,
+  scope: ModuleScope,
+  how: "scalar" | "numeric" | "deep",
+): { condition: string; statement: Expr } | undefined {
   if (!spec.enum?.length) return undefined;
   const listed = spec.enum.map((l) => l.raw).join(", ");
-  const statement = push(call(scope.runtime("validation-rules", "notInEnum"), path, v, stringLiteral(listed.length > 200 ? `${listed.slice(0, 197)}...` : listed)));
+  const statement = push(
+    call(
+      scope.runtime("validation-rules", "notInEnum"),
+      path,
+      v,
+      stringLiteral(listed.length > 200 ? `${listed.slice(0, 197)}...` : listed),
+    ),
+  );
   if (how === "scalar") {
-    const set = scope.constant("ENUM", "new Set<unknown>(", spec.enum.map((l) => l.value), ")");
+    const set = scope.constant(
+      "ENUM",
+      "new Set<unknown>(",
+      spec.enum.map((l) => l.value),
+      ")",
+    );
     return { condition: `!${set}.has(${v})`, statement };
   }
   if (how === "numeric") {
     const set = scope.constant("ENUM", "new Set<string>(", spec.enum.map(numberKey), ")");
     return { condition: `!${set}.has(String(${v}))`, statement };
   }
-  const list = scope.constant("ENUM", "", spec.enum.map((l) => l.value), " as const");
+  const list = scope.constant(
+    "ENUM",
+    "",
+    spec.enum.map((l) => l.value),
+    " as const",
+  );
   const equal = scope.runtime("aps-equality", "apsEqual");
   return { condition: `!${list}.some((allowed) => ${equal}(allowed, ${v}))`, statement };
 }

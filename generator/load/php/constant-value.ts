@@ -27,28 +27,43 @@ export function constantValue(node: PhpNode, scope: ConstantScope, depth = 0): C
   const again = (n: PhpNode, s: ConstantScope = scope) => constantValue(n, s, depth + 1);
   switch (node.kind) {
     case "number": {
-      const raw = String(node["value"]).replace(/_/g, "");
-      const n = /^0x/i.test(raw) ? parseInt(raw, 16) : /^0b/i.test(raw) ? parseInt(raw.slice(2), 2) : /^0[0-7]+$/.test(raw) ? parseInt(raw, 8) : Number(raw);
+      const raw = String(node.value).replace(/_/g, "");
+      const n = /^0x/i.test(raw)
+        ? parseInt(raw, 16)
+        : /^0b/i.test(raw)
+          ? parseInt(raw.slice(2), 2)
+          : /^0[0-7]+$/.test(raw)
+            ? parseInt(raw, 8)
+            : Number(raw);
       return Number.isNaN(n) ? NOT_CONSTANT : n;
     }
     case "string":
-      return String(node["value"]);
+      return String(node.value);
     case "boolean":
-      return node["value"] === true;
+      return node.value === true;
     case "nullkeyword":
       return null;
     case "unary": {
-      const v = again(node["what"] as PhpNode);
+      const v = again(node.what as PhpNode);
       if (typeof v !== "number") return NOT_CONSTANT;
-      if (node["type"] === "-") return -v;
-      if (node["type"] === "+") return v;
+      if (node.type === "-") return -v;
+      if (node.type === "+") return v;
       return NOT_CONSTANT;
     }
     case "bin": {
-      if (node["type"] !== ".") return NOT_CONSTANT;
-      const l = again(node["left"] as PhpNode);
-      const r = again(node["right"] as PhpNode);
-      const text = (v: ConstantValue | typeof NOT_CONSTANT) => (typeof v === "string" || typeof v === "number" ? String(v) : typeof v === "boolean" ? (v ? "1" : "") : v === null ? "" : undefined);
+      if (node.type !== ".") return NOT_CONSTANT;
+      const l = again(node.left as PhpNode);
+      const r = again(node.right as PhpNode);
+      const text = (v: ConstantValue | typeof NOT_CONSTANT) =>
+        typeof v === "string" || typeof v === "number"
+          ? String(v)
+          : typeof v === "boolean"
+            ? v
+              ? "1"
+              : ""
+            : v === null
+              ? ""
+              : undefined;
       const lt = text(l);
       const rt = text(r);
       return lt === undefined || rt === undefined ? NOT_CONSTANT : lt + rt;
@@ -56,7 +71,7 @@ export function constantValue(node: PhpNode, scope: ConstantScope, depth = 0): C
     case "array":
       return arrayValue(node, again);
     case "name": {
-      const name = String(node["name"]).replace(/^\\/, "");
+      const name = String(node.name).replace(/^\\/, "");
       const lower = name.toLowerCase();
       if (lower === "true") return true;
       if (lower === "false") return false;
@@ -65,23 +80,28 @@ export function constantValue(node: PhpNode, scope: ConstantScope, depth = 0): C
       return defined ? again(defined) : NOT_CONSTANT;
     }
     case "staticlookup": {
-      const what = node["what"] as PhpNode;
-      const offset = node["offset"] as PhpNode;
+      const what = node.what as PhpNode;
+      const offset = node.offset as PhpNode;
       if (offset.kind !== "identifier") return NOT_CONSTANT;
       const cls =
         what.kind === "selfreference" || what.kind === "staticreference"
           ? scope.inClass
           : what.kind === "name"
-            ? scope.classNamed(shortClassName(String(what["name"])))
+            ? scope.classNamed(shortClassName(String(what.name)))
             : undefined;
-      return cls ? classConstant(cls, String(offset["name"]), scope, depth) : NOT_CONSTANT;
+      return cls ? classConstant(cls, String(offset.name), scope, depth) : NOT_CONSTANT;
     }
     default:
       return NOT_CONSTANT;
   }
 }
 
-function classConstant(cls: PhpClass, name: string, scope: ConstantScope, depth: number): ConstantValue | typeof NOT_CONSTANT {
+function classConstant(
+  cls: PhpClass,
+  name: string,
+  scope: ConstantScope,
+  depth: number,
+): ConstantValue | typeof NOT_CONSTANT {
   for (let c: PhpClass | undefined = cls, hops = 0; c && hops < 32; hops++) {
     const expr = c.constants.get(name);
     if (expr) return constantValue(expr, { ...scope, inClass: c }, depth + 1);
@@ -90,15 +110,18 @@ function classConstant(cls: PhpClass, name: string, scope: ConstantScope, depth:
   return NOT_CONSTANT;
 }
 
-function arrayValue(node: PhpNode, evaluate: (n: PhpNode) => ConstantValue | typeof NOT_CONSTANT): ConstantValue | typeof NOT_CONSTANT {
+function arrayValue(
+  node: PhpNode,
+  evaluate: (n: PhpNode) => ConstantValue | typeof NOT_CONSTANT,
+): ConstantValue | typeof NOT_CONSTANT {
   const entries: [ConstantValue | undefined, ConstantValue][] = [];
-  for (const item of (node["items"] as (PhpNode | null)[] | undefined) ?? []) {
+  for (const item of (node.items as (PhpNode | null)[] | undefined) ?? []) {
     if (!item) return NOT_CONSTANT;
-    const valueNode = item.kind === "entry" ? (item["value"] as PhpNode) : item;
-    if (item.kind === "entry" && (item["unpack"] === true || item["byRef"] === true)) return NOT_CONSTANT;
+    const valueNode = item.kind === "entry" ? (item.value as PhpNode) : item;
+    if (item.kind === "entry" && (item.unpack === true || item.byRef === true)) return NOT_CONSTANT;
     const value = evaluate(valueNode);
     if (value === NOT_CONSTANT) return NOT_CONSTANT;
-    const keyNode = item.kind === "entry" ? (item["key"] as PhpNode | null) : null;
+    const keyNode = item.kind === "entry" ? (item.key as PhpNode | null) : null;
     let key: ConstantValue | undefined;
     if (keyNode) {
       const k = evaluate(keyNode);
@@ -119,7 +142,7 @@ function arrayValue(node: PhpNode, evaluate: (n: PhpNode) => ConstantValue | typ
     }
   }
   const map = new Map<string, ConstantValue>();
-  entries.forEach(([, v], i) => map.set(keys[i]!, v));
+  for (const [i, [, v]] of entries.entries()) map.set(keys[i]!, v);
   const isList = [...map.keys()].every((k, i) => k === String(i));
   if (isList) return [...map.values()];
   const obj: { [key: string]: ConstantValue } = {};

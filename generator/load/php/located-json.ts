@@ -31,7 +31,12 @@ export function object(loc: Loc): LocatedValue & { kind: "object" } {
 }
 
 /** Appends a member (or replaces one of the same key in place, as a PHP array would). */
-export function put(target: LocatedValue & { kind: "object" }, key: string, value: LocatedValue, keyLoc: Loc = value.loc): void {
+export function put(
+  target: LocatedValue & { kind: "object" },
+  key: string,
+  value: LocatedValue,
+  keyLoc: Loc = value.loc,
+): void {
   const at = target.members.findIndex((m) => m.key === key);
   if (at >= 0) target.members[at] = { key, keyLoc, value };
   else target.members.push({ key, keyLoc, value });
@@ -67,7 +72,13 @@ export function printLocated(root: LocatedValue, indent = 4): { text: string; or
     const offset = text.length;
     if (v.kind === "scalar") {
       text += JSON.stringify(v.value);
-      return { type: scalarType(v.value), value: v.value, offset, length: text.length - offset, ...(parent && { parent }) };
+      return {
+        type: scalarType(v.value),
+        value: v.value,
+        offset,
+        length: text.length - offset,
+        ...(parent && { parent }),
+      };
     }
     const node: MutableNode = { type: v.kind, offset, length: 0, children: [], ...(parent && { parent }) };
     const entries = v.kind === "array" ? v.items : v.members;
@@ -87,8 +98,21 @@ export function printLocated(root: LocatedValue, indent = 4): { text: string; or
         mark(m.keyLoc);
         const keyOffset = text.length;
         const keyText = JSON.stringify(m.key);
-        const property: MutableNode = { type: "property", offset: keyOffset, length: 0, colonOffset: keyOffset + keyText.length, children: [], parent: node };
-        property.children!.push({ type: "string", value: m.key, offset: keyOffset, length: keyText.length, parent: property });
+        const property: MutableNode = {
+          type: "property",
+          offset: keyOffset,
+          length: 0,
+          colonOffset: keyOffset + keyText.length,
+          children: [],
+          parent: node,
+        };
+        property.children!.push({
+          type: "string",
+          value: m.key,
+          offset: keyOffset,
+          length: keyText.length,
+          parent: property,
+        });
         text += `${keyText}: `;
         property.children!.push(write(m.value, depth + 1, property));
         property.length = text.length - keyOffset;

@@ -10,16 +10,25 @@ import { firstTag, usableTags } from "./usable-tags.ts";
 const METHOD_TAGS = new Set(["verb", "path", "param", "return", "static", "access", "description", "summary"]);
 
 /**
- * Reads one PHP method the way `aps build` does (php-annotations.md, section 5): only a
+ * Reads one PHP method the way `aps build` does (docs/aps/packages.md section 6): only a
  * method with `@verb` is an operation. `@param` tags bind to the PHP parameters by position;
  * the PHP parameter name becomes the JSON key.
  */
-export function readOperationAnnotations(method: PhpMethod, owner: PhpClass, sink: DiagnosticSink): { name: string; loc: Loc; value: LocatedValue } | undefined {
+export function readOperationAnnotations(
+  method: PhpMethod,
+  owner: PhpClass,
+  sink: DiagnosticSink,
+): { name: string; loc: Loc; value: LocatedValue } | undefined {
   const tags = usableTags(method.doc, owner.file, sink, "method", METHOD_TAGS);
   const verb = firstTag(tags, "verb");
   if (!verb) {
     const stray = tags[0];
-    if (stray) sink.report(Codes.phpAnnotationIgnored, stray.loc, `method ${method.name}() has APS annotations but no @verb, so "aps build" makes no operation of it; add @verb(GET) (or POST, PUT, DELETE) and @path("/...").`);
+    if (stray)
+      sink.report(
+        Codes.phpAnnotationIgnored,
+        stray.loc,
+        `method ${method.name}() has APS annotations but no @verb, so "aps build" makes no operation of it; add @verb(GET) (or POST, PUT, DELETE) and @path("/...").`,
+      );
     return undefined;
   }
   const out = object(verb.loc);
@@ -28,7 +37,10 @@ export function readOperationAnnotations(method: PhpMethod, owner: PhpClass, sin
   if (path) putArgument(out, "path", path);
   const isStatic = firstTag(tags, "static");
   if (isStatic && isStatic.args?.[0]?.text.toLowerCase() !== "false") put(out, "static", scalar(true, isStatic.loc));
-  const access = accessObject(tags.filter((t) => t.name === "access"), sink);
+  const access = accessObject(
+    tags.filter((t) => t.name === "access"),
+    sink,
+  );
   if (access) put(out, "access", access);
   const ret = firstTag(tags, "return");
   if (ret) put(out, "response", response(ret), ret.loc);
@@ -43,7 +55,11 @@ export function readOperationAnnotations(method: PhpMethod, owner: PhpClass, sin
     }
     const php = method.parameters[position++];
     if (!php) {
-      sink.report(Codes.phpAnnotationIgnored, tag.loc, `@param(${args.map((a) => a.text).join(", ")}) has no PHP parameter at its position in ${method.name}(); "aps build" binds @param tags to the PHP parameters in order, so it drops this one. Add the parameter to the method.`);
+      sink.report(
+        Codes.phpAnnotationIgnored,
+        tag.loc,
+        `@param(${args.map((a) => a.text).join(", ")}) has no PHP parameter at its position in ${method.name}(); "aps build" binds @param tags to the PHP parameters in order, so it drops this one. Add the parameter to the method.`,
+      );
       continue;
     }
     const p = object(tag.loc);
@@ -57,7 +73,11 @@ export function readOperationAnnotations(method: PhpMethod, owner: PhpClass, sin
   if (parameters.members.length > 0) put(out, "parameters", parameters);
   for (const t of tags) {
     if (t.name === "description" || t.name === "summary") {
-      sink.report(Codes.phpAnnotationIgnored, t.loc, `@${t.name} on a method is not written by "aps build"; the operation gets no ${t.name}.`);
+      sink.report(
+        Codes.phpAnnotationIgnored,
+        t.loc,
+        `@${t.name} on a method is not written by "aps build"; the operation gets no ${t.name}.`,
+      );
     }
   }
   return { name: method.name, loc: verb.loc, value: out };
@@ -73,7 +93,7 @@ function response(tag: DocTag): LocatedValue {
   const out = object(tag.loc);
   const [type, contentType] = tag.args ?? [];
   put(out, "contentType", scalar(contentType?.text ?? null, contentType?.loc ?? tag.loc), tag.loc);
-  if (type && type.text.endsWith("[]")) {
+  if (type?.text.endsWith("[]")) {
     put(out, "type", scalar("array", type.loc), tag.loc);
     const items = object(type.loc);
     put(items, "type", scalar(type.text.slice(0, -2), type.loc));

@@ -16,7 +16,11 @@ export interface DeclarationsOutcome {
 export function phpDeclarations(packageInput: string, cwd: string): DeclarationsOutcome {
   const loaded = loadInputs([packageInput], { cwd, includeCore: false });
   const files = loaded.packages.flatMap((p) =>
-    p.documents.flatMap((d) => (d.php && d.service !== undefined ? [{ service: d.service, name: `${d.service}.schema.gen`, text: schemaGenText(d.php) }] : [])),
+    p.documents.flatMap((d) =>
+      d.php && d.service !== undefined
+        ? [{ service: d.service, name: `${d.service}.schema.gen`, text: schemaGenText(d.php) }]
+        : [],
+    ),
   );
   return { files, diagnostics: sortDiagnostics(loaded.diagnostics) };
 }

@@ -14,7 +14,9 @@ import { closeSpacedNames } from "./spaced-names.ts";
 export interface PhpNode {
   readonly kind: string;
   readonly loc?: { readonly start: { readonly offset: number } } | null;
-  readonly leadingComments?: readonly { readonly kind: string; readonly value: string; readonly offset: number }[] | null;
+  readonly leadingComments?:
+    | readonly { readonly kind: string; readonly value: string; readonly offset: number }[]
+    | null;
   readonly [key: string]: unknown;
 }
 
@@ -72,7 +74,10 @@ const requireHere = createRequire(import.meta.url);
 function newEngine(): Engine {
   // Loaded on first use, so a package without PHP never pays for the parser (~40 ms of start-up).
   const { Engine: PhpEngine } = requireHere("php-parser") as typeof import("php-parser");
-  return new PhpEngine({ parser: { extractDoc: true, php8: true, suppressErrors: false }, ast: { withPositions: true } });
+  return new PhpEngine({
+    parser: { extractDoc: true, php8: true, suppressErrors: false },
+    ast: { withPositions: true },
+  });
 }
 
 /** One PHP file of a package as parsed: its AST, or where and why it does not parse. */
@@ -126,7 +131,9 @@ export class PhpFileCache {
         }
       }
       const e = error as { message: string; lineNumber?: number; columnNumber?: number };
-      const loc = e.lineNumber ? { file: file.path, line: e.lineNumber, col: (e.columnNumber ?? 0) + 1 } : fileLoc(file.path);
+      const loc = e.lineNumber
+        ? { file: file.path, line: e.lineNumber, col: (e.columnNumber ?? 0) + 1 }
+        : fileLoc(file.path);
       return { file, syntaxError: { loc, message: e.message.replace(/ on line \d+$/, "") } };
     }
   }
@@ -137,11 +144,15 @@ export class PhpFileCache {
  * `include`, with a real PHP parser. Returns undefined when the script is absent or is not PHP
  * that parses (reported). Includes outside the package are reported and skipped.
  */
-export function readPhpProgram(source: PackageSource, scriptPath: string, sink: DiagnosticSink, files: PhpFileCache = new PhpFileCache(source)): PhpProgram | undefined {
+export function readPhpProgram(
+  source: PackageSource,
+  scriptPath: string,
+  sink: DiagnosticSink,
+  files: PhpFileCache = new PhpFileCache(source),
+): PhpProgram | undefined {
   const classes: PhpClass[] = [];
   const constants = new Map<string, PhpNode>();
   const visited = new Set<string>();
-  let script: SourceFile | undefined;
   let unparsable = false;
 
   const visitFile = (path: string): SourceFile | undefined => {
@@ -152,7 +163,11 @@ export function readPhpProgram(source: PackageSource, scriptPath: string, sink: 
     const { file, ast, syntaxError } = parsed;
     if (!ast) {
       unparsable = true;
-      sink.report(Codes.phpSyntax, syntaxError!.loc, `cannot parse PHP: ${syntaxError!.message}. aps-gen reads the annotations of PHP that runs; fix the syntax.`);
+      sink.report(
+        Codes.phpSyntax,
+        syntaxError!.loc,
+        `cannot parse PHP: ${syntaxError!.message}. aps-gen reads the annotations of PHP that runs; fix the syntax.`,
+      );
       return file;
     }
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
@@ -175,7 +190,7 @@ export function readPhpProgram(source: PackageSource, scriptPath: string, sink: 
           walkStatements(child, file, dir);
           break;
         case "expressionstatement":
-          readExpression(child["expression"] as PhpNode, file, dir);
+          readExpression(child.expression as PhpNode, file, dir);
           break;
         default:
           break;
@@ -186,31 +201,44 @@ export function readPhpProgram(source: PackageSource, scriptPath: string, sink: 
   const readExpression = (expr: PhpNode | undefined, file: SourceFile, dir: string): void => {
     if (!expr) return;
     if (expr.kind === "include") {
-      const target = includeTarget(expr["target"] as PhpNode, file, dir);
+      const target = includeTarget(expr.target as PhpNode, file, dir);
       const loc = nodeLoc(file, expr);
       if (target === undefined) {
-        sink.report(Codes.phpIncludeMissing, loc, `cannot tell which file this include names (only string paths, __DIR__ . "/x.php" and dirname(__FILE__) . "/x.php" are followed); classes it declares are not read.`);
+        sink.report(
+          Codes.phpIncludeMissing,
+          loc,
+          `cannot tell which file this include names (only string paths, __DIR__ . "/x.php" and dirname(__FILE__) . "/x.php" are followed); classes it declares are not read.`,
+        );
         return;
       }
       if (RUNTIME_INCLUDE.test(target.written)) return;
       const found = target.candidates.find((c) => files.has(c));
       if (found === undefined) {
-        sink.report(Codes.phpIncludeMissing, loc, `included file "${target.written}" is not in the package; classes it declares are not read.`);
+        sink.report(
+          Codes.phpIncludeMissing,
+          loc,
+          `included file "${target.written}" is not in the package; classes it declares are not read.`,
+        );
         return;
       }
       visitFile(found);
       return;
     }
     if (expr.kind === "call") {
-      const what = expr["what"] as PhpNode;
-      const args = (expr["arguments"] as PhpNode[] | undefined) ?? [];
-      if (what.kind === "name" && String(what["name"]).toLowerCase() === "define" && args[0]?.kind === "string" && args[1]) {
-        constants.set(String(args[0]["value"]), args[1]);
+      const what = expr.what as PhpNode;
+      const args = (expr.arguments as PhpNode[] | undefined) ?? [];
+      if (
+        what.kind === "name" &&
+        String(what.name).toLowerCase() === "define" &&
+        args[0]?.kind === "string" &&
+        args[1]
+      ) {
+        constants.set(String(args[0].value), args[1]);
       }
     }
   };
 
-  script = visitFile(scriptPath);
+  const script = visitFile(scriptPath);
   if (!script) return undefined;
   return { script, classes, constants, unparsable };
 }
@@ -219,25 +247,29 @@ export function readPhpProgram(source: PackageSource, scriptPath: string, sink: 
 function statementChildren(node: PhpNode): PhpNode[] {
   if (node.kind === "if") {
     const out: PhpNode[] = [];
-    for (const branch of [node["body"], node["alternate"]] as (PhpNode | null)[]) {
+    for (const branch of [node.body, node.alternate] as (PhpNode | null)[]) {
       if (!branch) continue;
       if (branch.kind === "block" || branch.kind === "if") out.push(...statementChildren(branch));
       else out.push(branch);
     }
     return out;
   }
-  const children = node["children"];
+  const children = node.children;
   return Array.isArray(children) ? (children as PhpNode[]) : [];
 }
 
 /** The file an include names: its text as written and the package paths it may mean. */
-function includeTarget(target: PhpNode, file: SourceFile, dir: string): { written: string; candidates: string[] } | undefined {
+function includeTarget(
+  target: PhpNode,
+  file: SourceFile,
+  dir: string,
+): { written: string; candidates: string[] } | undefined {
   const parts = flattenConcat(target);
   if (!parts) return undefined;
   let fromScriptDir = false;
   let written = "";
   for (const [i, p] of parts.entries()) {
-    if (p.kind === "string") written += String(p["value"]);
+    if (p.kind === "string") written += String(p.value);
     else if (i === 0 && isDirExpression(p)) fromScriptDir = true;
     else return undefined;
   }
@@ -251,9 +283,9 @@ function includeTarget(target: PhpNode, file: SourceFile, dir: string): { writte
 }
 
 function flattenConcat(node: PhpNode): PhpNode[] | undefined {
-  if (node.kind === "bin" && node["type"] === ".") {
-    const left = flattenConcat(node["left"] as PhpNode);
-    const right = flattenConcat(node["right"] as PhpNode);
+  if (node.kind === "bin" && node.type === ".") {
+    const left = flattenConcat(node.left as PhpNode);
+    const right = flattenConcat(node.right as PhpNode);
     return left && right ? [...left, ...right] : undefined;
   }
   if (node.kind === "string" || node.kind === "magic" || node.kind === "call") return [node];
@@ -261,11 +293,17 @@ function flattenConcat(node: PhpNode): PhpNode[] | undefined {
 }
 
 function isDirExpression(node: PhpNode): boolean {
-  if (node.kind === "magic") return node["value"] === "__DIR__";
+  if (node.kind === "magic") return node.value === "__DIR__";
   if (node.kind !== "call") return false;
-  const what = node["what"] as PhpNode;
-  const args = (node["arguments"] as PhpNode[] | undefined) ?? [];
-  return what.kind === "name" && String(what["name"]).toLowerCase() === "dirname" && args.length === 1 && args[0]!.kind === "magic" && args[0]!["value"] === "__FILE__";
+  const what = node.what as PhpNode;
+  const args = (node.arguments as PhpNode[] | undefined) ?? [];
+  return (
+    what.kind === "name" &&
+    String(what.name).toLowerCase() === "dirname" &&
+    args.length === 1 &&
+    args[0]!.kind === "magic" &&
+    args[0]!.value === "__FILE__"
+  );
 }
 
 /** Joins a folder and a relative path, resolving `.` and `..`; undefined when it leaves the package. */
@@ -282,51 +320,51 @@ function joinPath(dir: string, rel: string): string | undefined {
 }
 
 function readClass(node: PhpNode, file: SourceFile): PhpClass {
-  const nameNode = node["name"] as PhpNode;
+  const nameNode = node.name as PhpNode;
   const properties: PhpProperty[] = [];
   const methods: PhpMethod[] = [];
   const constants = new Map<string, PhpNode>();
-  for (const member of (node["body"] as PhpNode[] | undefined) ?? []) {
+  for (const member of (node.body as PhpNode[] | undefined) ?? []) {
     if (member.kind === "propertystatement") {
       const doc = docOf(member);
-      const visibility = String(member["visibility"] ?? "");
-      for (const p of (member["properties"] as PhpNode[] | undefined) ?? []) {
-        const pname = p["name"] as PhpNode;
-        const initializer = p["value"] as PhpNode | null;
+      const visibility = String(member.visibility ?? "");
+      for (const p of (member.properties as PhpNode[] | undefined) ?? []) {
+        const pname = p.name as PhpNode;
+        const initializer = p.value as PhpNode | null;
         properties.push({
-          name: String(pname["name"]),
+          name: String(pname.name),
           loc: nodeLoc(file, pname),
           ...(doc && { doc }),
           ...(initializer && { initializer, initializerLoc: nodeLoc(file, initializer) }),
           isPublic: visibility === "public" || visibility === "",
-          isStatic: member["isStatic"] === true,
+          isStatic: member.isStatic === true,
         });
       }
     } else if (member.kind === "method") {
       const doc = docOf(member);
-      const mname = member["name"] as PhpNode;
+      const mname = member.name as PhpNode;
       methods.push({
-        name: String(mname["name"]),
+        name: String(mname.name),
         loc: nodeLoc(file, mname),
         ...(doc && { doc }),
-        parameters: ((member["arguments"] as PhpNode[] | undefined) ?? []).map((a) => {
-          const an = a["name"] as PhpNode;
-          return { name: String(an["name"]), loc: nodeLoc(file, an) };
+        parameters: ((member.arguments as PhpNode[] | undefined) ?? []).map((a) => {
+          const an = a.name as PhpNode;
+          return { name: String(an.name), loc: nodeLoc(file, an) };
         }),
       });
     } else if (member.kind === "classconstant") {
-      for (const c of (member["constants"] as PhpNode[] | undefined) ?? []) {
-        constants.set(String((c["name"] as PhpNode)["name"]), c["value"] as PhpNode);
+      for (const c of (member.constants as PhpNode[] | undefined) ?? []) {
+        constants.set(String((c.name as PhpNode).name), c.value as PhpNode);
       }
     }
   }
-  const ext = node["extends"] as PhpNode | null;
+  const ext = node.extends as PhpNode | null;
   const doc = docOf(node);
   return {
-    name: String(nameNode["name"]),
+    name: String(nameNode.name),
     loc: nodeLoc(file, nameNode),
     file,
-    ...(ext && { extendsName: String(ext["name"]) }),
+    ...(ext && { extendsName: String(ext.name) }),
     ...(doc && { doc }),
     properties,
     methods,
@@ -338,7 +376,9 @@ function readClass(node: PhpNode, file: SourceFile): PhpClass {
 function docOf(node: PhpNode): DocComment | undefined {
   // As PHP's getDocComment(): the last doc comment before the declaration, even when an
   // ordinary comment sits between them.
-  const last = [...(node.leadingComments ?? [])].reverse().find((c) => c.kind === "commentblock" && c.value.startsWith("/**"));
+  const last = [...(node.leadingComments ?? [])]
+    .reverse()
+    .find((c) => c.kind === "commentblock" && c.value.startsWith("/**"));
   if (!last) return undefined;
   return { value: last.value, offset: last.offset };
 }

@@ -24,10 +24,20 @@ export interface PhpDeclaration {
  * services so a file they all include is parsed once. Returns undefined, with an APS011 error at `serviceLoc`
  * or in the script, when no type can be found.
  */
-export function readPhpService(source: PackageSource, script: string, service: { id: string; loc: Loc }, sink: DiagnosticSink, files: PhpFileCache = new PhpFileCache(source)): PhpDeclaration | undefined {
+export function readPhpService(
+  source: PackageSource,
+  script: string,
+  service: { id: string; loc: Loc },
+  sink: DiagnosticSink,
+  files: PhpFileCache = new PhpFileCache(source),
+): PhpDeclaration | undefined {
   const program = readPhpProgram(source, script, sink, files);
   if (!program) {
-    sink.report(Codes.serviceTypeMissing, service.loc, `service "${service.id}" has no <schema> file and its PHP code "${script}" is not in ${source.root}; add the script, or run "aps build" and point <schema path> at the .schema.gen it writes.`);
+    sink.report(
+      Codes.serviceTypeMissing,
+      service.loc,
+      `service "${service.id}" has no <schema> file and its PHP code "${script}" is not in ${source.root}; add the script, or run "aps build" and point <schema path> at the .schema.gen it writes.`,
+    );
     return undefined;
   }
   const resources = resourceClasses(program, sink);
@@ -39,7 +49,9 @@ export function readPhpService(source: PackageSource, script: string, service: {
   if (!chosen) {
     // A script that does not parse has its error already; "no class" would only repeat it.
     if (program.unparsable) return undefined;
-    const why = noCodeReason(program.script.text) ?? `declares no class with a usable @type("http://...") annotation, so its type cannot be read; annotate the resource class (see "What gets loaded" in the README)`;
+    const why =
+      noCodeReason(program.script.text) ??
+      `declares no class with a usable @type("http://...") annotation, so its type cannot be read; annotate the resource class (see "What gets loaded" in the README)`;
     sink.report(Codes.serviceTypeMissing, fileLoc(program.script.path), `service "${service.id}": ${script} ${why}.`);
     return undefined;
   }
@@ -56,7 +68,8 @@ export function readPhpService(source: PackageSource, script: string, service: {
  * (or at `<?=`); anything else, such as `<?phpfoo`, is text that PHP prints as it is.
  */
 function noCodeReason(text: string): string | undefined {
-  if (text.trim() === "") return `is empty, so it declares no type ("aps build" writes a declaration with nothing in it); add the resource class`;
+  if (text.trim() === "")
+    return `is empty, so it declares no type ("aps build" writes a declaration with nothing in it); add the resource class`;
   if (/<\?php(\s|$)|<\?=/.test(text)) return undefined;
   const start = JSON.stringify(text.trimStart().slice(0, 16));
   return `has no PHP code: "<?php" opens code only when a space or a line break follows it, and the file starts ${start}, so PHP prints the whole file as text (which "aps build" writes as the declaration); put a line break after <?php`;
@@ -79,9 +92,9 @@ export function dedupingSink(target: DiagnosticSink): DiagnosticSink {
   const seen = new Set(target.items.map(formatDiagnostic));
   const sink = new DiagnosticSink();
   const report = sink.report.bind(sink);
-  sink.report = (rule, loc, message) => {
+  sink.report = (rule, loc, message, suggestion) => {
     const before = sink.items.length;
-    report(rule, loc, message);
+    report(rule, loc, message, suggestion);
     const added = sink.items[before]!;
     const key = formatDiagnostic(added);
     sink.items.pop();

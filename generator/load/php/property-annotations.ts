@@ -8,8 +8,26 @@ import type { PhpClass, PhpProperty } from "./php-program.ts";
 import { firstTag, usableTags } from "./usable-tags.ts";
 
 const PROPERTY_TAGS = new Set([
-  "type", "link", "title", "description", "required", "readonly", "encrypted", "final", "headline", "unit", "format",
-  "pattern", "minLength", "maxLength", "minItems", "maxItems", "option", "access", "default", "allocate",
+  "type",
+  "link",
+  "title",
+  "description",
+  "required",
+  "readonly",
+  "encrypted",
+  "final",
+  "headline",
+  "unit",
+  "format",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "option",
+  "access",
+  "default",
+  "allocate",
 ]);
 const TEXT_TAGS = ["format", "pattern"] as const;
 const LENGTH_TAGS = ["minLength", "maxLength", "minItems", "maxItems"] as const;
@@ -17,22 +35,38 @@ const ROLES = new Set(["admin", "owner", "referrer", "public"]);
 
 /** What a property's annotations make: an entry of `properties`, of `relations`, or nothing. */
 export type MemberDeclaration =
-  | { readonly section: "properties"; readonly name: string; readonly loc: Loc; readonly value: LocatedValue; readonly typeNames: readonly string[] }
+  | {
+      readonly section: "properties";
+      readonly name: string;
+      readonly loc: Loc;
+      readonly value: LocatedValue;
+      readonly typeNames: readonly string[];
+    }
   | { readonly section: "relations"; readonly name: string; readonly loc: Loc; readonly value: LocatedValue };
 
 /**
- * Reads one PHP property the way `aps build` does (php-annotations.md, sections 3 and 4):
+ * Reads one PHP property the way `aps build` does (docs/aps/packages.md section 5):
  * `@link` makes a relation, `@type` a property, anything else nothing. Members come out in
  * the order `aps build` writes them.
  */
-export function readPropertyAnnotations(prop: PhpProperty, owner: PhpClass, scope: ConstantScope, sink: DiagnosticSink): MemberDeclaration | undefined {
+export function readPropertyAnnotations(
+  prop: PhpProperty,
+  owner: PhpClass,
+  scope: ConstantScope,
+  sink: DiagnosticSink,
+): MemberDeclaration | undefined {
   const tags = usableTags(prop.doc, owner.file, sink, "property", PROPERTY_TAGS);
   const link = firstTag(tags, "link");
   const type = firstTag(tags, "type");
   if (link) return { section: "relations", name: prop.name, loc: link.loc, value: relation(link, tags, sink) };
   if (!type) {
     const stray = tags[0];
-    if (stray) sink.report(Codes.phpAnnotationIgnored, stray.loc, `property $${prop.name} has APS annotations but no @type or @link, so "aps build" leaves it out; add @type(...) to declare it.`);
+    if (stray)
+      sink.report(
+        Codes.phpAnnotationIgnored,
+        stray.loc,
+        `property $${prop.name} has APS annotations but no @type or @link, so "aps build" leaves it out; add @type(...) to declare it.`,
+      );
     return undefined;
   }
   return property(prop, type, tags, scope, sink);
@@ -52,12 +86,22 @@ function relation(link: DocTag, tags: readonly DocTag[], sink: DiagnosticSink): 
   if (allocate?.args?.[0]) put(out, "allocate", scalar(allocate.args[0].text, allocate.args[0].loc), allocate.loc);
   for (const t of tags) {
     if (t.name === "link" || t.name === "required" || t.name === "allocate") continue;
-    sink.report(Codes.phpAnnotationIgnored, t.loc, `@${t.name} on a @link property is ignored by "aps build" (a relation has only type, required, collection and allocate here).`);
+    sink.report(
+      Codes.phpAnnotationIgnored,
+      t.loc,
+      `@${t.name} on a @link property is ignored by "aps build" (a relation has only type, required, collection and allocate here).`,
+    );
   }
   return out;
 }
 
-function property(prop: PhpProperty, typeTag: DocTag, tags: readonly DocTag[], scope: ConstantScope, sink: DiagnosticSink): MemberDeclaration {
+function property(
+  prop: PhpProperty,
+  typeTag: DocTag,
+  tags: readonly DocTag[],
+  scope: ConstantScope,
+  sink: DiagnosticSink,
+): MemberDeclaration {
   const out = object(typeTag.loc);
   const typeArg = typeTag.args?.[0];
   const typeText = typeArg?.text ?? "";
@@ -102,18 +146,30 @@ function property(prop: PhpProperty, typeTag: DocTag, tags: readonly DocTag[], s
     const value = constantValue(prop.initializer, scope);
     const loc = locOfInitializer(prop);
     if (value === NOT_CONSTANT) {
-      sink.report(Codes.phpAnnotationIgnored, loc, `the initializer of $${prop.name} is not a constant aps-gen can work out, so no "default" is written; use a literal, an array or a constant.`);
+      sink.report(
+        Codes.phpAnnotationIgnored,
+        loc,
+        `the initializer of $${prop.name} is not a constant aps-gen can work out, so no "default" is written; use a literal, an array or a constant.`,
+      );
     } else if (value !== null) {
       put(out, "default", located(value, loc));
     }
   }
   const defaultTag = firstTag(tags, "default");
-  if (defaultTag) sink.report(Codes.phpAnnotationIgnored, defaultTag.loc, `@default is ignored by "aps build"; the default of a property is its PHP initializer (public $${prop.name} = ...;).`);
+  if (defaultTag)
+    sink.report(
+      Codes.phpAnnotationIgnored,
+      defaultTag.loc,
+      `@default is ignored by "aps build"; the default of a property is its PHP initializer (public $${prop.name} = ...;).`,
+    );
   text("title");
   text("description");
   flag("headline");
   text("unit");
-  const access = accessObject(tags.filter((t) => t.name === "access"), sink);
+  const access = accessObject(
+    tags.filter((t) => t.name === "access"),
+    sink,
+  );
   if (access) put(out, "access", access);
   const options = tags.filter((t) => t.name === "option");
   if (options.length > 0) {
@@ -142,7 +198,11 @@ export function accessObject(tags: readonly DocTag[], sink: DiagnosticSink): Loc
   for (const t of tags) {
     const [role, value] = t.args ?? [];
     if (!role || !ROLES.has(role.text)) {
-      sink.report(Codes.phpAnnotationIgnored, t.loc, `@access needs a role (admin, owner, referrer or public) and true or false, e.g. @access(referrer, false); this one is ignored.`);
+      sink.report(
+        Codes.phpAnnotationIgnored,
+        t.loc,
+        `@access needs a role (admin, owner, referrer or public) and true or false, e.g. @access(referrer, false); this one is ignored.`,
+      );
       continue;
     }
     const allowed = value === undefined ? true : value.text.toLowerCase() !== "false";

@@ -29,7 +29,11 @@ export function closeSpacedNames(text: string, engine: Engine): string {
       continue;
     }
     const parts = tokens.slice(i, run.end).map(tokenText);
-    const closed = tokens.slice(i, run.end).filter((t) => tokenName(t) !== "T_WHITESPACE").map(tokenText).join("");
+    const closed = tokens
+      .slice(i, run.end)
+      .filter((t) => tokenName(t) !== "T_WHITESPACE")
+      .map(tokenText)
+      .join("");
     const all = parts.join("");
     out.push(run.spaced ? closed + " ".repeat(all.length - closed.length) : all);
     i = run.end;

@@ -30,7 +30,7 @@ export function resourceClasses(program: PhpProgram, sink: DiagnosticSink): Reso
 }
 
 /**
- * The JSON declaration `aps build` writes for a resource class (php-annotations.md section 7):
+ * The JSON declaration `aps build` writes for a resource class (docs/aps/packages.md section 8):
  * members in its order, structures the type refers to in class declaration order, empty
  * sections left out.
  */
@@ -48,7 +48,10 @@ export function typeDeclaration(resource: ResourceClass, program: PhpProgram, si
     const items = implementsTags.flatMap((t) => (t.args ?? []).map((a) => scalar(a.text, a.loc)));
     put(root, "implements", { kind: "array", items, loc: implementsTags[0]!.loc }, implementsTags[0]!.loc);
   }
-  const access = accessObject(tags.filter((t) => t.name === "access"), sink);
+  const access = accessObject(
+    tags.filter((t) => t.name === "access"),
+    sink,
+  );
   if (access) put(root, "access", access);
 
   const properties = object(cls.loc);
@@ -95,7 +98,7 @@ function structureSection(
     const properties = object(cls.loc);
     for (const { prop, owner } of inheritedProperties(cls, byName)) {
       const member = readPropertyAnnotations(prop, owner, scopeOf(owner), sink);
-      if (!member || member.section !== "properties") continue;
+      if (member?.section !== "properties") continue;
       for (const n of member.typeNames) if (!entries.has(n)) pending.push(n);
       put(properties, member.name, member.value, member.loc);
     }
@@ -133,7 +136,10 @@ function ancestry(cls: PhpClass, byName: ReadonlyMap<string, PhpClass>): PhpClas
  * Properties as PHP reflection lists them: the class's own first, then those it inherits and
  * does not redeclare. Static properties are class state, not resource data.
  */
-function inheritedProperties(cls: PhpClass, byName: ReadonlyMap<string, PhpClass>): { prop: PhpProperty; owner: PhpClass }[] {
+function inheritedProperties(
+  cls: PhpClass,
+  byName: ReadonlyMap<string, PhpClass>,
+): { prop: PhpProperty; owner: PhpClass }[] {
   const seen = new Set<string>();
   const out: { prop: PhpProperty; owner: PhpClass }[] = [];
   for (const owner of ancestry(cls, byName)) {
@@ -146,7 +152,10 @@ function inheritedProperties(cls: PhpClass, byName: ReadonlyMap<string, PhpClass
   return out;
 }
 
-function inheritedMethods(cls: PhpClass, byName: ReadonlyMap<string, PhpClass>): { method: PhpMethod; owner: PhpClass }[] {
+function inheritedMethods(
+  cls: PhpClass,
+  byName: ReadonlyMap<string, PhpClass>,
+): { method: PhpMethod; owner: PhpClass }[] {
   const seen = new Set<string>();
   const out: { method: PhpMethod; owner: PhpClass }[] = [];
   for (const owner of ancestry(cls, byName)) {

@@ -1,7 +1,8 @@
 /**
- * Who may do what to a resource (SPEC 2.7): a resource the caller may not retrieve does not
- * exist for it (404); one it sees but whose operation its roles do not allow is a 403. Shared by
- * every feature that acts on resources, and by relations for the targets of links.
+ * Who may do what to a resource (docs/aps/security.md, "Access checks"): a resource the caller may
+ * not retrieve does not exist for it (404); one it sees but whose operation its roles do not allow
+ * is a 403. Shared by every feature that acts on resources, and by relations for the targets of
+ * links.
  */
 import { RoleBit } from "../../common/actor.ts";
 import type { Caller } from "../auth/caller.ts";
@@ -54,7 +55,11 @@ export class ResourceAccess {
 /** 403 unless `roles` include one the operation's access allows. */
 export function requireOperation(type: RegistryType, operation: string, roles: number): void {
   const access = operationAccess(type, operation);
-  if ((access & roles) === 0) throw new ControllerError(403, `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`);
+  if ((access & roles) === 0)
+    throw new ControllerError(
+      403,
+      `Your roles on this ${type.name} do not allow ${operation}; its access allows ${roleNames(access)}.`,
+    );
 }
 
 function roleNames(bits: number): string {

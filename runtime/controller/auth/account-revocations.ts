@@ -84,14 +84,18 @@ export class AccountRevocationFeed {
     this.running ??= this.catchUp()
       .then(() => this.outage?.succeeded())
       .catch((error: unknown) => {
-        if (!this.outage?.failed(error)) this.logger?.warn({ err: loggableError(error) }, "account revocation feed: poll failed");
+        if (!this.outage?.failed(error))
+          this.logger?.warn({ err: loggableError(error) }, "account revocation feed: poll failed");
       })
       .finally(() => (this.running = undefined));
     return this.running;
   }
 
   private async catchUp(): Promise<void> {
-    const [clock] = await this.db.select({ last: revocationClock.lastSerial }).from(revocationClock).where(sql`${revocationClock.id} = 1`);
+    const [clock] = await this.db
+      .select({ last: revocationClock.lastSerial })
+      .from(revocationClock)
+      .where(sql`${revocationClock.id} = 1`);
     const last = Number(clock?.last ?? 0);
     if (this.seen === undefined) {
       this.seen = last;
@@ -116,7 +120,9 @@ export class AccountRevocationFeed {
     const now = Date.now();
     if (now - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = now;
-      await this.db.delete(accountRevocations).where(sql`${accountRevocations.at} < now() - make_interval(secs => ${this.options.retentionMs / 1000})`);
+      await this.db
+        .delete(accountRevocations)
+        .where(sql`${accountRevocations.at} < now() - make_interval(secs => ${this.options.retentionMs / 1000})`);
     }
   }
 }

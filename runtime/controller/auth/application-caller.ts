@@ -1,9 +1,10 @@
 /**
- * Application instances as callers of every `/aps/2` route (SPEC 1.3, 4.7, 5.2; aps-facts 6): an
+ * Application instances as callers of every `/aps/2` route (docs/aps/security.md, "Callers"): an
  * instance authenticates with the client certificate the controller issued it (or, see
  * oauth-verifier.ts, an OAuth 1 signature with its key) and acts as itself, or, with
  * `APS-Resource-ID: <one of its resources>`, as the customer that resource belongs to
- * (impersonation, SPEC 4.7.1). What each may do is in auth/roles.ts.
+ * (impersonation, docs/aps/security.md, "Applications as callers"). What each may do is in
+ * auth/roles.ts.
  */
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
@@ -60,7 +61,10 @@ export class ApplicationCallers {
       // During an install the instance is not stored yet: its new certificate is in the transaction's claims.
       const claims = await this.transactions.read(c.req.header("aps-transaction-id"));
       if (claims?.fingerprint === peer.fingerprint) return claims.instanceId;
-      throw new ControllerError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
+      throw new ControllerError(
+        403,
+        "No application instance holds this certificate (was it re-issued or the instance removed?).",
+      );
     }
     for (const authenticate of this.others) {
       const id = await authenticate(c);
@@ -74,14 +78,26 @@ export class ApplicationCallers {
    * resource its running provisioning creates (named by the transaction's claims, not stored
    * yet) has no owner to act as: the instance then acts as itself.
    */
-  private async impersonating(instanceId: string, resourceId: string, transactionId: string | undefined): Promise<Caller> {
+  private async impersonating(
+    instanceId: string,
+    resourceId: string,
+    transactionId: string | undefined,
+  ): Promise<Caller> {
     const row = isUuid(resourceId) ? await this.store.get(resourceId) : undefined;
     if (!row) {
       const claims = await this.transactions.read(transactionId);
-      if (claims && claims.resourceId === resourceId && claims.instanceId === instanceId) return { kind: "application", instanceId };
-      throw new ControllerError(403, `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`);
+      if (claims && claims.resourceId === resourceId && claims.instanceId === instanceId)
+        return { kind: "application", instanceId };
+      throw new ControllerError(
+        403,
+        `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`,
+      );
     }
-    if (row.instanceId !== instanceId || !row.ownerAccount) throw new ControllerError(403, `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`);
+    if (row.instanceId !== instanceId || !row.ownerAccount)
+      throw new ControllerError(
+        403,
+        `APS-Resource-ID ${resourceId} is not a resource of this application instance, so it cannot act for its owner.`,
+      );
     return { kind: "user", accountId: row.ownerAccount, accountPath: row.ownerPath, instanceId };
   }
 }

@@ -9,7 +9,10 @@ import type { ApplicationCallers } from "./application-caller.ts";
 import type { CallerResolver } from "./caller.ts";
 import { requestSource } from "./request-source.ts";
 
-export function callerMiddleware(callers: CallerResolver, applicationCallers: ApplicationCallers | undefined): MiddlewareHandler<ControllerEnv> {
+export function callerMiddleware(
+  callers: CallerResolver,
+  applicationCallers: ApplicationCallers | undefined,
+): MiddlewareHandler<ControllerEnv> {
   return async (c, next) => {
     const resolving = applicationCallers?.resolve(c as never);
     const application = resolving ? await resolving : undefined;

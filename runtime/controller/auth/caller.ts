@@ -4,7 +4,7 @@
  */
 import { ControllerError } from "../support/errors.ts";
 import type { StoredResource } from "../store/schema-rows.ts";
-import type { TokenService } from "./tokens.ts";
+import type { TokenIdentity, TokenService } from "./tokens.ts";
 import type { RevocationListener } from "./account-revocations.ts";
 import { FailedVerificationLimiter } from "./failed-verification-limiter.ts";
 import { isUuid } from "../support/uuid.ts";
@@ -12,14 +12,14 @@ import type { RequestScope } from "../observability/request-scope.ts";
 import { ResourceStatus } from "../../common/core-types.ts";
 
 const MAX_CACHED_TOKENS = 10_000;
-/** Status of a suspended resource (SPEC 3); an account in it speaks for no one. */
+/** Status of a suspended resource (docs/aps/lifecycle.md, "Suspendable types"); an account in it speaks for no one. */
 const DISABLED = ResourceStatus.disabled;
 
 /**
  * The caller of one request. An application instance calls as itself (`kind: "application"`:
  * its rights come from the resources it serves, see auth/roles.ts) or, with `APS-Resource-ID`,
  * as the customer that owns one of its resources (`kind: "user"` with that account and
- * `instanceId` set: the customer's roles, SPEC 4.7.1).
+ * `instanceId` set: the customer's roles, docs/aps/security.md, "Applications as callers").
  */
 export interface Caller {
   readonly kind: "user" | "application";
@@ -35,6 +35,12 @@ export interface Caller {
    * resolved callers are cached across requests and never carry it.
    */
   readonly request?: RequestScope;
+}
+
+/** A verified token's caller and, when the token has one, its expiry (seconds since the epoch). */
+interface VerifiedCaller {
+  readonly caller: Caller;
+  readonly expires?: number;
 }
 
 /**
@@ -66,14 +72,24 @@ export class CallerResolver implements RevocationListener {
 
   /** The caller `token` speaks for; `source` (the remote address) is what failures are counted against. */
   async resolve(token: string | undefined, source = "unknown"): Promise<Caller> {
-    if (!token) throw new ControllerError(401, "The APS-Token header is missing; every call needs one (mint one with: aps-gen token --account <id>).");
+    if (!token)
+      throw new ControllerError(
+        401,
+        "The APS-Token header is missing; every call needs one (mint one with: aps-gen token --account <id>).",
+      );
     const now = Date.now();
     const cached = this.verified.get(token);
     if (cached && cached.until > now) return cached.caller;
     const wait = this.failures.retryAfter(source, now);
-    if (wait > 0) throw new ControllerError(429, `Too many APS-Tokens from ${source} failed verification; try again in ${wait} s.`, undefined, { "Retry-After": String(wait) });
+    if (wait > 0)
+      throw new ControllerError(
+        429,
+        `Too many APS-Tokens from ${source} failed verification; try again in ${wait} s.`,
+        undefined,
+        { "Retry-After": String(wait) },
+      );
     const generation = this.generation;
-    let caller;
+    let caller: VerifiedCaller;
     try {
       caller = await this.verify(token);
     } catch (error) {
@@ -82,7 +98,10 @@ export class CallerResolver implements RevocationListener {
     }
     if (this.remember(generation)) {
       if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.clear();
-      this.verified.set(token, { caller: caller.caller, until: Math.min(now + 60_000, caller.expires ? caller.expires * 1000 : Infinity) });
+      this.verified.set(token, {
+        caller: caller.caller,
+        until: Math.min(now + 60_000, caller.expires ? caller.expires * 1000 : Infinity),
+      });
     }
     return caller.caller;
   }
@@ -108,17 +127,26 @@ export class CallerResolver implements RevocationListener {
     return generation === this.generation && this.following();
   }
 
-  private async verify(token: string): Promise<{ caller: Caller; expires?: number }> {
-    let identity;
+  private async verify(token: string): Promise<VerifiedCaller> {
+    let identity: TokenIdentity;
     try {
       identity = await this.tokens.verify(token);
     } catch {
       throw new ControllerError(401, "The APS-Token is not valid: its signature, issuer or expiry does not check out.");
     }
     const expires = identity.expires ? { expires: identity.expires } : {};
-    if (!identity.accountId) return { caller: { kind: "user", ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
+    if (!identity.accountId)
+      return { caller: { kind: "user", ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
     const accountPath = await this.accountPath(identity.accountId);
-    return { caller: { kind: "user", accountId: identity.accountId, accountPath, ...(identity.userId ? { userId: identity.userId } : {}) }, ...expires };
+    return {
+      caller: {
+        kind: "user",
+        accountId: identity.accountId,
+        accountPath,
+        ...(identity.userId ? { userId: identity.userId } : {}),
+      },
+      ...expires,
+    };
   }
 
   /**
@@ -130,10 +158,15 @@ export class CallerResolver implements RevocationListener {
     if (known) return known;
     const generation = this.generation;
     const row = isUuid(accountId) ? await this.store.get(accountId) : undefined;
-    if (!row || row.ownerAccount !== row.id) throw new ControllerError(401, `The APS-Token names account ${accountId}, which does not exist.`);
+    if (!row || row.ownerAccount !== row.id)
+      throw new ControllerError(401, `The APS-Token names account ${accountId}, which does not exist.`);
     for (const id of row.ownerPath.split("/").filter(Boolean)) {
       const account = id === accountId ? row : await this.store.get(id);
-      if (account?.status === DISABLED) throw new ControllerError(401, `The APS-Token names account ${accountId}, ${id === accountId ? "which is" : `whose account ${id} is`} disabled.`);
+      if (account?.status === DISABLED)
+        throw new ControllerError(
+          401,
+          `The APS-Token names account ${accountId}, ${id === accountId ? "which is" : `whose account ${id} is`} disabled.`,
+        );
     }
     if (this.remember(generation)) this.paths.set(accountId, row.ownerPath);
     return row.ownerPath;
@@ -142,5 +175,6 @@ export class CallerResolver implements RevocationListener {
 
 /** 403 unless the caller speaks for the provider's account (the root of the account tree). */
 export function requireProviderAdmin(caller: Caller, what: string): void {
-  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`) throw new ControllerError(403, `Only the provider's administrators may ${what}.`);
+  if (!caller.accountId || caller.accountPath !== `/${caller.accountId}/`)
+    throw new ControllerError(403, `Only the provider's administrators may ${what}.`);
 }

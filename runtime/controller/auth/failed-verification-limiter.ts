@@ -17,7 +17,11 @@ export interface FailedVerificationLimit {
 }
 
 /** Defaults of {@link FailedVerificationLimit}. */
-export const DEFAULT_FAILED_VERIFICATION_LIMIT: FailedVerificationLimit = { burst: 20, perSecond: 2, maxSources: 10_000 };
+export const DEFAULT_FAILED_VERIFICATION_LIMIT: FailedVerificationLimit = {
+  burst: 20,
+  perSecond: 2,
+  maxSources: 10_000,
+};
 
 interface Bucket {
   tokens: number;

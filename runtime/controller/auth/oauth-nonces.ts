@@ -29,7 +29,11 @@ export class OAuthNonces {
     const rows = await this.db
       .insert(oauthNonces)
       .values({ consumerKey, nonce, expires: new Date(expiresMs).toISOString() })
-      .onConflictDoUpdate({ target: [oauthNonces.consumerKey, oauthNonces.nonce], set: { expires: sql`excluded.expires` }, setWhere: lt(oauthNonces.expires, now) })
+      .onConflictDoUpdate({
+        target: [oauthNonces.consumerKey, oauthNonces.nonce],
+        set: { expires: sql`excluded.expires` },
+        setWhere: lt(oauthNonces.expires, now),
+      })
       .returning({ nonce: oauthNonces.nonce });
     return rows.length === 1;
   }

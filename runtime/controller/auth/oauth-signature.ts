@@ -32,7 +32,8 @@ const ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 function alphanumeric(length: number): string {
   // 248 = 4 * 62: bytes at or above it are dropped, so every character is equally likely.
   let out = "";
-  while (out.length < length) for (const b of randomBytes(length * 2)) if (b < 248 && out.length < length) out += ALPHANUMERIC[b % 62];
+  while (out.length < length)
+    for (const b of randomBytes(length * 2)) if (b < 248 && out.length < length) out += ALPHANUMERIC[b % 62];
   return out;
 }
 
@@ -109,10 +110,19 @@ function grouped(pairs: readonly [string, string][]): OAuthParams {
  * The HMAC-SHA1 signature of a request: `method`, the base string URI, and every parameter of the
  * base string (the `oauth_*` ones but the signature, and the decoded query pairs).
  */
-export function signatureOf(method: string, baseUri: string, params: readonly [string, string][], consumerSecret: string): string {
+export function signatureOf(
+  method: string,
+  baseUri: string,
+  params: readonly [string, string][],
+  consumerSecret: string,
+): string {
   // All parameters go in as the library's oauth data: it leaves request.data out of the base
   // string when oauth_body_hash is present, but query parameters belong there all the same.
-  return library("", consumerSecret).getSignature({ method: method.toUpperCase(), url: baseUri, data: {} }, undefined, grouped(params) as unknown as OAuth.Data);
+  return library("", consumerSecret).getSignature(
+    { method: method.toUpperCase(), url: baseUri, data: {} },
+    undefined,
+    grouped(params) as unknown as OAuth.Data,
+  );
 }
 
 /**
@@ -125,7 +135,9 @@ export function authorizationHeader(method: string, url: string, consumer: { key
   const oauth = library(consumer.key, consumer.secret);
   const data = grouped(formDecode(rawQueryOf(url)));
   const signed = oauth.authorize({ method: method.toUpperCase(), url: baseStringUri(url), data });
-  const oauthOnly = Object.fromEntries(Object.entries(signed).filter(([k]) => k.startsWith("oauth_"))) as OAuth.Authorization;
+  const oauthOnly = Object.fromEntries(
+    Object.entries(signed).filter(([k]) => k.startsWith("oauth_")),
+  ) as OAuth.Authorization;
   return oauth.toHeader(oauthOnly).Authorization;
 }
 
@@ -142,7 +154,7 @@ export function parseAuthorization(header: string | undefined): [string, string]
   while (at < rest.length) {
     pattern.lastIndex = at;
     const m = pattern.exec(rest);
-    if (!m) throw new Error("the Authorization header is not a list of name=\"value\" pairs");
+    if (!m) throw new Error('the Authorization header is not a list of name="value" pairs');
     pairs.push([percentDecode(m[1]!), percentDecode(m[2]!)]);
     at = pattern.lastIndex;
   }

@@ -1,4 +1,4 @@
-/** The TLS client certificate of a request, as application authentication (SPEC 5) needs it. */
+/** The TLS client certificate of a request, as application authentication (docs/aps/security.md, "Application credentials") needs it. */
 import type { TLSSocket } from "node:tls";
 import type { HttpBindings } from "@hono/node-server";
 

@@ -1,8 +1,8 @@
 /**
- * `APS-Token` (SPEC 4.7, 5): a signed JWT naming the account and, for a user, the user. A
- * token naming neither is the vendor's anonymous token (public role only). The controller signs
- * its own tokens with a key from the data directory (HS256); tokens of an external issuer are
- * accepted through its JWKS when configured.
+ * `APS-Token` (docs/aps/security.md, "Tokens"): a signed JWT naming the account and, for a user,
+ * the user. A token naming neither is the vendor's anonymous token (public role only). The
+ * controller signs its own tokens with a key from the data directory (HS256); tokens of an external
+ * issuer are accepted through its JWKS when configured.
  */
 import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from "jose";
 
@@ -40,7 +40,10 @@ export class TokenService {
 
   /** A token for an account (and user); `expiresIn` like "12h", none for a long-lived token. */
   async mint(identity: TokenIdentity, expiresIn?: string): Promise<string> {
-    let jwt = new SignJWT({ ...(identity.accountId ? { acc: identity.accountId } : {}) }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer(ISSUER).setIssuedAt();
+    let jwt = new SignJWT({ ...(identity.accountId ? { acc: identity.accountId } : {}) })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuer(ISSUER)
+      .setIssuedAt();
     if (identity.userId) jwt = jwt.setSubject(identity.userId);
     if (expiresIn) jwt = jwt.setExpirationTime(expiresIn);
     return jwt.sign(this.key);
@@ -48,12 +51,18 @@ export class TokenService {
 
   /** The identity a token carries; throws when it is not valid (bad signature, expired, unknown issuer). */
   async verify(token: string): Promise<TokenIdentity> {
-    const local = await jwtVerify<ApsClaims>(token, this.key, { issuer: ISSUER, algorithms: ["HS256"] }).catch((error: unknown) => {
-      if (!this.remote) throw error;
-      return undefined;
-    });
+    const local = await jwtVerify<ApsClaims>(token, this.key, { issuer: ISSUER, algorithms: ["HS256"] }).catch(
+      (error: unknown) => {
+        if (!this.remote) throw error;
+        return undefined;
+      },
+    );
     const result = local ?? (await jwtVerify<ApsClaims>(token, this.remote!.keys, { issuer: this.remote!.issuer }));
     const { acc, sub, exp } = result.payload;
-    return { ...(typeof acc === "string" ? { accountId: acc } : {}), ...(typeof sub === "string" ? { userId: sub } : {}), ...(typeof exp === "number" ? { expires: exp } : {}) };
+    return {
+      ...(typeof acc === "string" ? { accountId: acc } : {}),
+      ...(typeof sub === "string" ? { userId: sub } : {}),
+      ...(typeof exp === "number" ? { expires: exp } : {}),
+    };
   }
 }

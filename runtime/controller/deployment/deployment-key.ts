@@ -42,9 +42,12 @@ export class DeploymentKey {
    */
   static fromText(text: string, source: string): DeploymentKey {
     const trimmed = text.trim();
-    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) && trimmed.length % 4 === 0 ? Buffer.from(trimmed, "base64") : undefined;
+    const bytes =
+      /^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) && trimmed.length % 4 === 0 ? Buffer.from(trimmed, "base64") : undefined;
     if (!bytes || bytes.length < DEPLOYMENT_KEY_MIN_BYTES) {
-      throw new DeploymentKeyFormatError(`the deployment key in ${source} must be at least ${DEPLOYMENT_KEY_MIN_BYTES} random bytes, base64-encoded (make one with: openssl rand -base64 32)`);
+      throw new DeploymentKeyFormatError(
+        `the deployment key in ${source} must be at least ${DEPLOYMENT_KEY_MIN_BYTES} random bytes, base64-encoded (make one with: openssl rand -base64 32)`,
+      );
     }
     return new DeploymentKey(bytes);
   }
@@ -62,7 +65,8 @@ export class DeploymentKey {
   /** Opens what {@link seal} sealed under the same name; throws {@link SealedSecretError} when this key does not open it. */
   open(name: string, sealed: Uint8Array): Buffer {
     const data = Buffer.from(sealed);
-    if (data.length < HEADER_BYTES || data[0] !== FORMAT) throw new SealedSecretError(`the sealed ${name} is not in a format this controller reads`);
+    if (data.length < HEADER_BYTES || data[0] !== FORMAT)
+      throw new SealedSecretError(`the sealed ${name} is not in a format this controller reads`);
     const salt = data.subarray(1, 1 + SALT_BYTES);
     const iv = data.subarray(1 + SALT_BYTES, 1 + SALT_BYTES + IV_BYTES);
     const tag = data.subarray(1 + SALT_BYTES + IV_BYTES, HEADER_BYTES);

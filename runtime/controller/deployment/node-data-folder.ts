@@ -30,7 +30,13 @@ export interface AdoptedFolder {
  * written), the CA certificate written, and the node's server certificate for `hosts` kept or
  * issued by the deployment's CA (`names`: see ensureNodeTls).
  */
-export async function adoptDeploymentSecrets(dataDir: string, secrets: DeploymentSecrets, hosts: readonly string[], names: "replace" | "extend", now: Date = new Date()): Promise<AdoptedFolder> {
+export async function adoptDeploymentSecrets(
+  dataDir: string,
+  secrets: DeploymentSecrets,
+  hosts: readonly string[],
+  names: "replace" | "extend",
+  now: Date = new Date(),
+): Promise<AdoptedFolder> {
   const differing = await filesNotOfTheDeployment(dataDir, secrets);
   let supersededDir: string | undefined;
   if (differing.length > 0) {

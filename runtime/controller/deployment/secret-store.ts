@@ -12,7 +12,9 @@ export type SealedSecrets = ReadonlyMap<string, Uint8Array>;
 
 /** Every sealed secret the database holds (none before a controller first started with a deployment key). */
 export async function readSealedSecrets(db: Db): Promise<SealedSecrets> {
-  const rows = await db.select({ name: deploymentSecrets.name, sealed: deploymentSecrets.sealed }).from(deploymentSecrets);
+  const rows = await db
+    .select({ name: deploymentSecrets.name, sealed: deploymentSecrets.sealed })
+    .from(deploymentSecrets);
   return new Map(rows.map((r) => [r.name, new Uint8Array(r.sealed)]));
 }
 

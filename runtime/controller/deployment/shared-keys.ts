@@ -11,7 +11,13 @@
  * re-issuing a token, a certificate or a sealed value; keys it lacks are made in memory, never
  * written to its folder. Every later start, on any node, opens the stored ones.
  */
-import { createCertificateAuthority, existingControllerTls, issueControllerClientCertificate, isIssuedBy, type KeyPairPem } from "../../common/certificate-authority.ts";
+import {
+  createCertificateAuthority,
+  existingControllerTls,
+  issueControllerClientCertificate,
+  isIssuedBy,
+  type KeyPairPem,
+} from "../../common/certificate-authority.ts";
 import { randomBytes } from "node:crypto";
 import type { Db } from "../store/open-database.ts";
 import { existingKeys, keyFiles, type ControllerKeys } from "../support/data-directory.ts";
@@ -51,7 +57,12 @@ export interface EstablishedSecrets {
  * stored set is incomplete, or when APS_TOKEN_KEY / APS_ENCRYPTION_KEY name a key other than the
  * stored one (the variables would otherwise be silently ignored).
  */
-export async function establishDeploymentSecrets(db: Db, deploymentKey: DeploymentKey, dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<EstablishedSecrets> {
+export async function establishDeploymentSecrets(
+  db: Db,
+  deploymentKey: DeploymentKey,
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<EstablishedSecrets> {
   const stored = await readSealedSecrets(db);
   let result: EstablishedSecrets;
   if (stored.size > 0) {
@@ -70,23 +81,39 @@ export async function establishDeploymentSecrets(db: Db, deploymentKey: Deployme
 export function openDeploymentSecrets(sealed: SealedSecrets, deploymentKey: DeploymentKey): DeploymentSecrets {
   const missing = SECRETS.filter((s) => !sealed.has(s.name)).map((s) => s.name);
   if (missing.length > 0) {
-    throw new ControllerStartError(`the database holds an incomplete set of the deployment's keys (${missing.join(", ")} missing); restore the deployment_secrets table from a backup`, "deployment-key-unusable");
+    throw new ControllerStartError(
+      `the database holds an incomplete set of the deployment's keys (${missing.join(", ")} missing); restore the deployment_secrets table from a backup`,
+      "deployment-key-unusable",
+    );
   }
   const open = (name: string): Buffer => {
     try {
       return deploymentKey.open(name, sealed.get(name)!);
     } catch (error) {
       if (!(error instanceof SealedSecretError)) throw error;
-      throw new ControllerStartError("the deployment key does not open the keys stored in the database: it is not the key they were sealed with (nothing was changed)", "deployment-key-wrong");
+      throw new ControllerStartError(
+        "the deployment key does not open the keys stored in the database: it is not the key they were sealed with (nothing was changed)",
+        "deployment-key-wrong",
+      );
     }
   };
   const secrets: DeploymentSecrets = {
     keys: { token: open("token-key"), encryption: open("encryption-key") },
     ca: { cert: open("ca-certificate").toString("utf8"), key: open("ca-private-key").toString("utf8") },
-    client: { cert: open("controller-client-certificate").toString("utf8"), key: open("controller-client-private-key").toString("utf8") },
+    client: {
+      cert: open("controller-client-certificate").toString("utf8"),
+      key: open("controller-client-private-key").toString("utf8"),
+    },
   };
-  if (secrets.keys.token.length !== 32 || secrets.keys.encryption.length !== 32 || !isIssuedBy(secrets.client.cert, secrets.ca.cert)) {
-    throw new ControllerStartError("the deployment's keys stored in the database open but do not fit together (a key is not 32 bytes, or the CA did not issue the client certificate)", "deployment-key-unusable");
+  if (
+    secrets.keys.token.length !== 32 ||
+    secrets.keys.encryption.length !== 32 ||
+    !isIssuedBy(secrets.client.cert, secrets.ca.cert)
+  ) {
+    throw new ControllerStartError(
+      "the deployment's keys stored in the database open but do not fit together (a key is not 32 bytes, or the CA did not issue the client certificate)",
+      "deployment-key-unusable",
+    );
   }
   return secrets;
 }
@@ -121,7 +148,10 @@ export function checkKeyVariables(keys: ControllerKeys, dataDir: string, env: No
     const variable = files[which].variable;
     const value = env[variable];
     if (value && !Buffer.from(value, "base64").equals(Buffer.from(keys[which]))) {
-      throw new ControllerStartError(`${variable} is not the deployment's ${which} key stored in the database; unset it: with a deployment key every controller uses the stored keys`, "deployment-key-unusable");
+      throw new ControllerStartError(
+        `${variable} is not the deployment's ${which} key stored in the database; unset it: with a deployment key every controller uses the stored keys`,
+        "deployment-key-unusable",
+      );
     }
   }
 }

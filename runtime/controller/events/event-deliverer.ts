@@ -1,10 +1,11 @@
 /**
- * Delivers the outbox (SPEC 6.2) in the background of every controller process: gives serials,
- * claims the next notification of each subscriber, and POSTs it to the handler operation's path on
- * the subscriber, `<endpoint>/<service>/<subscriberID><operation path>`, as real connectors serve it,
- * or to SPEC 6.2's `<endpoint>/<service>/events/<subscriberID>/<handler>` where nothing is routed
- * there (handler-path.ts). 200/204 delivered; 202 tried again
- * later as often as the subscriber asks (aps-facts 5); any other answer, a time-out or an
+ * Delivers the outbox (docs/aps/events.md, "Delivery") in the background of every controller
+ * process: gives serials, claims the next notification of each subscriber, and POSTs it to the
+ * handler operation's path on the subscriber,
+ * `<endpoint>/<service>/<subscriberID><operation path>`, as real connectors serve it, or to
+ * `<endpoint>/<service>/events/<subscriberID>/<handler>`
+ * where nothing is routed there (handler-path.ts). 200/204 delivered; 202 tried again later as
+ * often as the subscriber asks (docs/aps/events.md, "Delivery"); any other answer, a time-out or an
  * unreachable endpoint is retried with exponential backoff a bounded number of times, then the
  * notification lands in the dead-letter list (an admin lists and replays it). At least once, in
  * serial order per subscriber: a process that dies mid-delivery leaves it to the lease.
@@ -24,7 +25,7 @@ import type { ClaimedNotification, NotificationStore } from "./notification-stor
 
 /** How failed deliveries are retried. */
 export interface DeliveryPolicy {
-  /** Failures (not 202s) before a notification is dead; aps-facts 5 says the platform tries 10 times. */
+  /** Failures (not 202s) before a notification is dead; the platform tries 10 times (docs/aps/events.md, "Delivery"). */
   readonly maxAttempts: number;
   /** Wait after the first failure; doubled after each further one. */
   readonly retryBaseSeconds: number;
@@ -36,7 +37,13 @@ export interface DeliveryPolicy {
   readonly idleMs: number;
 }
 
-export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 10, retryBaseSeconds: 5, retryMaxSeconds: 600, acceptedRetrySeconds: 30, idleMs: 200 };
+export const defaultDeliveryPolicy: DeliveryPolicy = {
+  maxAttempts: 10,
+  retryBaseSeconds: 5,
+  retryMaxSeconds: 600,
+  acceptedRetrySeconds: 30,
+  idleMs: 200,
+};
 
 /** What the deliverer needs from the rest of the controller. */
 export interface DeliveryTargets {
@@ -55,7 +62,12 @@ export class EventDeliverer {
     private readonly logger: Logger,
     private readonly policy: DeliveryPolicy = defaultDeliveryPolicy,
   ) {
-    this.loop = new BackgroundLoop(() => this.deliverBatch(), policy.idleMs, (error) => this.logger.error({ error: loggableError(error) }, "event delivery round failed"), new DatabaseOutageLog(logger, "event delivery"));
+    this.loop = new BackgroundLoop(
+      () => this.deliverBatch(),
+      policy.idleMs,
+      (error) => this.logger.error({ error: loggableError(error) }, "event delivery round failed"),
+      new DatabaseOutageLog(logger, "event delivery"),
+    );
   }
 
   start(): void {
@@ -93,7 +105,7 @@ export class EventDeliverer {
       else {
         const body = notificationBody(n);
         const paths = handlerPaths(type, type.service, n.subscriberId, n.handler);
-        // Where no form is routed, the last (the spec's) answers for the endpoint.
+        // Where no form is routed, the last (the `events/` form) answers for the endpoint.
         const sent = await sendToRouted(paths, (path) => this.targets.notify(target, path, body), "last");
         reply = sent.reply;
         sentTo = sent.path;
@@ -111,22 +123,29 @@ export class EventDeliverer {
     }
     if (reply?.status === 202) {
       const asked = Number(headerOf(reply, "aps-retry-timeout"));
-      await this.store.later(n.id, Number.isFinite(asked) && asked >= 0 ? Math.min(asked, 86_400) : this.policy.acceptedRetrySeconds);
+      await this.store.later(
+        n.id,
+        Number.isFinite(asked) && asked >= 0 ? Math.min(asked, 86_400) : this.policy.acceptedRetrySeconds,
+      );
       return;
     }
-    if (reply) problem = `the handler at ${sentTo} answered ${reply.status}: ${reply.body.toString("utf8").slice(0, 300)}`;
+    if (reply)
+      problem = `the handler at ${sentTo} answered ${reply.status}: ${reply.body.toString("utf8").slice(0, 300)}`;
     const failures = n.attempts + 1;
     const dead = failures >= this.policy.maxAttempts;
     const wait = Math.min(this.policy.retryBaseSeconds * 2 ** (failures - 1), this.policy.retryMaxSeconds);
     await this.store.failed(n.id, problem, wait, dead);
-    this.logger.warn({ serial: n.serial, event: n.event, subscriber: n.subscriberId, attempt: failures, dead, problem }, dead ? "event delivery given up: dead letter" : "event delivery failed; will retry");
+    this.logger.warn(
+      { serial: n.serial, event: n.event, subscriber: n.subscriberId, attempt: failures, dead, problem },
+      dead ? "event delivery given up: dead letter" : "event delivery failed; will retry",
+    );
   }
 }
 
 /**
- * The notification body (SPEC 6.2). `type` repeats `event` for handlers written against the older
- * core `Notification` structure (core-types.md 14); link events also name the relation and the
- * other end of the link.
+ * The notification body (docs/aps/events.md, "The notification"). `type` repeats `event` for
+ * handlers written against the older core `Notification` structure; link events also name the
+ * relation and the other end of the link.
  */
 export function notificationBody(n: ClaimedNotification): EventNotification {
   return {

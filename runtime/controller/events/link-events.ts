@@ -19,22 +19,35 @@ import { raise, type EventSource } from "./raise.ts";
  * Undefined when it has none (an anonymous backward relation: the link raises events on its
  * source only).
  */
-export function otherEndRelation(registry: TypeRegistry, targetTypeId: string, sourceTypeId: string): string | undefined {
+export function otherEndRelation(
+  registry: TypeRegistry,
+  targetTypeId: string,
+  sourceTypeId: string,
+): string | undefined {
   const targetType = registry.get(targetTypeId);
   if (!targetType) return undefined;
   const collection = backwardCollection(registry, targetType, sourceTypeId);
   if (collection) return collection;
-  const singular = Object.entries(targetType.relations).filter(([, r]) => !r.collection && implementsType(registry, sourceTypeId, r.typeId));
+  const singular = Object.entries(targetType.relations).filter(
+    ([, r]) => !r.collection && implementsType(registry, sourceTypeId, r.typeId),
+  );
   return singular.length === 1 ? singular[0]![0] : undefined;
 }
 
 /** `event` (linked or unlinked) of the link `source` -`relation`-> `target`, on the source and, when it names it, on the target. */
-export function linkEvents(registry: TypeRegistry, event: string, source: EventSource, relation: string, target: EventSource | string): RaisedEvent[] {
+export function linkEvents(
+  registry: TypeRegistry,
+  event: string,
+  source: EventSource,
+  relation: string,
+  target: EventSource | string,
+): RaisedEvent[] {
   const targetId = typeof target === "string" ? target : target.id;
   const events = [raise(registry, event, source, { relation, targetId, linkedIds: [targetId] })];
   if (typeof target === "string") return events;
   const back = otherEndRelation(registry, target.typeId, source.typeId);
-  if (back) events.push(raise(registry, event, target, { relation: back, targetId: source.id, linkedIds: [source.id] }));
+  if (back)
+    events.push(raise(registry, event, target, { relation: back, targetId: source.id, linkedIds: [source.id] }));
   return events;
 }
 

@@ -39,7 +39,9 @@ export class NotificationStore {
    */
   async sequence(): Promise<number> {
     return this.db.transaction(async (tx) => {
-      const clock = rowsOf<{ last_serial: string | number }>(await tx.execute(sql`select last_serial from event_clock where id = 1 for update skip locked`));
+      const clock = rowsOf<{ last_serial: string | number }>(
+        await tx.execute(sql`select last_serial from event_clock where id = 1 for update skip locked`),
+      );
       if (clock.length === 0) return 0;
       const last = Number(clock[0]!.last_serial);
       const given = rowsOf<{ serial: string | number }>(
@@ -101,7 +103,9 @@ export class NotificationStore {
 
   /** The subscriber answered 202: try again later, without counting it as a failure. */
   async later(id: number, seconds: number): Promise<void> {
-    await this.db.execute(sql`update notifications set next_at = now() + make_interval(secs => ${seconds}), locked_until = null where id = ${id}`);
+    await this.db.execute(
+      sql`update notifications set next_at = now() + make_interval(secs => ${seconds}), locked_until = null where id = ${id}`,
+    );
   }
 
   /** A failed delivery: retried after `retrySeconds`, or given up (dead) when `dead`. */
@@ -112,14 +116,23 @@ export class NotificationStore {
       where id = ${id}`);
   }
 
-  /** Notifications in a state (`dead`: the dead-letter list; `pending`: not yet delivered), oldest first. */
-  async list(state: "dead" | "pending", limit = 1000): Promise<OutboxNotification[]> {
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.db.execute(sql`
+  /**
+   * Notifications in a state (`dead`: the dead-letter list; `pending`: not yet delivered), oldest
+   * first, at most `limit` of them, and how many there are in that state.
+   */
+  async list(
+    state: "dead" | "pending",
+    limit: number,
+  ): Promise<{ readonly items: OutboxNotification[]; readonly total: number }> {
+    const [listed, counted] = await Promise.all([
+      this.db.execute(sql`
         select id, serial, subscription_id, subscriber_id, event, time, source_id, source_type, state, attempts, next_at, last_error
         from notifications where state = ${state} order by serial nulls last, id limit ${limit}`),
-    );
-    return rows.map((r) => ({
+      this.db.execute(sql`select count(*) as n from notifications where state = ${state}`),
+    ]);
+    const rows = rowsOf<Record<string, unknown>>(listed);
+    const total = Number(rowsOf<{ n: unknown }>(counted)[0]?.n ?? 0);
+    const items = rows.map((r) => ({
       id: Number(r.id),
       serial: r.serial === null ? null : Number(r.serial),
       subscription: String(r.subscription_id),
@@ -132,6 +145,7 @@ export class NotificationStore {
       nextAt: new Date(String(r.next_at)).toISOString(),
       lastError: (r.last_error as string | null) ?? null,
     }));
+    return { items, total: Math.max(items.length, total) };
   }
 
   /** Puts dead notifications (one, or all when `id` is absent) back in the queue; returns how many. */
@@ -146,6 +160,9 @@ export class NotificationStore {
 
   /** Removes one dead notification for good. */
   async discard(id: number): Promise<boolean> {
-    return rowsOf(await this.db.execute(sql`delete from notifications where id = ${id} and state = 'dead' returning id`)).length > 0;
+    return (
+      rowsOf(await this.db.execute(sql`delete from notifications where id = ${id} and state = 'dead' returning id`))
+        .length > 0
+    );
   }
 }

@@ -44,12 +44,17 @@ export interface SharedParameters {
 
 /**
  * The INSERT ... SELECT of the notifications of `events`, which share one source, with its
- * parameters numbered from `$<first>`. A subscriber sees the source (aps-facts 5) when its owner
- * is the source's owner or an account above it, when the two are linked either way, or when the
- * source's owner account links to it. Each event gets its key in the database: one key per
- * event, shared by the rows of its subscribers, so they get one serial.
+ * parameters numbered from `$<first>`. A subscriber sees the source (docs/aps/events.md, "Who hears
+ * an event") when its owner is the source's owner or an account above it, when the two are linked
+ * either way, or when the source's owner account links to it. Each event gets its key in the
+ * database: one key per event, shared by the rows of its subscribers, so they get one serial.
  */
-export function notificationStatement(events: readonly RaisedEvent[], first = 1, time = new Date().toISOString(), shared: SharedParameters = {}): Statement {
+export function notificationStatement(
+  events: readonly RaisedEvent[],
+  first = 1,
+  time = new Date().toISOString(),
+  shared: SharedParameters = {},
+): Statement {
   const source = events[0]!;
   const values: unknown[] = [];
   const param = (sharedNumber: number | undefined, value: () => unknown) => {

@@ -13,7 +13,12 @@ export interface EventSource {
 }
 
 /** `event` raised by `source`. */
-export function raise(registry: TypeRegistry, event: string, source: EventSource, extra: { relation?: string; targetId?: string; linkedIds?: readonly string[] } = {}): RaisedEvent {
+export function raise(
+  registry: TypeRegistry,
+  event: string,
+  source: EventSource,
+  extra: { relation?: string; targetId?: string; linkedIds?: readonly string[] } = {},
+): RaisedEvent {
   return {
     event,
     sourceId: source.id,
@@ -28,14 +33,23 @@ export function raise(registry: TypeRegistry, event: string, source: EventSource
  * The events of a configure: `changed`, and limits/changed when the resource is a platform
  * subscription whose resource limits (`activationStructure.subscriptionResourceLimits`) differ.
  */
-export function changeEvents(registry: TypeRegistry, source: EventSource, before: Record<string, unknown>, after: Record<string, unknown>): RaisedEvent[] {
+export function changeEvents(
+  registry: TypeRegistry,
+  source: EventSource,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): RaisedEvent[] {
   const events = [raise(registry, CoreEvent.changed, source)];
-  if (implementsType(registry, source.typeId, PLATFORM_SUBSCRIPTION_TYPE) && stringifyJson(limitsOf(before) ?? null) !== stringifyJson(limitsOf(after) ?? null)) {
+  if (
+    implementsType(registry, source.typeId, PLATFORM_SUBSCRIPTION_TYPE) &&
+    stringifyJson(limitsOf(before) ?? null) !== stringifyJson(limitsOf(after) ?? null)
+  ) {
     events.push(raise(registry, CoreEvent.limitsChanged, source));
   }
   return events;
 }
 
 function limitsOf(values: Record<string, unknown>): unknown {
-  return (values.activationStructure as { subscriptionResourceLimits?: unknown } | undefined)?.subscriptionResourceLimits;
+  return (values.activationStructure as { subscriptionResourceLimits?: unknown } | undefined)
+    ?.subscriptionResourceLimits;
 }

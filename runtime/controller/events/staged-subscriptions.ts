@@ -37,18 +37,27 @@ export class StagedSubscriptions {
   ) {}
 
   async list(): Promise<SubscriptionRow[]> {
-    const rows = await this.db.select().from(stagedSubscriptions).where(this.mine()).orderBy(asc(stagedSubscriptions.created), asc(stagedSubscriptions.id));
+    const rows = await this.db
+      .select()
+      .from(stagedSubscriptions)
+      .where(this.mine())
+      .orderBy(asc(stagedSubscriptions.created), asc(stagedSubscriptions.id));
     return rows;
   }
 
   async add(row: SubscriptionRow): Promise<void> {
     // Rows of provisionings that died with their process go here, where staging is rare anyway.
-    await this.db.delete(stagedSubscriptions).where(lt(stagedSubscriptions.created, new Date(Date.now() - ABANDONED_MS).toISOString()));
+    await this.db
+      .delete(stagedSubscriptions)
+      .where(lt(stagedSubscriptions.created, new Date(Date.now() - ABANDONED_MS).toISOString()));
     await this.db.insert(stagedSubscriptions).values(row);
   }
 
   async remove(id: string): Promise<boolean> {
-    const gone = await this.db.delete(stagedSubscriptions).where(and(this.mine(), eq(stagedSubscriptions.id, id))).returning({ id: stagedSubscriptions.id });
+    const gone = await this.db
+      .delete(stagedSubscriptions)
+      .where(and(this.mine(), eq(stagedSubscriptions.id, id)))
+      .returning({ id: stagedSubscriptions.id });
     return gone.length > 0;
   }
 

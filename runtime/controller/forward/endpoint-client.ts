@@ -1,10 +1,11 @@
 /**
- * Calls an application endpoint (SPEC 4.3, 4.4) over mutual TLS: the controller presents its
- * client certificate, trusts the endpoint's CA, and never sends a token; calls to an instance
- * installed with OAuth credentials are signed with them as well (OAuth 1.0a HMAC-SHA1). Unreachable endpoints
- * and time-outs become 502/504 ApsErrors that say which endpoint and why. A call that may be
- * repeated is sent once more, on a new connection, when its connection broke before any reply
- * (see {@link CallSafety}); other calls are not, as the endpoint may have acted on them.
+ * Calls an application endpoint (docs/aps/rest-api.md, "Calls to applications") over mutual TLS:
+ * the controller presents its client certificate, trusts the endpoint's CA, and never sends a
+ * token; calls to an instance installed with OAuth credentials are signed with them as well (OAuth
+ * 1.0a HMAC-SHA1). Unreachable endpoints and time-outs become 502/504 ApsErrors that say which
+ * endpoint and why. A call that may be repeated is sent once more, on a new connection, when its
+ * connection broke before any reply (see {@link CallSafety}); other calls are not, as the endpoint
+ * may have acted on them.
  */
 import { Client, Pool, type Dispatcher } from "undici";
 import { authorizationHeader } from "../auth/oauth-signature.ts";
@@ -45,11 +46,12 @@ export const DEFAULT_MAX_REPLY_BYTES = 32 * 1024 * 1024;
 /** How a call may be treated beyond its HTTP method. */
 interface CallSafety {
   /**
-   * The call may be sent twice: the receiver recognises the repeat. True for the idempotent
-   * methods (GET, HEAD, PUT, DELETE, OPTIONS) without saying so; the forwarder says so for
-   * provisioning (the repeat carries the same resource id and APS-Transaction-ID, and
-   * applications already get provisioning calls repeated in the async phase of SPEC 3), link
-   * changes (adding a link twice adds it once) and event notifications (delivered at least once).
+   * The call may be sent twice: the receiver recognises the repeat. True for the idempotent methods
+   * (GET, HEAD, PUT, DELETE, OPTIONS) without saying so; the forwarder says so for provisioning
+   * (the repeat carries the same resource id and APS-Transaction-ID, and applications already get
+   * provisioning calls repeated in the async phase, docs/aps/lifecycle.md, "Asynchronous
+   * operations"), link changes (adding a link twice adds it once) and event notifications
+   * (delivered at least once).
    */
   readonly repeatable?: boolean;
 }
@@ -89,25 +91,56 @@ export function endpointClient(options: EndpointClientOptions) {
     }
     return pool;
   };
-  const send = async (dispatcher: Dispatcher, target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<EndpointReply> => {
+  const send = async (
+    dispatcher: Dispatcher,
+    target: EndpointTarget,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+  ): Promise<EndpointReply> => {
     const url = new URL(target.endpoint.replace(/\/$/, "") + path);
     // Signed per attempt: a call sent again goes with a nonce of its own.
     // X-Forwarded-Proto/-Host name the URL that was signed: the Connect extension rebuilds the URL
     // it verifies from them and fails without them (cbcext/utils/generic.py:9-15, platform-forms §2.3).
-    const signed = target.oauth ? { ...headers, authorization: authorizationHeader(method, url.origin + url.pathname + url.search, target.oauth), "x-forwarded-proto": url.protocol.slice(0, -1), "x-forwarded-host": url.host } : headers;
-    let reply;
+    const signed = target.oauth
+      ? {
+          ...headers,
+          authorization: authorizationHeader(method, url.origin + url.pathname + url.search, target.oauth),
+          "x-forwarded-proto": url.protocol.slice(0, -1),
+          "x-forwarded-host": url.host,
+        }
+      : headers;
+    let reply: Dispatcher.ResponseData;
     try {
-      reply = await dispatcher.request({ method: method as Dispatcher.HttpMethod, path: url.pathname + url.search, headers: signed, ...(body ? { body } : {}) });
+      reply = await dispatcher.request({
+        method: method as Dispatcher.HttpMethod,
+        path: url.pathname + url.search,
+        headers: signed,
+        ...(body ? { body } : {}),
+      });
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      if (e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT") throw new ControllerError(504, `The application endpoint ${target.endpoint} did not answer ${method} ${path} within ${options.timeoutMs / 1000} s.`);
+      if (e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT")
+        throw new ControllerError(
+          504,
+          `The application endpoint ${target.endpoint} did not answer ${method} ${path} within ${options.timeoutMs / 1000} s.`,
+        );
       const cause = (e.cause as NodeJS.ErrnoException | undefined)?.code;
-      const unreachable = new ControllerError(502, `The application endpoint ${target.endpoint} cannot be reached (${cause ?? e.code ?? e.message}).`);
-      if (BROKEN_BEFORE_REPLY.has(e.code ?? "") || BROKEN_BEFORE_REPLY.has(cause ?? "")) brokenBeforeReply.add(unreachable);
+      const unreachable = new ControllerError(
+        502,
+        `The application endpoint ${target.endpoint} cannot be reached (${cause ?? e.code ?? e.message}).`,
+      );
+      if (BROKEN_BEFORE_REPLY.has(e.code ?? "") || BROKEN_BEFORE_REPLY.has(cause ?? ""))
+        brokenBeforeReply.add(unreachable);
       throw unreachable;
     }
     const limit = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-    const tooLarge = () => new ControllerError(502, `The application endpoint ${target.endpoint} answered ${method} ${path.split("?")[0]} with more than ${limit} bytes, more than the controller takes.`);
+    const tooLarge = () =>
+      new ControllerError(
+        502,
+        `The application endpoint ${target.endpoint} answered ${method} ${path.split("?")[0]} with more than ${limit} bytes, more than the controller takes.`,
+      );
     if (Number(reply.headers["content-length"] ?? 0) > limit) {
       reply.body.destroy();
       throw tooLarge();
@@ -127,11 +160,22 @@ export function endpointClient(options: EndpointClientOptions) {
     } catch (error) {
       if (error instanceof ControllerError) throw error;
       const e = error as NodeJS.ErrnoException;
-      if (e.code === "UND_ERR_BODY_TIMEOUT") throw new ControllerError(504, `The application endpoint ${target.endpoint} did not finish its reply to ${method} ${path} within ${options.timeoutMs / 1000} s.`);
+      if (e.code === "UND_ERR_BODY_TIMEOUT")
+        throw new ControllerError(
+          504,
+          `The application endpoint ${target.endpoint} did not finish its reply to ${method} ${path} within ${options.timeoutMs / 1000} s.`,
+        );
       throw new ControllerError(502, `The application endpoint ${target.endpoint} broke off its reply: ${e.message}.`);
     }
   };
-  return async function call(target: EndpointTarget, method: string, path: string, headers: Record<string, string>, body?: Buffer, safety: CallOptions = {}): Promise<EndpointReply> {
+  return async function call(
+    target: EndpointTarget,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: Buffer,
+    safety: CallOptions = {},
+  ): Promise<EndpointReply> {
     try {
       return await send(poolFor(target), target, method, path, headers, body);
     } catch (error) {

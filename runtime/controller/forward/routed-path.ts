@@ -38,7 +38,11 @@ export interface RoutedReply {
  * attempt that speaks for the endpoint: `answerFrom` says whether the first or the last attempt
  * does (a redirect never does while another attempt answered otherwise).
  */
-export async function sendToRouted(paths: readonly string[], send: (path: string) => Promise<EndpointReply>, answerFrom: "first" | "last"): Promise<RoutedReply> {
+export async function sendToRouted(
+  paths: readonly string[],
+  send: (path: string) => Promise<EndpointReply>,
+  answerFrom: "first" | "last",
+): Promise<RoutedReply> {
   const unrouted: { reply: EndpointReply; path: string }[] = [];
   for (const path of paths) {
     const reply = await send(path);

@@ -69,7 +69,19 @@ export class TransactionStore {
     // Taken before the insert, so this process forgets the row no later than the database.
     const until = Date.now() + this.validMs;
     const oauth = claims.oauth;
-    await executePrepared(this.db, { text: INSERT, values: [id, claims.resourceId, claims.typeId, claims.instanceId, claims.fingerprint ?? null, oauth?.key ?? null, oauth ? Buffer.from(oauth.sealedSecret) : null, this.validMs] });
+    await executePrepared(this.db, {
+      text: INSERT,
+      values: [
+        id,
+        claims.resourceId,
+        claims.typeId,
+        claims.instanceId,
+        claims.fingerprint ?? null,
+        oauth?.key ?? null,
+        oauth ? Buffer.from(oauth.sealedSecret) : null,
+        this.validMs,
+      ],
+    });
     this.remember(id, claims, until);
     return id;
   }
@@ -99,7 +111,9 @@ export class TransactionStore {
       typeId: row.type_id,
       instanceId: row.instance_id,
       ...(row.fingerprint ? { fingerprint: row.fingerprint } : {}),
-      ...(row.oauth_key && row.oauth_secret ? { oauth: { key: row.oauth_key, sealedSecret: new Uint8Array(row.oauth_secret) } } : {}),
+      ...(row.oauth_key && row.oauth_secret
+        ? { oauth: { key: row.oauth_key, sealedSecret: new Uint8Array(row.oauth_secret) } }
+        : {}),
     };
     this.remember(id, claims, Date.now() + Number(row.left_ms));
     return claims;
@@ -107,7 +121,12 @@ export class TransactionStore {
 
   /** Deletes the transactions past their validity (a background pass); how many went. */
   async prune(): Promise<number> {
-    const [row] = rowsOf<{ n: number }>(await executePrepared(this.db, { text: "with gone as (delete from transactions where expires <= now() returning 1) select count(*)::int as n from gone", values: [] }));
+    const [row] = rowsOf<{ n: number }>(
+      await executePrepared(this.db, {
+        text: "with gone as (delete from transactions where expires <= now() returning 1) select count(*)::int as n from gone",
+        values: [],
+      }),
+    );
     return Number(row?.n ?? 0);
   }
 

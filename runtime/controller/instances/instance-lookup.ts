@@ -1,5 +1,5 @@
 /**
- * Which instance is which (DESIGN 3): the one that serves a type (forwarding), an instance's
+ * Which instance is which: the one that serves a type (forwarding), an instance's
  * endpoint by id (events, intents), and the instance a caller's credentials name (certificate
  * fingerprint, OAuth consumer key). Installing, re-issuing and uninstalling
  * (instance-lifecycle.ts) tell it to forget what it remembers.
@@ -48,10 +48,33 @@ export class InstanceLookup {
     if (!declaring.length) throw new ControllerError(502, `No package declares ${type.id}.`);
     const known = this.serving.get(type.id);
     if (known && known.until > Date.now()) return known.value;
-    const [row] = await this.db.select().from(instances).where(inArray(instances.packageId, declaring.map((p) => p.id))).orderBy(asc(instances.created)).limit(1);
-    if (!row) throw new ControllerError(502, `No instance of ${declaring[0]!.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`);
-    const [root] = row.rootResource ? await this.db.select({ id: resources.id, typeId: resources.typeId }).from(resources).where(eq(resources.id, row.rootResource)) : [];
-    const value: ServingInstance = { target: this.targetOfRow(row), packageId: row.packageId, ...(root ? { rootResource: root } : {}) };
+    const [row] = await this.db
+      .select()
+      .from(instances)
+      .where(
+        inArray(
+          instances.packageId,
+          declaring.map((p) => p.id),
+        ),
+      )
+      .orderBy(asc(instances.created))
+      .limit(1);
+    if (!row)
+      throw new ControllerError(
+        502,
+        `No instance of ${declaring[0]!.name} is installed, so nothing can serve ${type.name}; install one with POST /aps/2/instances.`,
+      );
+    const [root] = row.rootResource
+      ? await this.db
+          .select({ id: resources.id, typeId: resources.typeId })
+          .from(resources)
+          .where(eq(resources.id, row.rootResource))
+      : [];
+    const value: ServingInstance = {
+      target: this.targetOfRow(row),
+      packageId: row.packageId,
+      ...(root ? { rootResource: root } : {}),
+    };
     this.serving.set(type.id, { value, until: Date.now() + SERVING_TTL_MS });
     return value;
   }
@@ -69,7 +92,10 @@ export class InstanceLookup {
 
   /** How to reach an instance: its endpoint, the CA of its HTTPS certificate, and its OAuth credentials when it has them. */
   targetOfRow(row: InstanceRow): EndpointTarget {
-    const oauth = row.oauthKey && row.oauthSecret ? { oauth: { key: row.oauthKey, secret: this.sealer.openText(row.id, row.oauthSecret) } } : {};
+    const oauth =
+      row.oauthKey && row.oauthSecret
+        ? { oauth: { key: row.oauthKey, secret: this.sealer.openText(row.id, row.oauthSecret) } }
+        : {};
     return { instanceId: row.id, endpoint: row.endpoint, endpointCa: row.endpointCa, ...oauth };
   }
 
@@ -83,7 +109,10 @@ export class InstanceLookup {
     if (row?.oauthSecret) return { instanceId: row.id, secret: this.sealer.openText(row.id, row.oauthSecret) };
     const claims = await this.transactions.read(transactionId);
     if (claims?.oauth?.key !== key) return undefined;
-    return { instanceId: claims.instanceId, secret: this.sealer.openText(claims.instanceId, claims.oauth.sealedSecret) };
+    return {
+      instanceId: claims.instanceId,
+      secret: this.sealer.openText(claims.instanceId, claims.oauth.sealedSecret),
+    };
   }
 
   /** An instance by id (also an OAuth-signed caller, auth/oauth-verifier.ts); none for what is not a UUID. */

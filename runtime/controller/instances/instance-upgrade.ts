@@ -51,7 +51,11 @@ export class InstanceUpgrade {
     requireProviderAdmin(caller, "upgrade application instances");
     await this.catalog.refresh();
     const from = this.catalog.get((await this.instance(id)).packageId);
-    if (!from) throw new ControllerError(409, `The package instance ${id} was installed from is no longer known here; it cannot be upgraded.`);
+    if (!from)
+      throw new ControllerError(
+        409,
+        `The package instance ${id} was installed from is no longer known here; it cannot be upgraded.`,
+      );
     return from.appId;
   }
 
@@ -60,16 +64,47 @@ export class InstanceUpgrade {
     let instance = await this.instance(id);
     if (instance.status === INSTANCE_UPGRADING) instance = await this.takeOverStale(instance);
     const from = this.catalog.get(instance.packageId);
-    if (!from) throw new ControllerError(409, `The package instance ${id} was installed from is no longer known here; it cannot be upgraded.`);
+    if (!from)
+      throw new ControllerError(
+        409,
+        `The package instance ${id} was installed from is no longer known here; it cannot be upgraded.`,
+      );
     refuseTarget(from, request.to);
-    if (!instance.rootResource) throw new ControllerError(409, `Instance ${id} has no application root resource; uninstall it with ?force=true.`);
-    const plan = planUpgrade({ registry: this.catalog.registry, validators: this.catalog.validators, to: request.to, rootId: instance.rootResource, rootService: instance.rootService, resources: await this.resourcesOf(instance.id), settings: request.settings });
+    if (!instance.rootResource)
+      throw new ControllerError(409, `Instance ${id} has no application root resource; uninstall it with ?force=true.`);
+    const plan = planUpgrade({
+      registry: this.catalog.registry,
+      validators: this.catalog.validators,
+      to: request.to,
+      rootId: instance.rootResource,
+      rootService: instance.rootService,
+      resources: await this.resourcesOf(instance.id),
+      settings: request.settings,
+    });
     const transactionId = randomUUID();
-    await this.store.begin({ instanceId: id, rootId: instance.rootResource, fromPackage: from.id, toPackage: request.to.id, transactionId, leaseMs: UPGRADE_LEASE_MS, plan });
+    await this.store.begin({
+      instanceId: id,
+      rootId: instance.rootResource,
+      fromPackage: from.id,
+      toPackage: request.to.id,
+      transactionId,
+      leaseMs: UPGRADE_LEASE_MS,
+      plan,
+    });
     this.lookup.forget();
     try {
-      const outcome = await this.forwarder.upgrade(this.lookup.targetOfRow(instance), plan.rootType, instance.rootResource, versionText(from), { ...forwardOrigin(caller), transactionId });
-      if (outcome.kind === "accepted") throw new ControllerError(502, `The endpoint ${instance.endpoint} answered the upgrade with 202; an upgrade must finish within its call, so the instance stays on ${from.version}-${from.release}.`);
+      const outcome = await this.forwarder.upgrade(
+        this.lookup.targetOfRow(instance),
+        plan.rootType,
+        instance.rootResource,
+        versionText(from),
+        { ...forwardOrigin(caller), transactionId },
+      );
+      if (outcome.kind === "accepted")
+        throw new ControllerError(
+          502,
+          `The endpoint ${instance.endpoint} answered the upgrade with 202; an upgrade must finish within its call, so the instance stays on ${from.version}-${from.release}.`,
+        );
     } catch (error) {
       await this.store.rollback(id, transactionId);
       this.lookup.forget();
@@ -91,7 +126,8 @@ export class InstanceUpgrade {
   /** An instance marked upgrading: still running elsewhere (409), or left by a process that died, which is rolled back first. */
   private async takeOverStale(instance: InstanceRow): Promise<InstanceRow> {
     const running = await this.store.running(instance.id);
-    if (running && !running.stale) throw new ControllerError(409, `Instance ${instance.id} is being upgraded; wait for that upgrade to end.`);
+    if (running && !running.stale)
+      throw new ControllerError(409, `Instance ${instance.id} is being upgraded; wait for that upgrade to end.`);
     await this.store.rollback(instance.id);
     this.lookup.forget();
     return this.instance(instance.id);
@@ -100,18 +136,46 @@ export class InstanceUpgrade {
   /** Every resource the instance serves, with its values opened and the relations it holds links of. */
   private async resourcesOf(instanceId: string): Promise<PlannedResource[]> {
     const rows = await this.db.select().from(resources).where(eq(resources.instanceId, instanceId));
-    const held = rows.length ? await this.db.select({ source: links.sourceId, relation: links.relation }).from(links).where(inArray(links.sourceId, rows.map((r) => r.id))) : [];
+    const held = rows.length
+      ? await this.db
+          .select({ source: links.sourceId, relation: links.relation })
+          .from(links)
+          .where(
+            inArray(
+              links.sourceId,
+              rows.map((r) => r.id),
+            ),
+          )
+      : [];
     const relations = new Map<string, Set<string>>();
     for (const l of held) relations.set(l.source, (relations.get(l.source) ?? new Set()).add(l.relation));
-    return rows.map((r) => ({ id: r.id, typeId: r.typeId, revision: r.revision, values: { ...r.body, ...this.rows.secrets(r) }, relations: relations.get(r.id) ?? new Set() }));
+    return rows.map((r) => ({
+      id: r.id,
+      typeId: r.typeId,
+      revision: r.revision,
+      values: { ...r.body, ...this.rows.secrets(r) },
+      relations: relations.get(r.id) ?? new Set(),
+    }));
   }
 }
 
 /** 409 unless `to` is a newer version of the same application that admits `from` (https://docs.cloudblue.com/cbc/sdk/21.0/api/package/updates). */
 function refuseTarget(from: PackageRecord, to: PackageRecord): void {
   const label = (p: PackageRecord) => `${p.metaName ?? p.name} ${versionText(p)}`;
-  if (to.appId !== from.appId) throw new ControllerError(409, `Package ${to.id} is ${to.appId}, another application than the instance's ${from.appId}; an upgrade keeps the application id.`);
-  if (comparePackageVersions(to, from) <= 0) throw new ControllerError(409, `${label(to)} is not newer than the installed ${label(from)}; an instance upgrades only to a newer version.`);
+  if (to.appId !== from.appId)
+    throw new ControllerError(
+      409,
+      `Package ${to.id} is ${to.appId}, another application than the instance's ${from.appId}; an upgrade keeps the application id.`,
+    );
+  if (comparePackageVersions(to, from) <= 0)
+    throw new ControllerError(
+      409,
+      `${label(to)} is not newer than the installed ${label(from)}; an instance upgrades only to a newer version.`,
+    );
   const matches = updateMatches(to.files);
-  if (!allowsUpdateFrom(matches, from)) throw new ControllerError(409, `${label(to)} does not upgrade ${versionText(from)}: its APP-META.xml admits ${matches.map((m) => `"${m}"`).join(" or ")}.`);
+  if (!allowsUpdateFrom(matches, from))
+    throw new ControllerError(
+      409,
+      `${label(to)} does not upgrade ${versionText(from)}: its APP-META.xml admits ${matches.map((m) => `"${m}"`).join(" or ")}.`,
+    );
 }

@@ -21,15 +21,29 @@ const APS_MEMBERS = new Set(["package", "endpoint", "network", "auth", "endpoint
 
 /** The install request InstanceLifecycle.install parses, built from the platform's body. */
 export async function installRequestOf(body: unknown, catalog: PackageCatalog): Promise<Record<string, unknown>> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, 'Send {"aps": {"package": {"type": "<APP-META id>"}, "endpoint": "https://..."}, ...settings} to install an application instance.');
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new ControllerError(
+      400,
+      'Send {"aps": {"package": {"type": "<APP-META id>"}, "endpoint": "https://..."}, ...settings} to install an application instance.',
+    );
   const { aps, ...settings } = body as Record<string, unknown>;
-  if (typeof aps !== "object" || aps === null || Array.isArray(aps)) throw new ControllerError(400, '"aps" must be an object: {"package": {...}, "endpoint": "https://...", "auth": {...}}.');
+  if (typeof aps !== "object" || aps === null || Array.isArray(aps))
+    throw new ControllerError(
+      400,
+      '"aps" must be an object: {"package": {...}, "endpoint": "https://...", "auth": {...}}.',
+    );
   const a = aps as Record<string, unknown>;
   const unknown = Object.keys(a).filter((k) => !APS_MEMBERS.has(k));
-  if (unknown.length) throw new ControllerError(400, `"aps" has members this controller does not know: ${unknown.join(", ")}; it takes ${[...APS_MEMBERS].join(", ")}.`);
+  if (unknown.length)
+    throw new ControllerError(
+      400,
+      `"aps" has members this controller does not know: ${unknown.join(", ")}; it takes ${[...APS_MEMBERS].join(", ")}.`,
+    );
   // "proxy" (both clients) or "direct": how the platform reaches the endpoint. This controller calls it directly either way.
-  if (a.network !== undefined && a.network !== "proxy" && a.network !== "direct") throw new ControllerError(400, '"aps.network" must be "proxy" or "direct".');
-  if (typeof a.endpoint !== "string") throw new ControllerError(400, '"aps.endpoint" must be the URL of the application endpoint.');
+  if (a.network !== undefined && a.network !== "proxy" && a.network !== "direct")
+    throw new ControllerError(400, '"aps.network" must be "proxy" or "direct".');
+  if (typeof a.endpoint !== "string")
+    throw new ControllerError(400, '"aps.endpoint" must be the URL of the application endpoint.');
   const pkg = await packageOf(a.package, catalog);
   return {
     package: pkg.id,
@@ -42,21 +56,42 @@ export async function installRequestOf(body: unknown, catalog: PackageCatalog): 
 
 /** The package `aps.package` names: by `id` (or `href`), or by APP-META `type` with an optional `version` and `release`, the newest that fits. */
 export async function packageOf(ref: unknown, catalog: PackageCatalog): Promise<PackageRecord> {
-  if (typeof ref !== "object" || ref === null || Array.isArray(ref)) throw new ControllerError(400, '"aps.package" must be {"type": "<APP-META id>", "version"?, "release"?} or {"id": "<package id>"}.');
+  if (typeof ref !== "object" || ref === null || Array.isArray(ref))
+    throw new ControllerError(
+      400,
+      '"aps.package" must be {"type": "<APP-META id>", "version"?, "release"?} or {"id": "<package id>"}.',
+    );
   const p = ref as Record<string, unknown>;
   await catalog.refresh();
   const byHref = typeof p.href === "string" ? /\/aps\/2\/packages\/([^/?#]+)\/?$/.exec(p.href)?.[1] : undefined;
   const id = typeof p.id === "string" ? p.id : byHref;
   if (id !== undefined) {
     const found = catalog.get(id);
-    if (!found) throw new ControllerError(400, `Package ${id} is not imported here; list the packages at /aps/2/packages or import one with POST /aps/2/packages.`);
+    if (!found)
+      throw new ControllerError(
+        400,
+        `Package ${id} is not imported here; list the packages at /aps/2/packages or import one with POST /aps/2/packages.`,
+      );
     return found;
   }
-  if (typeof p.type !== "string") throw new ControllerError(400, '"aps.package" names no package: give "type" (the APP-META.xml <id>) or "id".');
+  if (typeof p.type !== "string")
+    throw new ControllerError(400, '"aps.package" names no package: give "type" (the APP-META.xml <id>) or "id".');
   const sameApp = catalog.list().filter((r) => r.appId === p.type);
-  if (!sameApp.length) throw new ControllerError(400, `No package with APP-META id ${p.type} is imported here; import it first (POST /aps/2/packages).`);
-  const fits = sameApp.filter((r) => (p.version === undefined || sameVersion(r.version, p.version)) && (p.release === undefined || sameVersion(r.release, p.release)));
-  if (!fits.length) throw new ControllerError(400, `No package ${p.type} has version ${String(p.version ?? "any")} release ${String(p.release ?? "any")}; imported: ${sameApp.map((r) => `${r.version}-${r.release}`).join(", ")}.`);
+  if (!sameApp.length)
+    throw new ControllerError(
+      400,
+      `No package with APP-META id ${p.type} is imported here; import it first (POST /aps/2/packages).`,
+    );
+  const fits = sameApp.filter(
+    (r) =>
+      (p.version === undefined || sameVersion(r.version, p.version)) &&
+      (p.release === undefined || sameVersion(r.release, p.release)),
+  );
+  if (!fits.length)
+    throw new ControllerError(
+      400,
+      `No package ${p.type} has version ${String(p.version ?? "any")} release ${String(p.release ?? "any")}; imported: ${sameApp.map((r) => `${r.version}-${r.release}`).join(", ")}.`,
+    );
   return fits.sort((x, y) => comparePackageVersions(y, x))[0]!;
 }
 
@@ -71,8 +106,22 @@ export function platformInstanceView(instance: InstanceInfo, catalog: PackageCat
   const rootType = pkg?.typeIds.find((t) => catalog.registry.get(t)?.service === rootService);
   return {
     aps: { id, href: `/aps/2/applications/${id}` },
-    package: { id: packageId, href: `/aps/2/packages/${packageId}`, ...(pkg ? { type: pkg.appId, version: pkg.version, release: pkg.release } : {}) },
-    ...(rootResource ? { app: { aps: { id: rootResource, ...(rootType ? { type: rootType } : {}), href: `/aps/2/resources/${rootResource}` } } } : {}),
+    package: {
+      id: packageId,
+      href: `/aps/2/packages/${packageId}`,
+      ...(pkg ? { type: pkg.appId, version: pkg.version, release: pkg.release } : {}),
+    },
+    ...(rootResource
+      ? {
+          app: {
+            aps: {
+              id: rootResource,
+              ...(rootType ? { type: rootType } : {}),
+              href: `/aps/2/resources/${rootResource}`,
+            },
+          },
+        }
+      : {}),
     rootService,
     ...rest,
   };

@@ -3,7 +3,11 @@
  * strong (required) links to, the application root last of all. A cycle of strong links is
  * removed together, in the order the resources were listed.
  */
-export function uninstallOrder<R extends { readonly id: string }>(resources: readonly R[], strongLinks: readonly { readonly source: string; readonly target: string }[], rootId: string | null): R[] {
+export function uninstallOrder<R extends { readonly id: string }>(
+  resources: readonly R[],
+  strongLinks: readonly { readonly source: string; readonly target: string }[],
+  rootId: string | null,
+): R[] {
   const remaining = new Map(resources.map((r) => [r.id, r]));
   const order: R[] = [];
   while (remaining.size) {

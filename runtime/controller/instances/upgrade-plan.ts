@@ -61,7 +61,11 @@ export function planUpgrade(input: PlanInput): UpgradePlan {
     if (t?.service && t.isResource) byService.set(t.service, t);
   }
   const rootType = byService.get(input.rootService);
-  if (!rootType) throw new ControllerError(409, `Package ${input.to.name} ${input.to.version}-${input.to.release} has no service "${input.rootService}", the application root of this instance; it cannot upgrade it.`);
+  if (!rootType)
+    throw new ControllerError(
+      409,
+      `Package ${input.to.name} ${input.to.version}-${input.to.release} has no service "${input.rootService}", the application root of this instance; it cannot upgrade it.`,
+    );
   const problems: string[] = [];
   const renamed = new Map<string, string>();
   const moves: ResourceMove[] = [];
@@ -76,24 +80,37 @@ export function planUpgrade(input: PlanInput): UpgradePlan {
     }
     if (type.id !== old.id) renamed.set(old.id, type.id);
     const lost = [...r.relations].filter((rel) => !type.relations[rel]);
-    if (lost.length) problems.push(`${type.name} declares no relation ${lost.join(", ")}, which resource ${r.id} holds links of`);
+    if (lost.length)
+      problems.push(`${type.name} declares no relation ${lost.join(", ")}, which resource ${r.id} holds links of`);
     const values = keptValues(type, r.id === input.rootId ? { ...r.values, ...input.settings } : r.values);
-    const missing = Object.entries(type.properties).filter(([name, p]) => p.required && values[name] === undefined).map(([name]) => name);
-    if (missing.length) problems.push(`${type.name} requires ${missing.join(", ")} with no default, and resource ${r.id} has no value${r.id === input.rootId ? ' (give it in "settings")' : ""}`);
+    const missing = Object.entries(type.properties)
+      .filter(([name, p]) => p.required && values[name] === undefined)
+      .map(([name]) => name);
+    if (missing.length)
+      problems.push(
+        `${type.name} requires ${missing.join(", ")} with no default, and resource ${r.id} has no value${r.id === input.rootId ? ' (give it in "settings")' : ""}`,
+      );
     if (r.id === input.rootId) {
-      const errors = input.validators.get(type.id)?.validateCreate({ aps: { type: type.id }, ...values }, applicationActor) ?? [];
-      if (errors.length && !missing.length) throw invalidBody(errors, `The application root's settings for ${type.name}`);
+      const errors =
+        input.validators.get(type.id)?.validateCreate({ aps: { type: type.id }, ...values }, applicationActor) ?? [];
+      if (errors.length && !missing.length)
+        throw invalidBody(errors, `The application root's settings for ${type.name}`);
     }
     moves.push({ id: r.id, revision: r.revision, type, values });
   }
-  if (problems.length) throw new ControllerError(409, `The upgrade to ${input.to.name} ${input.to.version}-${input.to.release} would not keep every resource, so nothing changed: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? `; and ${problems.length - 3} more` : ""}.`);
+  if (problems.length)
+    throw new ControllerError(
+      409,
+      `The upgrade to ${input.to.name} ${input.to.version}-${input.to.release} would not keep every resource, so nothing changed: ${problems.slice(0, 3).join("; ")}${problems.length > 3 ? `; and ${problems.length - 3} more` : ""}.`,
+    );
   return { moves, resourceCount: input.resources.length, renamed, rootType };
 }
 
 /** The values the new type declares, and the `default` of each required property that has none. */
 function keptValues(type: RegistryType, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(values)) if (type.properties[name] && value !== null && value !== undefined) kept[name] = value;
+  for (const [name, value] of Object.entries(values))
+    if (type.properties[name] && value !== null && value !== undefined) kept[name] = value;
   const declared = (type.declaration?.properties ?? {}) as Record<string, { default?: unknown } | undefined>;
   for (const [name, p] of Object.entries(type.properties)) {
     const fallback = declared[name]?.default;

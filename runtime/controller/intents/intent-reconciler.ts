@@ -44,7 +44,11 @@ export class IntentReconciler {
         return false;
       },
       everyMs,
-      (error) => this.logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, "reconciling provisioning intents failed"),
+      (error) =>
+        this.logger.error(
+          { err: { name: (error as Error).name, message: (error as Error).message } },
+          "reconciling provisioning intents failed",
+        ),
       new DatabaseOutageLog(logger, "provisioning intents"),
     );
   }
@@ -80,23 +84,47 @@ export class IntentReconciler {
     // Without its instance or type there is no application left to hold anything.
     if (!type || !target) {
       await intents.drop(intent.resourceId);
-      this.logger.warn({ resource: intent.resourceId, type: intent.typeId, instance: intent.instanceId, transactionId: intent.transactionId }, "provisioning intent dropped: its instance or type is gone");
+      this.logger.warn(
+        {
+          resource: intent.resourceId,
+          type: intent.typeId,
+          instance: intent.instanceId,
+          transactionId: intent.transactionId,
+        },
+        "provisioning intent dropped: its instance or type is gone",
+      );
       return true;
     }
     let error = "";
     try {
-      const outcome = await this.parts.forwarder.unprovision(target, type, intent.resourceId, { transactionId: intent.transactionId });
-      if (outcome.kind === "accepted") error = "the application answered 202; its DELETE is repeated until it removes the resource at once";
+      const outcome = await this.parts.forwarder.unprovision(target, type, intent.resourceId, {
+        transactionId: intent.transactionId,
+      });
+      if (outcome.kind === "accepted")
+        error = "the application answered 202; its DELETE is repeated until it removes the resource at once";
     } catch (e) {
-      if (!(e instanceof ApplicationReplyError && GONE.has(e.reply.status))) error = e instanceof ApplicationReplyError ? `the application answered ${e.reply.status}` : (e as Error).message;
+      if (!(e instanceof ApplicationReplyError && GONE.has(e.reply.status)))
+        error =
+          e instanceof ApplicationReplyError ? `the application answered ${e.reply.status}` : (e as Error).message;
     }
     if (!error) {
       await intents.drop(intent.resourceId);
-      this.logger.warn({ resource: intent.resourceId, type: intent.typeId, instance: intent.instanceId, transactionId: intent.transactionId }, "provisioning that was never stored removed at the application");
+      this.logger.warn(
+        {
+          resource: intent.resourceId,
+          type: intent.typeId,
+          instance: intent.instanceId,
+          transactionId: intent.transactionId,
+        },
+        "provisioning that was never stored removed at the application",
+      );
       return true;
     }
     await intents.failed(intent.resourceId, error, Math.min(5_000 * 2 ** Math.min(intent.attempts, 7), 600_000));
-    this.logger.warn({ resource: intent.resourceId, transactionId: intent.transactionId, attempts: intent.attempts, error }, "provisioning intent not settled; tried again later");
+    this.logger.warn(
+      { resource: intent.resourceId, transactionId: intent.transactionId, attempts: intent.attempts, error },
+      "provisioning intent not settled; tried again later",
+    );
     return false;
   }
 }

@@ -77,7 +77,18 @@ export class IntentStore {
     this.batch = [];
     const column = (f: (i: ProvisioningIntent) => string) => pgArray(batch.map((b) => f(b.intent)));
     try {
-      await executePrepared(this.db, { text: RECORD, values: [column((i) => i.resourceId), column((i) => i.typeId), column((i) => i.instanceId), column((i) => i.transactionId), this.leaseMs, column((i) => (i.reaches ?? []).join(",")), this.transactionValidMs] });
+      await executePrepared(this.db, {
+        text: RECORD,
+        values: [
+          column((i) => i.resourceId),
+          column((i) => i.typeId),
+          column((i) => i.instanceId),
+          column((i) => i.transactionId),
+          this.leaseMs,
+          column((i) => (i.reaches ?? []).join(",")),
+          this.transactionValidMs,
+        ],
+      });
       for (const b of batch) b.done();
     } catch (error) {
       for (const b of batch) b.done(error ?? new Error("recording provisioning intents failed"));
@@ -86,28 +97,72 @@ export class IntentStore {
 
   /** The provisioning ended, and the application holds nothing the controller does not know. */
   async drop(resourceId: string): Promise<void> {
-    await executePrepared(this.db, { text: "delete from provisioning_intents where resource_id = $1::uuid", values: [resourceId] });
+    await executePrepared(this.db, {
+      text: "delete from provisioning_intents where resource_id = $1::uuid",
+      values: [resourceId],
+    });
   }
 
   /** Up to `limit` intents past their lease, leased anew (`retryMs`) to the caller. */
   async claimDue(limit: number, retryMs: number): Promise<DueIntent[]> {
-    const rows = rowsOf<{ resource_id: string; type_id: string; instance_id: string; transaction_id: string; attempts: number }>(await executePrepared(this.db, { text: CLAIM_DUE, values: [limit, retryMs] }));
-    return rows.map((r) => ({ resourceId: r.resource_id, typeId: r.type_id, instanceId: r.instance_id, transactionId: r.transaction_id, attempts: Number(r.attempts) }));
+    const rows = rowsOf<{
+      resource_id: string;
+      type_id: string;
+      instance_id: string;
+      transaction_id: string;
+      attempts: number;
+    }>(await executePrepared(this.db, { text: CLAIM_DUE, values: [limit, retryMs] }));
+    return rows.map((r) => ({
+      resourceId: r.resource_id,
+      typeId: r.type_id,
+      instanceId: r.instance_id,
+      transactionId: r.transaction_id,
+      attempts: Number(r.attempts),
+    }));
   }
 
   /** Why the last attempt to undo it failed; it is tried again in `retryMs`. */
   async failed(resourceId: string, error: string, retryMs: number): Promise<void> {
-    await executePrepared(this.db, { text: "update provisioning_intents set last_error = $2, lease_until = now() + $3 * interval '1 millisecond' where resource_id = $1::uuid", values: [resourceId, error.slice(0, 1000), retryMs] });
+    await executePrepared(this.db, {
+      text: "update provisioning_intents set last_error = $2, lease_until = now() + $3 * interval '1 millisecond' where resource_id = $1::uuid",
+      values: [resourceId, error.slice(0, 1000), retryMs],
+    });
   }
 
   /** Whether the resource of an intent was stored after all (then there is nothing to undo). */
   async resourceStored(resourceId: string): Promise<boolean> {
-    return rowsOf(await executePrepared(this.db, { text: "select 1 as one from resources where id = $1::uuid", values: [resourceId] })).length > 0;
+    return (
+      rowsOf(
+        await executePrepared(this.db, {
+          text: "select 1 as one from resources where id = $1::uuid",
+          values: [resourceId],
+        }),
+      ).length > 0
+    );
   }
 
   /** The intents still open (for tests and the operator). */
   async pending(): Promise<(ProvisioningIntent & { attempts: number; lastError: string | null })[]> {
-    const rows = rowsOf<{ resource_id: string; type_id: string; instance_id: string; transaction_id: string; attempts: number; last_error: string | null }>(await executePrepared(this.db, { text: "select resource_id, type_id, instance_id, transaction_id, attempts, last_error from provisioning_intents order by created", values: [] }));
-    return rows.map((r) => ({ resourceId: r.resource_id, typeId: r.type_id, instanceId: r.instance_id, transactionId: r.transaction_id, attempts: Number(r.attempts), lastError: r.last_error }));
+    const rows = rowsOf<{
+      resource_id: string;
+      type_id: string;
+      instance_id: string;
+      transaction_id: string;
+      attempts: number;
+      last_error: string | null;
+    }>(
+      await executePrepared(this.db, {
+        text: "select resource_id, type_id, instance_id, transaction_id, attempts, last_error from provisioning_intents order by created",
+        values: [],
+      }),
+    );
+    return rows.map((r) => ({
+      resourceId: r.resource_id,
+      typeId: r.type_id,
+      instanceId: r.instance_id,
+      transactionId: r.transaction_id,
+      attempts: Number(r.attempts),
+      lastError: r.last_error,
+    }));
   }
 }

@@ -7,5 +7,14 @@ import { blockWrittenStdout } from "../../common/block-written-stdout.ts";
  * written in blocks, asynchronously (common/block-written-stdout.ts says when a line goes out).
  */
 export function defaultControllerLogger(): Logger {
-  return pino({ level: process.env.LOG_LEVEL ?? "info", redact: { paths: ["req.headers[\"aps-token\"]", "headers[\"aps-token\"]", "token", "body", "secrets"], censor: "[redacted]" } }, blockWrittenStdout());
+  return pino(
+    {
+      level: process.env.LOG_LEVEL ?? "info",
+      redact: {
+        paths: ['req.headers["aps-token"]', 'headers["aps-token"]', "token", "body", "secrets"],
+        censor: "[redacted]",
+      },
+    },
+    blockWrittenStdout(),
+  );
 }

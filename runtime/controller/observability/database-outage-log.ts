@@ -37,7 +37,10 @@ export class DatabaseOutageLog {
     if (!unreachable) return false;
     if (this.since === undefined) {
       this.since = Date.now();
-      this.logger.warn({ work: this.work, code: unavailabilityCode(error), error: loggableError(error) }, `${this.work}: the database cannot be reached; waiting for it`);
+      this.logger.warn(
+        { work: this.work, code: unavailabilityCode(error), error: loggableError(error) },
+        `${this.work}: the database cannot be reached; waiting for it`,
+      );
     }
     return true;
   }
@@ -47,6 +50,9 @@ export class DatabaseOutageLog {
     if (this.since === undefined) return;
     const seconds = Math.round((Date.now() - this.since) / 100) / 10;
     this.since = undefined;
-    this.logger.warn({ work: this.work, downSeconds: seconds }, `${this.work}: the database is reachable again; resumed`);
+    this.logger.warn(
+      { work: this.work, downSeconds: seconds },
+      `${this.work}: the database is reachable again; resumed`,
+    );
   }
 }

@@ -41,35 +41,84 @@ export class ControllerMetrics {
 
   constructor(db: Db, logger: Logger) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: "aps_http_requests_total", help: "HTTP requests answered, by route pattern, method and status.", labelNames: ["method", "route", "status"], registers });
-    this.requestSeconds = new Histogram({ name: "aps_http_request_duration_seconds", help: "Time to answer an HTTP request, by route pattern, method and status.", labelNames: ["method", "route", "status"], buckets: LATENCY_BUCKETS, registers });
-    this.endpointCalls = new Counter({ name: "aps_application_calls_total", help: "Calls to application endpoints (operations, their async repeats, link changes, event notifications), by method and outcome.", labelNames: ["method", "outcome"], registers });
-    this.endpointCallSeconds = new Histogram({ name: "aps_application_call_duration_seconds", help: "Time an application endpoint took to answer, by method and outcome.", labelNames: ["method", "outcome"], buckets: LATENCY_BUCKETS, registers });
-    const reads = new Counter({ name: "aps_reads_total", help: "Requests that read from a replica when one has replayed the caller's writes (GET of a resource, its links, lists), by the database that answered: primary, or a replica's host:port.", labelNames: ["target"], registers });
-    const fences = new Counter({ name: "aps_read_fences_total", help: "Queries of the primary's WAL position that reads from replicas waited for; reads arriving together share one.", registers });
-    const skips = new Counter({ name: "aps_read_replica_skips_total", help: "Reads a usable replica did not answer: it had not replayed the read's fence yet (behind), or the read failed on it and was read again on the primary (failed).", labelNames: ["replica", "reason"], registers });
-    this.reads = { served: (target) => reads.inc({ target }), fence: () => fences.inc(), skipped: (replica, reason) => skips.inc({ replica, reason }) };
+    this.requests = new Counter({
+      name: "aps_http_requests_total",
+      help: "HTTP requests answered, by route pattern, method and status.",
+      labelNames: ["method", "route", "status"],
+      registers,
+    });
+    this.requestSeconds = new Histogram({
+      name: "aps_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by route pattern, method and status.",
+      labelNames: ["method", "route", "status"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.endpointCalls = new Counter({
+      name: "aps_application_calls_total",
+      help: "Calls to application endpoints (operations, their async repeats, link changes, event notifications), by method and outcome.",
+      labelNames: ["method", "outcome"],
+      registers,
+    });
+    this.endpointCallSeconds = new Histogram({
+      name: "aps_application_call_duration_seconds",
+      help: "Time an application endpoint took to answer, by method and outcome.",
+      labelNames: ["method", "outcome"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    const reads = new Counter({
+      name: "aps_reads_total",
+      help: "Requests that read from a replica when one has replayed the caller's writes (GET of a resource, its links, lists), by the database that answered: primary, or a replica's host:port.",
+      labelNames: ["target"],
+      registers,
+    });
+    const fences = new Counter({
+      name: "aps_read_fences_total",
+      help: "Queries of the primary's WAL position that reads from replicas waited for; reads arriving together share one.",
+      registers,
+    });
+    const skips = new Counter({
+      name: "aps_read_replica_skips_total",
+      help: "Reads a usable replica did not answer: it had not replayed the read's fence yet (behind), or the read failed on it and was read again on the primary (failed).",
+      labelNames: ["replica", "reason"],
+      registers,
+    });
+    this.reads = {
+      served: (target) => reads.inc({ target }),
+      fence: () => fences.inc(),
+      skipped: (replica, reason) => skips.inc({ replica, reason }),
+    };
     // A scrape while the database is gone: one line for the outage, not one per gauge and scrape.
     const outage = new DatabaseOutageLog(logger, "metrics");
-    const count = async (what: string, query: ReturnType<typeof sql>): Promise<{ state: string; n: number }[] | undefined> => {
+    const count = async (
+      what: string,
+      query: ReturnType<typeof sql>,
+    ): Promise<{ state: string; n: number }[] | undefined> => {
       try {
-        const rows = rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map((r) => ({ state: r.state, n: Number(r.n) }));
+        const rows = rowsOf<{ state: string; n: number }>(await withinMs(db.execute(query), GAUGE_QUERY_MS)).map(
+          (r) => ({ state: r.state, n: Number(r.n) }),
+        );
         outage.succeeded();
         return rows;
       } catch (error) {
         // The scrape still answers (request metrics matter most while the database is away); the gauge says "unknown".
-        if (!outage.failed(error, isDatabaseUnavailable(error) || error instanceof TimedOut)) logger.warn({ error: loggableError(error) }, `metrics: cannot count ${what}`);
+        if (!outage.failed(error, isDatabaseUnavailable(error) || error instanceof TimedOut))
+          logger.warn({ error: loggableError(error) }, `metrics: cannot count ${what}`);
         return undefined;
       }
     };
     new Gauge({
       name: "aps_task_queue_depth",
-      help: "Asynchronous operations (SPEC 3) waiting to be repeated to their application; NaN when the database did not answer.",
+      help: "Asynchronous operations waiting to be repeated to their application; NaN when the database did not answer.",
       registers,
       // Every worker of `serve --workers N` counts the same rows: their figures are one, not a sum.
       aggregator: "first",
       async collect() {
-        const rows = await count("the task queue", sql`select 'pending' as state, count(*)::int as n from tasks where state = 'pending'`);
+        const rows = await count(
+          "the task queue",
+          sql`select 'pending' as state, count(*)::int as n from tasks where state = 'pending'`,
+        );
         this.set(rows ? (rows[0]?.n ?? 0) : Number.NaN);
       },
     });
@@ -80,8 +129,12 @@ export class ControllerMetrics {
       registers,
       aggregator: "first",
       async collect() {
-        const rows = await count("the event outbox", sql`select state, count(*)::int as n from notifications group by state`);
-        for (const state of ["pending", "dead"]) this.set({ state }, rows ? (rows.find((r) => r.state === state)?.n ?? 0) : Number.NaN);
+        const rows = await count(
+          "the event outbox",
+          sql`select state, count(*)::int as n from notifications group by state`,
+        );
+        for (const state of ["pending", "dead"])
+          this.set({ state }, rows ? (rows.find((r) => r.state === state)?.n ?? 0) : Number.NaN);
       },
     });
     // Process figures (memory, CPU, event-loop lag, open handles) into this registry only.

@@ -18,9 +18,18 @@ const CHECK_MS = 2_000;
 
 /** The body of /readyz; `ready` decides 200 or 503. */
 export type Readiness =
-  | { readonly status: "ready"; readonly database: "ok"; readonly migrations: { readonly applied: number; readonly total: number } }
+  | {
+      readonly status: "ready";
+      readonly database: "ok";
+      readonly migrations: { readonly applied: number; readonly total: number };
+    }
   | { readonly status: "not ready"; readonly database: "unreachable"; readonly message: string }
-  | { readonly status: "not ready"; readonly database: "ok"; readonly migrations: { readonly applied: number; readonly total: number; readonly pending: number }; readonly message: string };
+  | {
+      readonly status: "not ready";
+      readonly database: "ok";
+      readonly migrations: { readonly applied: number; readonly total: number; readonly pending: number };
+      readonly message: string;
+    };
 
 /**
  * `outage` logs the first failed check of an outage and the first passed one after it: a load
@@ -33,12 +42,24 @@ export async function readiness(db: Db, outage: DatabaseOutageLog): Promise<Read
     outage.succeeded();
     const applied = state.total - state.pending;
     if (state.pending > 0) {
-      return { status: "not ready", database: "ok", migrations: { applied, total: state.total, pending: state.pending }, message: `migrations pending: ${state.pending} of ${state.total} are not applied; run the migrations (aps-gen migrate) or start serve without --no-migrate` };
+      return {
+        status: "not ready",
+        database: "ok",
+        migrations: { applied, total: state.total, pending: state.pending },
+        message: `migrations pending: ${state.pending} of ${state.total} are not applied; run the migrations (aps-gen migrate) or start serve without --no-migrate`,
+      };
     }
     return { status: "ready", database: "ok", migrations: { applied, total: state.total } };
   } catch (error) {
     // The cause goes to the log, not to the unauthenticated caller (it may name hosts and users).
     outage.failed(error, true);
-    return { status: "not ready", database: "unreachable", message: error instanceof TimedOut ? `database unreachable: no answer within ${CHECK_MS / 1000} s` : "database unreachable: the query failed (the cause is in the controller's log)" };
+    return {
+      status: "not ready",
+      database: "unreachable",
+      message:
+        error instanceof TimedOut
+          ? `database unreachable: no answer within ${CHECK_MS / 1000} s`
+          : "database unreachable: the query failed (the cause is in the controller's log)",
+    };
   }
 }

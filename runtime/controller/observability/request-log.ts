@@ -30,25 +30,41 @@ export function requestLog(logger: Logger): MiddlewareHandler<ControllerEnv> {
     await next();
     if (!isCompleteReply(c.res)) c.res.headers.set(REQUEST_ID_HEADER, requestId);
     const path = urlPath(c.req.url);
-    const line = { method: c.req.method, path, route: routePattern(c), status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 };
+    const line = {
+      method: c.req.method,
+      path,
+      route: routePattern(c),
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    };
     const quiet = QUIET_PATHS.has(path) && c.res.status < 400;
     if (quiet && !logger.isLevelEnabled("debug")) return;
     // Most requests log nothing else: their one line needs no child logger of its own.
     const log = scope.logged() ?? logger;
-    const fields = log === logger ? { requestId, ...(scope.transactionId ? { transactionId: scope.transactionId } : {}), ...line } : line;
+    const fields =
+      log === logger
+        ? { requestId, ...(scope.transactionId ? { transactionId: scope.transactionId } : {}), ...line }
+        : line;
     if (quiet) log.debug(fields, "request");
     else log.info(fields, "request");
   };
 }
 
 /** A request's scope whose logger (a pino child with the request's ids) is made when something first logs with it. */
-function requestScope(logger: Logger, requestId: string, transactionId: string | undefined): RequestScope & { logged(): Logger | undefined } {
+function requestScope(
+  logger: Logger,
+  requestId: string,
+  transactionId: string | undefined,
+): RequestScope & { logged(): Logger | undefined } {
   let child: Logger | undefined;
   return {
     requestId,
     ...(transactionId ? { transactionId } : {}),
     get log() {
-      return (child ??= logger.child({ requestId, ...(this.transactionId ? { transactionId: this.transactionId } : {}) }));
+      return (child ??= logger.child({
+        requestId,
+        ...(this.transactionId ? { transactionId: this.transactionId } : {}),
+      }));
     },
     logged: () => child,
   };

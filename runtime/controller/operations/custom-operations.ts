@@ -1,9 +1,10 @@
 /**
- * Custom operations (SPEC 4.4): on a resource at `/aps/2/resources/<id>/<path>`, and static ones
- * on a type at `/aps/2/static/<type id>/<path>`. The caller needs access to the resource (for a
- * resource's) and to the operation; the path is found by the operation router, path and query
- * parameters are converted and checked, then the call goes to the application with its body as
- * it came, and the application's reply comes back as it is.
+ * Custom operations (docs/aps/rest-api.md, "Custom operations"): on a resource at
+ * `/aps/2/resources/<id>/<path>`, and static ones on a type at `/aps/2/static/<type id>/<path>`.
+ * The caller needs access to the resource (for a resource's) and to the operation; the path is
+ * found by the operation router, path and query parameters are converted and checked, then the call
+ * goes to the application with its body as it came, and the application's reply comes back as it
+ * is.
  */
 import { RoleBit } from "../../common/actor.ts";
 import { requireOperation } from "../access/resource-access.ts";
@@ -23,31 +24,57 @@ export class CustomOperations {
   constructor(private readonly ctx: ResourceContext) {}
 
   /** A custom operation on resource `id`; `rest` is the path below the resource. */
-  async onResource(caller: Caller, id: string, method: string, rest: string, rawQuery: string, body: LazyBody | undefined): Promise<EndpointReply> {
+  async onResource(
+    caller: Caller,
+    id: string,
+    method: string,
+    rest: string,
+    rawQuery: string,
+    body: LazyBody | undefined,
+  ): Promise<EndpointReply> {
     const { type, roles } = await this.ctx.access.visible(caller, id, "retrieve");
     return this.call(caller, type, roles, id, method, rest, rawQuery, body);
   }
 
   /**
-   * A static custom operation (SPEC 4.4 `static`): called on the type rather than on a resource,
+   * A static custom operation (`static`): called on the type rather than on a resource,
    * forwarded to `<endpoint>/<service>/<path>`. The caller acts in its own account, as when it
    * provisions.
    */
-  async onType(caller: Caller, typeId: string, method: string, rest: string, rawQuery: string, body: LazyBody | undefined): Promise<EndpointReply> {
+  async onType(
+    caller: Caller,
+    typeId: string,
+    method: string,
+    rest: string,
+    rawQuery: string,
+    body: LazyBody | undefined,
+  ): Promise<EndpointReply> {
     const { catalog } = this.ctx;
     if (!catalog.registry.has(typeId)) await catalog.refresh();
     const type = catalog.registry.get(typeId);
     if (!type) throw new ControllerError(404, `Type ${typeId} is not known to this controller.`);
     if (caller.kind === "application" && caller.instanceId) {
       // Its own type's static operations are the application's; another's are open to it as to the public.
-      const own = type.servedBy === "application" && (await applicationsFor(this.ctx.applications, type).targetFor(type)).target.instanceId === caller.instanceId;
+      const own =
+        type.servedBy === "application" &&
+        (await applicationsFor(this.ctx.applications, type).targetFor(type)).target.instanceId === caller.instanceId;
       return this.call(caller, type, own ? SERVING_ROLES : RoleBit.public, undefined, method, rest, rawQuery, body);
     }
-    if (!caller.accountId) throw new ControllerError(403, "An anonymous token cannot call operations; use a token that names an account.");
+    if (!caller.accountId)
+      throw new ControllerError(403, "An anonymous token cannot call operations; use a token that names an account.");
     return this.call(caller, type, RoleBit.owner | RoleBit.public, undefined, method, rest, rawQuery, body);
   }
 
-  private async call(caller: Caller, type: RegistryType, roles: number, id: string | undefined, method: string, rest: string, rawQuery: string, lazy: LazyBody | undefined): Promise<EndpointReply> {
+  private async call(
+    caller: Caller,
+    type: RegistryType,
+    roles: number,
+    id: string | undefined,
+    method: string,
+    rest: string,
+    rawQuery: string,
+    lazy: LazyBody | undefined,
+  ): Promise<EndpointReply> {
     const isStatic = id === undefined;
     // 404 for a path no operation has, 405 for one declared with other verbs (operation-router.ts).
     const match = operationRoutes(type, isStatic).find(type.name, method, rest);
@@ -61,7 +88,15 @@ export class CustomOperations {
     const body = bytes?.length ? { bytes, contentType: lazy!.contentType ?? "" } : undefined;
     const app = applicationsFor(this.ctx.applications, type);
     const { target } = await app.targetFor(type);
-    return app.forwarder.custom(target, type, method, isStatic ? match.path : `/${id}${match.path}`, rawQuery, forwardOrigin(caller), body);
+    return app.forwarder.custom(
+      target,
+      type,
+      method,
+      isStatic ? match.path : `/${id}${match.path}`,
+      rawQuery,
+      forwardOrigin(caller),
+      body,
+    );
   }
 }
 
@@ -72,10 +107,17 @@ export class CustomOperations {
  * JSON, goes to the application, whose generated connector checks it (runtime/connector/replies.ts
  * parsedParams) and answers for it.
  */
-function checkPathAndQuery(parse: ((input: OperationInput) => OperationParams) | undefined, name: string, path: Record<string, string>, rawQuery: string): void {
+function checkPathAndQuery(
+  parse: ((input: OperationInput) => OperationParams) | undefined,
+  name: string,
+  path: Record<string, string>,
+  rawQuery: string,
+): void {
   if (!parse) return;
   const result = parse({ path, query: Object.fromEntries(new URLSearchParams(rawQuery)) });
   // Without a body the parser reports a required one as missing: that, like every /body error, is the application's.
-  const errors = result.ok ? [] : result.errors.filter((e) => e.path.startsWith("/path/") || e.path.startsWith("/query/"));
+  const errors = result.ok
+    ? []
+    : result.errors.filter((e) => e.path.startsWith("/path/") || e.path.startsWith("/query/"));
   if (errors.length) throw invalidBody(errors, `The parameters of ${name}`);
 }

@@ -1,10 +1,11 @@
 /**
- * Finds the custom operation (SPEC 4.4) a request path names, with a Hono router compiled once
- * per type, as the connector runtime routes the same operations on the endpoint side. Imports
- * replace the registry whole, so the routers are cached by the RegistryType object itself and
- * go with it. Trailing and repeated slashes and percent-encoding are dealt with here, once:
- * a parameter is decoded exactly once (`%2F` stays inside its segment, `%25` is one `%`), a
- * literal segment may be written escaped (`us%61ge`), and a malformed escape is the caller's 400.
+ * Finds the custom operation (docs/aps/rest-api.md, "Custom operations") a request path names, with
+ * a Hono router compiled once per type, as the connector runtime routes the same operations on the
+ * endpoint side. Imports replace the registry whole, so the routers are cached by the RegistryType
+ * object itself and go with it. Trailing and repeated slashes and percent-encoding are dealt with
+ * here, once: a parameter is decoded exactly once (`%2F` stays inside its segment, `%25` is one
+ * `%`), a literal segment may be written escaped (`us%61ge`), and a malformed escape is the
+ * caller's 400.
  */
 import type { Result } from "hono/router";
 import { RegExpRouter } from "hono/router/reg-exp-router";
@@ -54,7 +55,10 @@ class OperationRoutes {
     const hit = found.find((m) => "name" in m.entry);
     if (!hit) {
       const known = found.length > 0;
-      throw new ControllerError(known ? 405 : 404, `${typeName} has no operation ${method} ${path}${this.listing.length ? `; it has ${this.listing.join(", ")}` : ""}.`);
+      throw new ControllerError(
+        known ? 405 : 404,
+        `${typeName} has no operation ${method} ${path}${this.listing.length ? `; it has ${this.listing.join(", ")}` : ""}.`,
+      );
     }
     const { name, operation } = hit.entry as Extract<Entry, { name: string }>;
     const params: Record<string, string> = {};
@@ -71,10 +75,12 @@ export function operationRoutes(type: RegistryType, isStatic: boolean): Operatio
   let entry = cache.get(type);
   if (!entry) cache.set(type, (entry = {}));
   const key = isStatic ? "static" : "instance";
-  return (entry[key] ??= new OperationRoutes(Object.entries(type.operations).filter(([, op]) => !op.base && op.static === isStatic)));
+  return (entry[key] ??= new OperationRoutes(
+    Object.entries(type.operations).filter(([, op]) => !op.base && op.static === isStatic),
+  ));
 }
 
-/** A declared path with a leading and no trailing slash (SPEC 4.4 rule 1 writes it without the `/`). */
+/** A declared path with a leading and no trailing slash (declarations write it with or without the `/`). */
 function declaredPath(template: string): string {
   return tidyPath(template.startsWith("/") ? template : `/${template}`);
 }
@@ -116,6 +122,8 @@ function matches(result: Result<Entry>): { entry: Entry; params: Record<string, 
   const [found, stash] = result as [[Entry, Record<string, string | number>][], string[] | undefined];
   return found.map(([entry, params]) => ({
     entry,
-    params: stash ? Object.fromEntries(Object.entries(params).map(([k, i]) => [k, stash[i as number] ?? ""])) : (params as Record<string, string>),
+    params: stash
+      ? Object.fromEntries(Object.entries(params).map(([k, i]) => [k, stash[i as number] ?? ""]))
+      : (params as Record<string, string>),
   }));
 }

@@ -20,9 +20,15 @@ export const ARCHIVE_PART_BYTES = 64 * 1024;
 export async function storeArchive(db: Db, id: string, archive: Uint8Array): Promise<void> {
   try {
     for (let part = 0, at = 0; at < archive.length || part === 0; part++, at += ARCHIVE_PART_BYTES) {
-      const piece = Buffer.from(archive.buffer, archive.byteOffset + at, Math.min(ARCHIVE_PART_BYTES, archive.length - at));
+      const piece = Buffer.from(
+        archive.buffer,
+        archive.byteOffset + at,
+        Math.min(ARCHIVE_PART_BYTES, archive.length - at),
+      );
       // As hex text: PGlite turns a byte parameter into text itself, about 15 times slower.
-      await db.insert(packageArchiveParts).values({ packageId: id, part, bytes: sql`decode(${piece.toString("hex")}, 'hex')` });
+      await db
+        .insert(packageArchiveParts)
+        .values({ packageId: id, part, bytes: sql`decode(${piece.toString("hex")}, 'hex')` });
       // PGlite answers in a microtask: without a turn of the event loop here, no request would
       // be read between parts.
       await yieldToEventLoop();

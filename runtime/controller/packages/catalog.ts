@@ -6,6 +6,7 @@
  * compiled yet.
  */
 import { inArray, not } from "drizzle-orm";
+import { stringifyJson } from "../../common/json-text.ts";
 import type { TypeValidator } from "../../common/type-validator.ts";
 import { typeRegistry, type RegistryType, type TypeRegistry } from "../registry.ts";
 import type { Db } from "../store/open-database.ts";
@@ -54,7 +55,11 @@ export interface CompileStep {
  * and `ArchiveTooLarge` (common/bounded-unzip.ts) when it inflates past the bounds. `progress` is
  * told each step as it ends: a large package takes seconds, and the log shows where they go.
  */
-export type PackageCompiler = (archive: Uint8Array, label: string, progress?: (step: CompileStep) => void) => Promise<CompiledPackage>;
+export type PackageCompiler = (
+  archive: Uint8Array,
+  label: string,
+  progress?: (step: CompileStep) => void,
+) => Promise<CompiledPackage>;
 
 /** A package archive whose declarations have errors. */
 export class PackageRejected extends Error {
@@ -113,7 +118,9 @@ export class PackageCatalog {
    * so a type declared again by a package of the same application, exactly as it was, is no conflict.
    */
   conflicts(compiled: CompiledPackage): string[] {
-    return compiled.types.filter((t) => this.types.has(t.id) && !this.sameApplicationType(compiled.appId, t)).map((t) => t.id);
+    return compiled.types
+      .filter((t) => this.types.has(t.id) && !this.sameApplicationType(compiled.appId, t))
+      .map((t) => t.id);
   }
 
   /** Every package that declares a type: one, or several versions of one application. */
@@ -127,12 +134,23 @@ export class PackageCatalog {
     // The package slug differs between an archive and its folder; the declaration itself must not.
     const { packageName: _a, ...was } = known;
     const { packageName: _b, ...now } = type;
-    return JSON.stringify(was) === JSON.stringify(now);
+    // stringifyJson: a declaration may hold 64-bit integers (bigint), which JSON.stringify refuses.
+    return stringifyJson(was) === stringifyJson(now);
   }
 
   /** Makes a compiled package's types usable; the registry is replaced whole, never changed in place. */
   add(id: string, compiled: CompiledPackage): PackageRecord {
-    const record: PackageRecord = { id, appId: compiled.appId, name: compiled.name, ...(compiled.metaName !== undefined ? { metaName: compiled.metaName } : {}), version: compiled.version, release: compiled.release, typeIds: compiled.types.map((t) => t.id), origin: "imported", files: compiled.files };
+    const record: PackageRecord = {
+      id,
+      appId: compiled.appId,
+      name: compiled.name,
+      ...(compiled.metaName !== undefined ? { metaName: compiled.metaName } : {}),
+      version: compiled.version,
+      release: compiled.release,
+      typeIds: compiled.types.map((t) => t.id),
+      origin: "imported",
+      files: compiled.files,
+    };
     const types = new Map(this.types);
     const validators = new Map(this.validatorMap);
     for (const t of compiled.types) {

@@ -29,7 +29,8 @@ export function archiveFiles(archive: Uint8Array): PackageFiles {
     const raw = unzipBounded(archive);
     const names = Object.keys(raw).filter((n) => !n.endsWith("/"));
     const top = names[0]?.split("/")[0];
-    const prefix = !names.includes("APP-META.xml") && top && names.every((n) => n.startsWith(`${top}/`)) ? `${top}/` : "";
+    const prefix =
+      !names.includes("APP-META.xml") && top && names.every((n) => n.startsWith(`${top}/`)) ? `${top}/` : "";
     entries = new Map(names.map((n) => [n.slice(prefix.length), raw[n]!]));
     return entries;
   };

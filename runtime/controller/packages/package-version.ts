@@ -24,7 +24,10 @@ export function sameVersion(have: string, asked: unknown): boolean {
 }
 
 /** A package's version and release together: version first, release when versions are equal. */
-export function comparePackageVersions(a: { version: string; release: string }, b: { version: string; release: string }): number {
+export function comparePackageVersions(
+  a: { version: string; release: string },
+  b: { version: string; release: string },
+): number {
   return compareVersions(a.version, b.version) || compareVersions(a.release, b.release);
 }
 

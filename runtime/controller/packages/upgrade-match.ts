@@ -22,7 +22,9 @@ export function updateMatches(files: PackageFiles): string[] {
   const bytes = files.read("APP-META.xml");
   if (!bytes) return [];
   const meta = new TextDecoder().decode(bytes).replace(/<!--[\s\S]*?-->/g, "");
-  return [...meta.matchAll(/<(?:upgrade|patch)\b[^>]*?\bmatch\s*=\s*(?:"([^"]*)"|'([^']*)')/g)].map((m) => decodeEntities(m[1] ?? m[2] ?? ""));
+  return [...meta.matchAll(/<(?:upgrade|patch)\b[^>]*?\bmatch\s*=\s*(?:"([^"]*)"|'([^']*)')/g)].map((m) =>
+    decodeEntities(m[1] ?? m[2] ?? ""),
+  );
 }
 
 /** Whether one of `matches` holds for `installed`; no expressions at all lets any version through. */
@@ -35,7 +37,11 @@ function parseMatch(expression: string): RqlFilter | undefined {
   try {
     return parseRql(expression.replace(/\s+/g, "")).filter;
   } catch (error) {
-    if (error instanceof RqlError) throw new ControllerError(409, `The new package's APP-META.xml <upgrade match="${expression}"> is not RQL this controller reads: ${error.message}.`);
+    if (error instanceof RqlError)
+      throw new ControllerError(
+        409,
+        `The new package's APP-META.xml <upgrade match="${expression}"> is not RQL this controller reads: ${error.message}.`,
+      );
     throw error;
   }
 }
@@ -51,7 +57,7 @@ function holds(filter: RqlFilter | undefined, installed: InstalledVersion): bool
       return !holds(filter.arg, installed);
     case "in":
     case "out": {
-      const found = filter.values.some((v) => compareVersions(valueOf(filter.prop, installed), v) === 0);
+      const found = filter.values.some((v) => compareVersions(installedValue(filter.prop, installed), v) === 0);
       return filter.op === "in" ? found : !found;
     }
     case "eq":
@@ -60,21 +66,30 @@ function holds(filter: RqlFilter | undefined, installed: InstalledVersion): bool
     case "gt":
     case "le":
     case "ge": {
-      const d = compareVersions(valueOf(filter.prop, installed), filter.value);
+      const d = compareVersions(installedValue(filter.prop, installed), filter.value);
       return { eq: d === 0, ne: d !== 0, lt: d < 0, gt: d > 0, le: d <= 0, ge: d >= 0 }[filter.op];
     }
     default:
-      throw new ControllerError(409, `The new package's APP-META.xml <upgrade match> uses ${filter.op}(), which an update rule cannot use (https://docs.cloudblue.com/cbc/sdk/21.0/api/package/updates).`);
+      throw new ControllerError(
+        409,
+        `The new package's APP-META.xml <upgrade match> uses ${filter.op}(), which an update rule cannot use (https://docs.cloudblue.com/cbc/sdk/21.0/api/package/updates).`,
+      );
   }
 }
 
 /** `version` or `release` of the installed package; other metadata is not kept, so nothing else can be compared. */
-function valueOf(prop: string, installed: InstalledVersion): string {
+function installedValue(prop: string, installed: InstalledVersion): string {
   if (prop === "version") return installed.version;
   if (prop === "release") return installed.release;
-  throw new ControllerError(409, `The new package's APP-META.xml <upgrade match> compares "${prop}"; this controller compares only version and release.`);
+  throw new ControllerError(
+    409,
+    `The new package's APP-META.xml <upgrade match> compares "${prop}"; this controller compares only version and release.`,
+  );
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e]!);
+  return text.replace(
+    /&(lt|gt|quot|apos|amp);/g,
+    (_, e: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e]!,
+  );
 }

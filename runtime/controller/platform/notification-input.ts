@@ -34,28 +34,51 @@ const KNOWN = ["status", "message", "details", ...STRING_MEMBERS];
 export function readNotification(body: unknown): NotificationInput {
   if (!isObject(body)) throw invalidBody([typeError("", "an object", body)], "The notification");
   const errors: ValidationError[] = [];
-  for (const key of Object.keys(body)) if (!KNOWN.includes(key)) errors.push(unknownKey(`/${pointerSegment(key)}`, key, `is not a member of a notification; known: ${KNOWN.join(", ")}`));
+  for (const key of Object.keys(body))
+    if (!KNOWN.includes(key))
+      errors.push(
+        unknownKey(`/${pointerSegment(key)}`, key, `is not a member of a notification; known: ${KNOWN.join(", ")}`),
+      );
   const status = body.status;
-  if (status === undefined || status === null) errors.push({ path: "/status", code: "required", message: `is required: one of ${NOTIFICATION_STATUSES.join(", ")}` });
+  if (status === undefined || status === null)
+    errors.push({
+      path: "/status",
+      code: "required",
+      message: `is required: one of ${NOTIFICATION_STATUSES.join(", ")}`,
+    });
   else if (typeof status !== "string") errors.push(typeError("/status", "a string", status));
-  else if (!(NOTIFICATION_STATUSES as readonly string[]).includes(status)) errors.push({ path: "/status", code: "enum", message: `must be one of ${NOTIFICATION_STATUSES.join(", ")}, not ${JSON.stringify(status)}` });
-  if (body.message === undefined || body.message === null) errors.push({ path: "/message", code: "required", message: "is required: {\"message\": \"<text>\"}" });
+  else if (!(NOTIFICATION_STATUSES as readonly string[]).includes(status))
+    errors.push({
+      path: "/status",
+      code: "enum",
+      message: `must be one of ${NOTIFICATION_STATUSES.join(", ")}, not ${JSON.stringify(status)}`,
+    });
+  if (body.message === undefined || body.message === null)
+    errors.push({ path: "/message", code: "required", message: 'is required: {"message": "<text>"}' });
   else checkMessage(body.message, "/message", errors);
   if (body.details !== undefined && body.details !== null) checkMessage(body.details, "/details", errors);
-  for (const key of STRING_MEMBERS) if (body[key] !== undefined && body[key] !== null && typeof body[key] !== "string") errors.push(typeError(`/${key}`, "a string", body[key]));
+  for (const key of STRING_MEMBERS)
+    if (body[key] !== undefined && body[key] !== null && typeof body[key] !== "string")
+      errors.push(typeError(`/${key}`, "a string", body[key]));
   if (errors.length) throw invalidBody(errors, "The notification");
   return withoutNulls(body) as unknown as NotificationInput;
 }
 
 function checkMessage(value: unknown, path: string, errors: ValidationError[]): void {
   if (!isObject(value)) {
-    errors.push(typeError(path, "an object {\"message\": \"<text>\", \"keys\": {...}}", value));
+    errors.push(typeError(path, 'an object {"message": "<text>", "keys": {...}}', value));
     return;
   }
-  for (const key of Object.keys(value)) if (key !== "message" && key !== "keys") errors.push(unknownKey(`${path}/${pointerSegment(key)}`, key, "is not a member of a message; known: message, keys"));
-  if (value.message === undefined || value.message === null) errors.push({ path: `${path}/message`, code: "required", message: "is required: the text" });
+  for (const key of Object.keys(value))
+    if (key !== "message" && key !== "keys")
+      errors.push(
+        unknownKey(`${path}/${pointerSegment(key)}`, key, "is not a member of a message; known: message, keys"),
+      );
+  if (value.message === undefined || value.message === null)
+    errors.push({ path: `${path}/message`, code: "required", message: "is required: the text" });
   else if (typeof value.message !== "string") errors.push(typeError(`${path}/message`, "a string", value.message));
-  if (value.keys !== undefined && value.keys !== null && !isObject(value.keys)) errors.push(typeError(`${path}/keys`, "an object of placeholder values", value.keys));
+  if (value.keys !== undefined && value.keys !== null && !isObject(value.keys))
+    errors.push(typeError(`${path}/keys`, "an object of placeholder values", value.keys));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../store/open-database.ts";
+import { likePrefix } from "../store/like-pattern.ts";
 import { platformNotifications } from "../store/schema.ts";
 import type { NotificationInput } from "./notification-input.ts";
 
@@ -23,24 +24,50 @@ export type NotificationScope =
 export class NotificationLog {
   constructor(private readonly db: Db) {}
 
-  async record(input: NotificationInput, recipient: { account: string; path: string } | undefined, sender: { instance?: string; account?: string }): Promise<RecordedNotification> {
+  async record(
+    input: NotificationInput,
+    recipient: { account: string; path: string } | undefined,
+    sender: { instance?: string; account?: string },
+  ): Promise<RecordedNotification> {
     const id = randomUUID();
     const time = new Date().toISOString();
-    await this.db.insert(platformNotifications).values({ id, time, body: { ...input }, recipientAccount: recipient?.account ?? null, recipientPath: recipient?.path ?? null, senderInstance: sender.instance ?? null, senderAccount: sender.account ?? null });
+    await this.db.insert(platformNotifications).values({
+      id,
+      time,
+      body: { ...input },
+      recipientAccount: recipient?.account ?? null,
+      recipientPath: recipient?.path ?? null,
+      senderInstance: sender.instance ?? null,
+      senderAccount: sender.account ?? null,
+    });
     return { id, time, ...input };
   }
 
   /** A page of what `scope` sees, oldest first, and how many it sees in all. */
-  async list(scope: NotificationScope, start: number, size: number): Promise<{ items: RecordedNotification[]; total: number }> {
+  async list(
+    scope: NotificationScope,
+    start: number,
+    size: number,
+  ): Promise<{ items: RecordedNotification[]; total: number }> {
     const where = visible(scope);
-    const rows = await this.db.select().from(platformNotifications).where(where).orderBy(asc(platformNotifications.seq)).offset(start).limit(size);
+    const rows = await this.db
+      .select()
+      .from(platformNotifications)
+      .where(where)
+      .orderBy(asc(platformNotifications.seq))
+      .offset(start)
+      .limit(size);
     const [counted] = await this.db.select({ n: count() }).from(platformNotifications).where(where);
     return { items: rows.map(view), total: Number(counted?.n ?? 0) };
   }
 
   /** One notification, when `scope` sees it. */
   async get(id: string, scope: NotificationScope): Promise<RecordedNotification | undefined> {
-    const [row] = await this.db.select().from(platformNotifications).where(and(eq(platformNotifications.id, id), visible(scope))).limit(1);
+    const [row] = await this.db
+      .select()
+      .from(platformNotifications)
+      .where(and(eq(platformNotifications.id, id), visible(scope)))
+      .limit(1);
     return row ? view(row) : undefined;
   }
 }
@@ -48,8 +75,11 @@ export class NotificationLog {
 function visible(scope: NotificationScope): SQL | undefined {
   if (scope.kind === "all") return undefined;
   if (scope.kind === "sender") return eq(platformNotifications.senderInstance, scope.instanceId);
-  const prefix = `${scope.accountPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return or(sql`${platformNotifications.recipientPath} like ${prefix}`, eq(platformNotifications.senderAccount, scope.accountId));
+  const prefix = likePrefix(scope.accountPath);
+  return or(
+    sql`${platformNotifications.recipientPath} like ${prefix}`,
+    eq(platformNotifications.senderAccount, scope.accountId),
+  );
 }
 
 function view(row: typeof platformNotifications.$inferSelect): RecordedNotification {

@@ -22,10 +22,24 @@ export const NOTIFICATION_MANAGER_TYPE = "http://www.parallels.com/pa/pa-core-se
 export const NOTIFICATION_MANAGER_ALIAS = "notification-manager";
 
 /** Creates the manager unless it exists or its type is not loaded; returns its id, or undefined without the type. */
-export async function ensureNotificationManager(db: Db, registry: TypeRegistry, providerAccountId: string): Promise<string | undefined> {
+export async function ensureNotificationManager(
+  db: Db,
+  registry: TypeRegistry,
+  providerAccountId: string,
+): Promise<string | undefined> {
   if (!registry.has(NOTIFICATION_MANAGER_TYPE)) return undefined;
   const id = nameBasedUuid(providerAccountId, NOTIFICATION_MANAGER_TYPE);
-  const row = new ResourceRows().newRow({ id, typeId: NOTIFICATION_MANAGER_TYPE, status: ResourceStatus.ready, ownerAccount: providerAccountId, ownerPath: `/${providerAccountId}/` }, {}, {});
+  const row = new ResourceRows().newRow(
+    {
+      id,
+      typeId: NOTIFICATION_MANAGER_TYPE,
+      status: ResourceStatus.ready,
+      ownerAccount: providerAccountId,
+      ownerPath: `/${providerAccountId}/`,
+    },
+    {},
+    {},
+  );
   await db.insert(resources).values(row).onConflictDoNothing({ target: resources.id });
   return id;
 }
@@ -38,7 +52,11 @@ export class NotificationManagerLocator {
 
   async find(): Promise<string | undefined> {
     if (this.id) return this.id;
-    const [row] = await this.db.select({ id: resources.id }).from(resources).where(eq(resources.typeId, NOTIFICATION_MANAGER_TYPE)).limit(1);
+    const [row] = await this.db
+      .select({ id: resources.id })
+      .from(resources)
+      .where(eq(resources.typeId, NOTIFICATION_MANAGER_TYPE))
+      .limit(1);
     this.id = row?.id;
     return this.id;
   }
@@ -46,7 +64,10 @@ export class NotificationManagerLocator {
 
 /** A version-5 (SHA-1, name-based) UUID of `name` in the namespace `namespace` (RFC 9562 5.5). */
 function nameBasedUuid(namespace: string, name: string): string {
-  const hash = createHash("sha1").update(Buffer.from(namespace.replace(/-/g, ""), "hex")).update(name).digest();
+  const hash = createHash("sha1")
+    .update(Buffer.from(namespace.replace(/-/g, ""), "hex"))
+    .update(name)
+    .digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString("hex");

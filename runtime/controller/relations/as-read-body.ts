@@ -23,7 +23,12 @@ export interface LinkChangeRequest {
 }
 
 /** The properties to configure and the links to change, from a body written as the resource was read. */
-export function splitAsReadBody(type: RegistryType, row: StoredResource, links: readonly StoredLink[], body: unknown): { properties: unknown; relinks: LinkChangeRequest[] } {
+export function splitAsReadBody(
+  type: RegistryType,
+  row: StoredResource,
+  links: readonly StoredLink[],
+  body: unknown,
+): { properties: unknown; relinks: LinkChangeRequest[] } {
   // Not an object: the validators say so.
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { properties: body, relinks: [] };
   const properties: Record<string, unknown> = {};
@@ -42,7 +47,11 @@ export function splitAsReadBody(type: RegistryType, row: StoredResource, links: 
         if (isCollectionReadForm(value)) continue;
       } else if (value === null) {
         if (current === undefined) continue;
-        if (rel.required) throw new ControllerError(409, `"${name}" is a required relation: the resource cannot be without it. Relink it to another resource ("${name}": {"aps": {"id": "<resource id>"}}), or unprovision the resource.`);
+        if (rel.required)
+          throw new ControllerError(
+            409,
+            `"${name}" is a required relation: the resource cannot be without it. Relink it to another resource ("${name}": {"aps": {"id": "<resource id>"}}), or unprovision the resource.`,
+          );
         relinks.push({ relation: name, targetId: null });
         continue;
       } else {
@@ -67,11 +76,22 @@ export function splitAsReadBody(type: RegistryType, row: StoredResource, links: 
 /** Checks the `aps` section against the resource and returns the revision it names, if any. */
 function metaSection(value: unknown, type: RegistryType, row: StoredResource): unknown {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "object" || Array.isArray(value)) throw new ControllerError(400, 'aps is the meta-section of the resource: an object such as {"revision": 3}, or leave it out.');
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new ControllerError(
+      400,
+      'aps is the meta-section of the resource: an object such as {"revision": 3}, or leave it out.',
+    );
   const aps = value as Record<string, unknown>;
-  if (aps.id !== undefined && aps.id !== row.id) throw new ControllerError(400, `aps.id is ${JSON.stringify(aps.id)}, but this is resource ${row.id}; a configure cannot change a resource's id.`);
+  if (aps.id !== undefined && aps.id !== row.id)
+    throw new ControllerError(
+      400,
+      `aps.id is ${JSON.stringify(aps.id)}, but this is resource ${row.id}; a configure cannot change a resource's id.`,
+    );
   if (aps.type !== undefined && aps.type !== row.typeId) {
-    throw new ControllerError(409, `aps.type is ${JSON.stringify(aps.type)}, but this resource is a ${row.typeId} (${type.name}); a configure cannot change a resource's type. Keep aps.type as read (or leave it out); to move to another type, provision a resource of it.`);
+    throw new ControllerError(
+      409,
+      `aps.type is ${JSON.stringify(aps.type)}, but this resource is a ${row.typeId} (${type.name}); a configure cannot change a resource's type. Keep aps.type as read (or leave it out); to move to another type, provision a resource of it.`,
+    );
   }
   return aps.revision;
 }
@@ -79,5 +99,13 @@ function metaSection(value: unknown, type: RegistryType, row: StoredResource): u
 /** `{"aps": {"link": "collection", "href": ...}}`, what a read shows for a collection relation. */
 function isCollectionReadForm(value: unknown): boolean {
   const aps = (value as { aps?: { link?: unknown } } | null | undefined)?.aps;
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && typeof aps === "object" && aps !== null && aps.link === "collection";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 1 &&
+    typeof aps === "object" &&
+    aps !== null &&
+    aps.link === "collection"
+  );
 }

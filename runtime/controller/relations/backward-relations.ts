@@ -5,7 +5,7 @@
  * in it too, exactly as if it had been provisioned through that collection
  * (`POST /aps/2/resources/A/tenants`), which stores the link from A's side as well.
  *
- * Which collection: the platform's documentation read for this (aps-facts 3) says only that a
+ * Which collection: the platform's documentation (docs/aps/relations.md) says only that a
  * relation names the type of the other end and that a link may reach a resource whose type has
  * no matching relation (an "anonymous backward relation"); it gives no rule for choosing among
  * several. The rule here: the collection relations of the target's type whose declared type the
@@ -20,14 +20,22 @@ import { resources } from "../store/schema.ts";
 const cache = new WeakMap<TypeRegistry, Map<string, string | null>>();
 
 /** The collection relation of `targetType` that shows resources of `sourceTypeId` linking to it; undefined when none or ambiguous. */
-export function backwardCollection(registry: TypeRegistry, targetType: RegistryType, sourceTypeId: string): string | undefined {
+export function backwardCollection(
+  registry: TypeRegistry,
+  targetType: RegistryType,
+  sourceTypeId: string,
+): string | undefined {
   let perRegistry = cache.get(registry);
   if (!perRegistry) cache.set(registry, (perRegistry = new Map()));
   const key = `${targetType.id}\n${sourceTypeId}`;
   let found = perRegistry.get(key);
   if (found === undefined) {
-    const candidates = Object.entries(targetType.relations).filter(([, r]) => r.collection && implementsType(registry, sourceTypeId, r.typeId));
-    const mostSpecific = candidates.filter(([, r]) => candidates.every(([, o]) => implementsType(registry, r.typeId, o.typeId)));
+    const candidates = Object.entries(targetType.relations).filter(
+      ([, r]) => r.collection && implementsType(registry, sourceTypeId, r.typeId),
+    );
+    const mostSpecific = candidates.filter(([, r]) =>
+      candidates.every(([, o]) => implementsType(registry, r.typeId, o.typeId)),
+    );
     found = mostSpecific.length === 1 ? mostSpecific[0]![0] : null;
     perRegistry.set(key, found);
   }
@@ -42,7 +50,13 @@ function backwardSourceTypes(registry: TypeRegistry, targetType: RegistryType, r
   if (!perRegistry) sourceTypesCache.set(registry, (perRegistry = new Map()));
   const key = `${targetType.id}\n${relation}`;
   let types = perRegistry.get(key);
-  if (!types) perRegistry.set(key, (types = [...registry.values()].filter((t) => backwardCollection(registry, targetType, t.id) === relation).map((t) => t.id)));
+  if (!types)
+    perRegistry.set(
+      key,
+      (types = [...registry.values()]
+        .filter((t) => backwardCollection(registry, targetType, t.id) === relation)
+        .map((t) => t.id)),
+    );
   return types;
 }
 
@@ -54,5 +68,8 @@ export function relationMembers(registry: TypeRegistry, type: RegistryType, id: 
   const forward = sql`${resources.id} in (select l.target_id from links l where l.source_id = ${id} and l.relation = ${relation})`;
   const types = type.relations[relation]?.collection ? backwardSourceTypes(registry, type, relation) : [];
   if (!types.length) return forward;
-  return sql`(${forward} or (${resources.typeId} in (${sql.join(types.map((t) => sql`${t}`), sql`, `)}) and ${resources.id} in (select l.source_id from links l where l.target_id = ${id})))`;
+  return sql`(${forward} or (${resources.typeId} in (${sql.join(
+    types.map((t) => sql`${t}`),
+    sql`, `,
+  )}) and ${resources.id} in (select l.source_id from links l where l.target_id = ${id})))`;
 }

@@ -27,7 +27,12 @@ import { apsMeta, type MetaFields } from "./resource-view.ts";
 export type BodyMeta = MetaFields;
 
 /** The body for `meta` with property `values` and `links` (relations of `type` only). */
-export function applicationBody(meta: BodyMeta, type: RegistryType, values: Readonly<Record<string, unknown>>, links: readonly StoredLink[]): ProvisionBody {
+export function applicationBody(
+  meta: BodyMeta,
+  type: RegistryType,
+  values: Readonly<Record<string, unknown>>,
+  links: readonly StoredLink[],
+): ProvisionBody {
   const aps: ApsProvisionMeta = apsMeta(meta, true);
   const body: Record<string, unknown> = { ...values };
   for (const [name, rel] of Object.entries(type.relations)) {

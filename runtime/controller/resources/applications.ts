@@ -32,7 +32,11 @@ export interface Applications {
 
 /** The applications, or 502 when the controller runs without them. */
 export function applicationsFor(applications: Applications | undefined, type: RegistryType): Applications {
-  if (!applications) throw new ControllerError(502, `${type.name} is served by an application, and this controller was started without access to applications.`);
+  if (!applications)
+    throw new ControllerError(
+      502,
+      `${type.name} is served by an application, and this controller was started without access to applications.`,
+    );
   return applications;
 }
 
@@ -47,10 +51,15 @@ export function applicationsFor(applications: Applications | undefined, type: Re
  * credentials, upgrade and uninstall of instances.
  */
 export function forwardOrigin(caller: Caller): ForwardOrigin {
-  return { ...(caller.userId && caller.accountId ? { identityId: caller.userId } : {}), ...(caller.instanceId ? { applicationId: caller.instanceId } : {}), ...(caller.request ? { request: caller.request } : {}) };
+  return {
+    ...(caller.userId && caller.accountId ? { identityId: caller.userId } : {}),
+    ...(caller.instanceId ? { applicationId: caller.instanceId } : {}),
+    ...(caller.request ? { request: caller.request } : {}),
+  };
 }
 
 /** 409 while an asynchronous operation on the resource has not ended. */
 export async function requireNoPendingTask(applications: Applications | undefined, id: string): Promise<void> {
-  if (await applications?.tasks.pendingFor(id)) throw new ControllerError(409, "An asynchronous operation on this resource is still running; wait until it ends.");
+  if (await applications?.tasks.pendingFor(id))
+    throw new ControllerError(409, "An asynchronous operation on this resource is still running; wait until it ends.");
 }

@@ -17,14 +17,23 @@ export function withApsLinks(type: RegistryType, body: Record<string, unknown>):
   const links = (body.aps as { links?: unknown } | undefined)?.links;
   if (links === undefined || links === null) return body;
   const entries = Array.isArray(links) ? links : typeof links === "object" ? Object.values(links) : undefined;
-  if (!entries) throw new ControllerError(400, 'aps.links is a list of links, each {"name": "<relation>", "id": "<resource id>"}.');
+  if (!entries)
+    throw new ControllerError(400, 'aps.links is a list of links, each {"name": "<relation>", "id": "<resource id>"}.');
   const out: Record<string, unknown> = { ...body };
   const given = new Set(Object.keys(body));
   entries.forEach((entry, i) => {
     const { name, id } = (entry ?? {}) as { name?: unknown; id?: unknown };
-    if (typeof name !== "string" || typeof id !== "string") throw new ControllerError(400, `aps.links[${i}] needs "name" (the relation) and "id" (the resource to link), as \\APS\\Link sets them.`);
+    if (typeof name !== "string" || typeof id !== "string")
+      throw new ControllerError(
+        400,
+        `aps.links[${i}] needs "name" (the relation) and "id" (the resource to link), as \\APS\\Link sets them.`,
+      );
     const rel = type.relations[name];
-    if (!rel) throw new ControllerError(400, `aps.links[${i}] names "${name}", which is not a relation of ${type.name}${Object.keys(type.relations).length ? `; it has ${Object.keys(type.relations).join(", ")}` : ""}.`);
+    if (!rel)
+      throw new ControllerError(
+        400,
+        `aps.links[${i}] names "${name}", which is not a relation of ${type.name}${Object.keys(type.relations).length ? `; it has ${Object.keys(type.relations).join(", ")}` : ""}.`,
+      );
     if (given.has(name)) return;
     const ref = linkRef(id);
     out[name] = rel.collection ? [...((out[name] as unknown[] | undefined) ?? []), ref] : ref;

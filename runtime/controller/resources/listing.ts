@@ -1,11 +1,11 @@
 /**
- * Lists (SPEC 4.3 `GET /aps/2/resources`, aps-facts 1): what an RQL query matches among the
+ * Lists (`GET /aps/2/resources`, docs/aps/rql.md): what an RQL query matches among the
  * resources the caller may see, filtered and sorted only by properties it may read, one page at
  * a time.
  */
 import type { ApsResource } from "../../common/types.ts";
 import { sql, type SQL } from "drizzle-orm";
-import { parseRql, RqlError } from "../../common/rql.ts";
+import { parseRql, RqlError, type RqlQuery } from "../../common/rql.ts";
 import type { Caller } from "../auth/caller.ts";
 import { rolesOn } from "../auth/roles.ts";
 import { readableProperty, visibleRows } from "../store/role-sql.ts";
@@ -14,7 +14,7 @@ import { ControllerError } from "../support/errors.ts";
 import type { ResourceContext } from "./resource-context.ts";
 import { readerOf, resourceView } from "./resource-view.ts";
 
-/** Default and largest page of a list (aps-facts 1: the documented default is 1000). */
+/** Default and largest page of a list (the documented default is 1000: docs/aps/rest-api.md, "Lists and Content-Range"). */
 const DEFAULT_PAGE = 1000;
 
 /** A page of a list, with what Content-Range needs. */
@@ -25,9 +25,14 @@ export interface ResourcePage {
 }
 
 /** A page of what `queryString` (RQL) matches among what the caller may see; `within` limits it further (a relation's members). */
-export async function list(ctx: ResourceContext, caller: Caller, queryString: string, within?: SQL): Promise<ResourcePage> {
+export async function list(
+  ctx: ResourceContext,
+  caller: Caller,
+  queryString: string,
+  within?: SQL,
+): Promise<ResourcePage> {
   const { registry } = ctx.catalog;
-  let query;
+  let query: RqlQuery;
   try {
     query = parseRql(queryString);
   } catch (error) {
@@ -40,7 +45,8 @@ export async function list(ctx: ResourceContext, caller: Caller, queryString: st
   if (within) where.push(within);
   const readable = (prop: string) => readableProperty(registry, prop.split(".")[0]!, caller, scope);
   if (query.filter) where.push(filterSql(query.filter, registry, readable, scope));
-  if (scope?.length === 1 && ctx.indexes) for (const prop of indexedProperties(query.filter, registry.get(scope[0]!))) ctx.indexes.want(scope[0]!, prop);
+  if (scope?.length === 1 && ctx.indexes)
+    for (const prop of indexedProperties(query.filter, registry.get(scope[0]!))) ctx.indexes.want(scope[0]!, prop);
   const order = query.sort.map((s) => sortSql(s.prop, s.descending, readable));
   const start = query.limit?.start ?? 0;
   const count = Math.min(query.limit?.count ?? DEFAULT_PAGE, DEFAULT_PAGE);
@@ -50,9 +56,19 @@ export async function list(ctx: ResourceContext, caller: Caller, queryString: st
   for (const row of page.rows) {
     const type = registry.get(row.typeId);
     const roles = await rolesOn(row, caller, ctx.store, type);
-    // Lists show links only when select names them (aps-facts 1).
-    const links = select && type && Object.keys(type.relations).some((r) => select.has(r)) ? await ctx.store.linksFrom(row.id) : undefined;
-    items.push(resourceView(row, type, readerOf(caller, roles), { rows: ctx.rows, ...(links ? { links } : {}), ...(select ? { select } : {}), full: false }));
+    // Lists show links only when select names them (docs/aps/rql.md).
+    const links =
+      select && type && Object.keys(type.relations).some((r) => select.has(r))
+        ? await ctx.store.linksFrom(row.id)
+        : undefined;
+    items.push(
+      resourceView(row, type, readerOf(caller, roles), {
+        rows: ctx.rows,
+        ...(links ? { links } : {}),
+        ...(select ? { select } : {}),
+        full: false,
+      }),
+    );
   }
   return { items, start, total: page.total };
 }

@@ -42,7 +42,11 @@ export class ReadViews {
     let view = this.views.get(db);
     if (!view) {
       const store = new ResourceStore(db);
-      const context: ResourceContext = { ...this.context, store, access: new ResourceAccess(this.context.catalog, store) };
+      const context: ResourceContext = {
+        ...this.context,
+        store,
+        access: new ResourceAccess(this.context.catalog, store),
+      };
       const resources = new ResourceService(context);
       view = { resources, relations: new RelationService(context, resources) };
       this.views.set(db, view);

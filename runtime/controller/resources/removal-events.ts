@@ -11,11 +11,16 @@ import { raise } from "../events/raise.ts";
 import type { TypeRegistry } from "../registry.ts";
 import type { ResourceStore, StoredResource } from "../store/resource-store.ts";
 
-export async function removalEvents(store: ResourceStore, registry: TypeRegistry, row: StoredResource): Promise<RaisedEvent[]> {
+export async function removalEvents(
+  store: ResourceStore,
+  registry: TypeRegistry,
+  row: StoredResource,
+): Promise<RaisedEvent[]> {
   const [from, to] = await Promise.all([store.linksFrom(row.id), store.linksTo(row.id)]);
   const others = await store.rowsById([...from.map((l) => l.targetId), ...to.map((l) => l.sourceId)]);
   const events: RaisedEvent[] = [];
-  for (const l of from) events.push(...linkEvents(registry, CoreEvent.unlinked, row, l.relation, others.get(l.targetId) ?? l.targetId));
+  for (const l of from)
+    events.push(...linkEvents(registry, CoreEvent.unlinked, row, l.relation, others.get(l.targetId) ?? l.targetId));
   for (const l of to) {
     const source = others.get(l.sourceId);
     if (source) events.push(...linkEvents(registry, CoreEvent.unlinked, source, l.relation, row));

@@ -1,8 +1,8 @@
 /**
- * The base operations of SPEC 4.3 on the controller side, one module each: provision
- * (provisioning.ts), retrieve, configure (configuring.ts), unprovision (unprovisioning.ts) and
- * list (listing.ts). HTTP lives in routes/resources.ts; links in relations/, custom operations
- * in operations/, enable and disable in suspension/.
+ * The base operations (docs/aps/lifecycle.md, "Base operations") on the controller side, one module
+ * each: provision (provisioning.ts), retrieve, configure (configuring.ts), unprovision
+ * (unprovisioning.ts) and list (listing.ts). HTTP lives in routes/resources.ts; links in
+ * relations/, custom operations in operations/, enable and disable in suspension/.
  */
 import type { ApsResource } from "../../common/types.ts";
 import type { SQL } from "drizzle-orm";

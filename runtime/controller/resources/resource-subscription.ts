@@ -24,19 +24,31 @@ export interface TargetedLink extends StoredLink {
   readonly target?: StoredResource;
 }
 
-export async function subscriptionOf(ctx: ResourceContext, caller: Caller, type: RegistryType, input: Record<string, unknown>, links: readonly TargetedLink[]): Promise<string | undefined> {
+export async function subscriptionOf(
+  ctx: ResourceContext,
+  caller: Caller,
+  type: RegistryType,
+  input: Record<string, unknown>,
+  links: readonly TargetedLink[],
+): Promise<string | undefined> {
   const registry = ctx.catalog.registry;
   const isSubscription = (row: StoredResource) => implementsType(registry, row.typeId, CoreTypeIds.subscription);
   const named = (input.aps as { subscription?: unknown } | undefined)?.subscription;
   let given: string | undefined;
   if (named !== undefined && named !== null) {
-    if (typeof named !== "string") throw new ControllerError(400, "aps.subscription must be the id of a subscription resource.");
+    if (typeof named !== "string")
+      throw new ControllerError(400, "aps.subscription must be the id of a subscription resource.");
     const found = await ctx.access.linkTarget(caller, named);
-    if (!found || !isSubscription(found.row)) throw new ControllerError(400, `aps.subscription names ${named}, which is not a subscription you can see.`);
+    if (!found || !isSubscription(found.row))
+      throw new ControllerError(400, `aps.subscription names ${named}, which is not a subscription you can see.`);
     given = named;
   }
   const linked = links.find((l) => l.target && isSubscription(l.target))?.targetId;
-  if (given && linked && given !== linked) throw new ControllerError(400, `aps.subscription (${given}) and the linked subscription (${linked}) differ; name one.`);
+  if (given && linked && given !== linked)
+    throw new ControllerError(
+      400,
+      `aps.subscription (${given}) and the linked subscription (${linked}) differ; name one.`,
+    );
   if (given ?? linked) return given ?? linked;
   for (const l of links) {
     const rel = type.relations[l.relation];

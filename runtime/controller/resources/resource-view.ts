@@ -1,6 +1,7 @@
 /**
- * A stored resource as a caller sees it (SPEC 2.1, 2.3, 2.7, aps-facts 2): the `aps` section,
- * the properties the caller may read (encrypted ones only for applications), and links.
+ * A stored resource as a caller sees it (docs/aps/resources.md, "The aps meta section", "Encrypted
+ * properties", "The access object"): the `aps` section, the properties the caller may read
+ * (encrypted ones only for applications), and links.
  */
 import type { ApsCollectionLink, ApsLink, ApsMeta, ApsResource, LinkKind } from "../../common/types.ts";
 import type { Caller } from "../auth/caller.ts";
@@ -16,7 +17,7 @@ export interface Reader {
   readonly roles: number;
   /** The serving application: it reads every property, encrypted ones included, whatever their access. */
   readonly application: boolean;
-  /** A caller with application credentials: it reads the encrypted properties its roles may access (SPEC 2.3.4). */
+  /** A caller with application credentials: it reads the encrypted properties its roles may access (docs/aps/resources.md, "Encrypted properties"). */
   readonly encrypted?: boolean;
   /**
    * An application that reaches the resource without serving it (auth/roles.ts: linked to its
@@ -31,8 +32,9 @@ export interface Reader {
 
 /**
  * How a caller reads a resource it holds `roles` on: the serving application reads everything
- * (SPEC 2.3 rule 6); a caller with application credentials also reads encrypted properties its
- * roles give it access to (SPEC 2.3.4, rule 7); token callers never read them.
+ * (docs/aps/security.md, "Applications as callers"); a caller with application credentials also
+ * reads encrypted properties its roles give it access to; token callers never read them
+ * (docs/aps/resources.md, "Encrypted properties").
  */
 export function readerOf(caller: Caller, roles: number): Reader {
   const application = (roles & SERVING_APPLICATION) !== 0;
@@ -41,7 +43,14 @@ export function readerOf(caller: Caller, roles: number): Reader {
 }
 
 /** The full view of one resource for a caller holding `roles` on it: what single reads and writes answer. */
-export function callerView(caller: Caller, row: StoredResource, type: RegistryType, roles: number, links: readonly StoredLink[], rows: ResourceRows): ApsResource {
+export function callerView(
+  caller: Caller,
+  row: StoredResource,
+  type: RegistryType,
+  roles: number,
+  links: readonly StoredLink[],
+  rows: ResourceRows,
+): ApsResource {
   return resourceView(row, type, readerOf(caller, roles), { links, rows, full: true });
 }
 
@@ -63,17 +72,24 @@ export function resourceView(
   if ((reader.application || reader.encrypted) && row.secrets && options.rows && type) {
     for (const [name, value] of Object.entries(options.rows.secrets(row))) {
       const p = type.properties[name];
-      if (!reader.application && ((p?.access ?? 0) & reader.roles) === 0 && !(reader.reaching && p?.referrerUnsaid)) continue;
+      if (!reader.application && ((p?.access ?? 0) & reader.roles) === 0 && !(reader.reaching && p?.referrerUnsaid))
+        continue;
       if (!options.select || options.select.has(name)) out[name] = value;
     }
   }
   if (options.links && type) {
     for (const [name, rel] of Object.entries(type.relations)) {
       if (options.select && !options.select.has(name)) continue;
-      if (rel.collection) out[name] = { aps: { link: "collection", href: `${resourceHref(row.id)}/${name}` } } satisfies ApsCollectionLink;
+      if (rel.collection)
+        out[name] = {
+          aps: { link: "collection", href: `${resourceHref(row.id)}/${name}` },
+        } satisfies ApsCollectionLink;
       else {
         const link = options.links.find((l) => l.relation === name);
-        if (link) out[name] = { aps: { link: rel.required ? "strong" : "weak", id: link.targetId, href: resourceHref(link.targetId) } } satisfies ApsLink;
+        if (link)
+          out[name] = {
+            aps: { link: rel.required ? "strong" : "weak", id: link.targetId, href: resourceHref(link.targetId) },
+          } satisfies ApsLink;
       }
     }
   }

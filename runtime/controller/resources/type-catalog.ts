@@ -25,10 +25,18 @@ export function validatorOf(catalog: TypeCatalog, type: RegistryType): TypeValid
  * What an application returns is merged only when it is valid for the type (values an
  * application writes: everything settable, nothing unknown); `aps` stays the controller's.
  */
-export function acceptedFromApplication(catalog: TypeCatalog, type: RegistryType, returned: Record<string, unknown>): Record<string, unknown> {
+export function acceptedFromApplication(
+  catalog: TypeCatalog,
+  type: RegistryType,
+  returned: Record<string, unknown>,
+): Record<string, unknown> {
   const { aps: _aps, ...props } = returned;
   for (const name of Object.keys(type.relations)) delete props[name];
   const errors = validatorOf(catalog, type).validateUpdate(props, { application: true, roles: 0 });
-  if (errors.length) throw new ControllerError(502, `The application returned properties that are not valid for ${type.name}: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`);
+  if (errors.length)
+    throw new ControllerError(
+      502,
+      `The application returned properties that are not valid for ${type.name}: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}.`,
+    );
   return props;
 }

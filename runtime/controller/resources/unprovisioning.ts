@@ -1,7 +1,8 @@
 /**
- * Unprovision (SPEC 4.3 `DELETE /aps/2/resources/{id}`): refused while strong links point here,
- * and for an account while it holds anything; the resource is marked `aps:unprovisioning`
- * first, the application told next, and the row deleted (or left to the asynchronous task) last.
+ * Unprovision (`DELETE /aps/2/resources/{id}`, docs/aps/lifecycle.md, "Base operations"): refused
+ * while strong links point here, and for an account while it holds anything; the resource is marked
+ * `aps:unprovisioning` first, the application told next, and the row deleted (or left to the
+ * asynchronous task) last.
  */
 import { ResourceStatus } from "../../common/core-types.ts";
 import type { Caller } from "../auth/caller.ts";
@@ -30,7 +31,10 @@ export async function unprovision(ctx: ResourceContext, caller: Caller, id: stri
     const strong = linksTo.filter((l) => ctx.catalog.registry.get(l.sourceType)?.relations[l.relation]?.required);
     if (strong.length) {
       const first = strong[0]!;
-      throw new ControllerError(409, `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`);
+      throw new ControllerError(
+        409,
+        `${strong.length} resource(s) hold a strong link to this one (first: ${first.sourceId} through "${first.relation}"); remove them first.`,
+      );
     }
   });
   if (previous === undefined) throw new ControllerError(404, `Resource ${id} does not exist.`);
@@ -44,7 +48,14 @@ export async function unprovision(ctx: ResourceContext, caller: Caller, id: stri
 }
 
 /** The rest of {@link unprovision}, once the resource is marked `aps:unprovisioning`. */
-async function unprovisionMarked(ctx: ResourceContext, caller: Caller, id: string, row: StoredResource, type: RegistryType, isAccount: boolean): Promise<UnprovisionResult> {
+async function unprovisionMarked(
+  ctx: ResourceContext,
+  caller: Caller,
+  id: string,
+  row: StoredResource,
+  type: RegistryType,
+  isAccount: boolean,
+): Promise<UnprovisionResult> {
   const registry = ctx.catalog.registry;
   if (type.servedBy === "application") {
     await requireNoPendingTask(ctx.applications, id);
@@ -53,8 +64,25 @@ async function unprovisionMarked(ctx: ResourceContext, caller: Caller, id: strin
     const outcome = await app.forwarder.unprovision(target, type, id, forwardOrigin(caller));
     if (outcome.kind === "accepted") {
       await ctx.store.transaction(async (tx) => {
-        await ctx.store.update(id, row.revision, { body: row.body, secrets: row.secrets, modified: new Date().toISOString(), status: ResourceStatus.unprovisioning }, tx);
-        await app.tasks.schedule(tx, { resourceId: id, operation: "unprovision", instanceId: target.instanceId, call: outcome.call, info: outcome.info, retrySeconds: outcome.retrySeconds });
+        await ctx.store.update(
+          id,
+          row.revision,
+          {
+            body: row.body,
+            secrets: row.secrets,
+            modified: new Date().toISOString(),
+            status: ResourceStatus.unprovisioning,
+          },
+          tx,
+        );
+        await app.tasks.schedule(tx, {
+          resourceId: id,
+          operation: "unprovision",
+          instanceId: target.instanceId,
+          call: outcome.call,
+          info: outcome.info,
+          retrySeconds: outcome.retrySeconds,
+        });
       });
       return { accepted: { info: outcome.info, retrySeconds: outcome.retrySeconds } };
     }
@@ -70,7 +98,8 @@ async function unprovisionMarked(ctx: ResourceContext, caller: Caller, id: strin
     });
     return {};
   }
-  if (!(await ctx.store.delete(id, undefined, await removalEvents(ctx.store, registry, row)))) throw new ControllerError(404, `Resource ${id} does not exist.`);
+  if (!(await ctx.store.delete(id, undefined, await removalEvents(ctx.store, registry, row))))
+    throw new ControllerError(404, `Resource ${id} does not exist.`);
   return {};
 }
 
@@ -79,9 +108,14 @@ async function unprovisionMarked(ctx: ResourceContext, caller: Caller, id: strin
  * them without an owner, and its tokens are refused once it is gone (auth/caller.ts).
  */
 async function requireNothingHeld(db: Db, account: StoredResource, type: RegistryType): Promise<void> {
-  const collections = Object.entries(type.relations).filter(([, r]) => r.collection).map(([name]) => name);
+  const collections = Object.entries(type.relations)
+    .filter(([, r]) => r.collection)
+    .map(([name]) => name);
   const held = await accountHoldings(db, account.id, account.ownerPath, collections);
   if (held.total > 0) {
-    throw new ControllerError(409, `Account ${account.id} still holds ${held.total} resource(s) (its own, its accounts' and those its ${collections.length ? collections.join(", ") : "collections"} link to; first: ${held.first.join(", ")}); unprovision or unlink them first.`);
+    throw new ControllerError(
+      409,
+      `Account ${account.id} still holds ${held.total} resource(s) (its own, its accounts' and those its ${collections.length ? collections.join(", ") : "collections"} link to; first: ${held.first.join(", ")}); unprovision or unlink them first.`,
+    );
   }
 }

@@ -26,9 +26,21 @@ export function applicationInstanceRoutes(service: InstanceLifecycle, catalog: P
     const list = (await service.list(c.get("caller"))).map((i) => platformInstanceView(i, catalog));
     return sendList(c, list);
   });
-  app.get("/:id", async (c) => sendJson(c, platformInstanceView(await service.describe(c.get("caller"), c.req.param("id")), catalog)));
+  app.get("/:id", async (c) =>
+    sendJson(c, platformInstanceView(await service.describe(c.get("caller"), c.req.param("id")), catalog)),
+  );
   // No public source shows the platform's upgrade request; this mirrors its install body (instances/upgrade-request.ts).
-  app.post("/:id/upgrade", async (c) => sendJson(c, platformInstanceView(await service.upgrade(c.get("caller"), c.req.param("id"), await readJsonBody(c), "applications"), catalog)));
-  app.delete("/:id", async (c) => sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")));
+  app.post("/:id/upgrade", async (c) =>
+    sendJson(
+      c,
+      platformInstanceView(
+        await service.upgrade(c.get("caller"), c.req.param("id"), await readJsonBody(c), "applications"),
+        catalog,
+      ),
+    ),
+  );
+  app.delete("/:id", async (c) =>
+    sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")),
+  );
   return app;
 }

@@ -19,17 +19,35 @@ export function errorReply(logger: Logger): (error: Error, c: Context<Controller
   return (error, c) => {
     if (error instanceof ControllerError) return sendJson(c, error.toBody(), error.status, error.headers);
     if (error instanceof ApplicationReplyError) {
-      // An application's own error reply goes back to the caller with its status (aps-facts 4).
+      // An application's own error reply goes back to the caller with its status
+      // (docs/aps/rest-api.md, "Errors").
       const type = error.reply.headers["content-type"];
-      return new Response(error.reply.body, { status: error.reply.status, headers: typeof type === "string" ? { "content-type": type } : {} });
+      return new Response(error.reply.body, {
+        status: error.reply.status,
+        headers: typeof type === "string" ? { "content-type": type } : {},
+      });
     }
     if (isOwnerAccountGone(error)) {
       // A provisioning that raced the delete of its account (the revocation feed had not told this process yet).
-      return sendJson(c, new ControllerError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(), 401);
+      return sendJson(
+        c,
+        new ControllerError(401, "The account this APS-Token names no longer exists; nothing was stored.").toBody(),
+        401,
+      );
     }
     if (isStatementTimeout(error)) {
-      (c.get("request")?.log ?? logger).warn({ method: c.req.method, path: new URL(c.req.url).pathname }, "statement time-out");
-      return sendJson(c, new ControllerError(503, "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.").toBody(), 503);
+      (c.get("request")?.log ?? logger).warn(
+        { method: c.req.method, path: new URL(c.req.url).pathname },
+        "statement time-out",
+      );
+      return sendJson(
+        c,
+        new ControllerError(
+          503,
+          "The database did not finish this request within the statement time-out; narrow the query (a filter, limit(...)) or try again later.",
+        ).toBody(),
+        503,
+      );
     }
     if (isDatabaseUnavailable(error)) {
       // No line of its own per request (its request line says 503): during an outage every
@@ -39,7 +57,14 @@ export function errorReply(logger: Logger): (error: Error, c: Context<Controller
       return sendJson(c, answer.toBody(), 503, answer.headers);
     }
     // Never error.message or stack as they are: a database error quotes the statement's parameters (a whole body).
-    (c.get("request")?.log ?? logger).error({ method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) }, "unexpected error");
-    return sendJson(c, new ControllerError(500, "The controller failed to handle this request; the error is in its log.").toBody(), 500);
+    (c.get("request")?.log ?? logger).error(
+      { method: c.req.method, path: new URL(c.req.url).pathname, error: loggableError(error) },
+      "unexpected error",
+    );
+    return sendJson(
+      c,
+      new ControllerError(500, "The controller failed to handle this request; the error is in its log.").toBody(),
+      500,
+    );
   };
 }

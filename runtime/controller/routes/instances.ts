@@ -1,7 +1,7 @@
 /**
  * `/aps/2/instances` (provider administrators): install an application instance of an imported
- * package at its endpoint, list and read instances. The spec leaves this administration API
- * open; see README.
+ * package at its endpoint, list and read instances. The APS documents leave this administration
+ * API open; see README.
  */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
@@ -16,9 +16,14 @@ export function instanceRoutes(service: InstanceLifecycle): Hono<ControllerEnv> 
     return sendList(c, list);
   });
   app.get("/:id", async (c) => sendJson(c, await service.describe(c.get("caller"), c.req.param("id"))));
-  app.delete("/:id", async (c) => sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")));
+  app.delete("/:id", async (c) =>
+    sendJson(c, await service.uninstall(c.get("caller"), c.req.param("id"), c.req.query("force") === "true")),
+  );
   // Upgrade to a newer package of the instance's application (instances/instance-upgrade.ts).
-  app.post("/:id/upgrade", async (c) => sendJson(c, await service.upgrade(c.get("caller"), c.req.param("id"), await readJsonBody(c))));
+  app.post("/:id/upgrade", async (c) =>
+    sendJson(c, await service.upgrade(c.get("caller"), c.req.param("id"), await readJsonBody(c))),
+  );
   app.post("/:id/credentials", async (c) => sendJson(c, await service.reissue(c.get("caller"), c.req.param("id"))));
+  app.get("/:id/health", async (c) => sendJson(c, await service.health(c.get("caller"), c.req.param("id"))));
   return app;
 }

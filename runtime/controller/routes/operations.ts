@@ -25,7 +25,12 @@ import { readiness } from "../observability/readiness.ts";
 import type { Db } from "../store/open-database.ts";
 import type { ReplicaStatus } from "../store/read-replica.ts";
 
-export function operationsRoutes(db: Db, metrics: ControllerMetrics, logger: Logger, replicas?: () => readonly ReplicaStatus[]): Hono<ControllerEnv> {
+export function operationsRoutes(
+  db: Db,
+  metrics: ControllerMetrics,
+  logger: Logger,
+  replicas?: () => readonly ReplicaStatus[],
+): Hono<ControllerEnv> {
   const app = new Hono<ControllerEnv>();
   const outage = new DatabaseOutageLog(logger, "readiness");
   // The pid tells which process answered (the workers of `serve --workers N` share one port).

@@ -1,8 +1,9 @@
 /**
- * `/aps/2/resources/{subscriberID}/aps/subscriptions[/{id}]` (SPEC 6.1). Mounted before the
- * token check: the subscribing application calls with its instance certificate (SPEC 5); a token
- * caller needs configure access on the subscriber. The `APS-Transaction-ID` of a provisioning call
- * in flight lets the application subscribe for the resource it is creating (forward/transaction-store.ts).
+ * `/aps/2/resources/{subscriberID}/aps/subscriptions[/{id}]` (docs/aps/events.md, "Subscribing").
+ * Mounted before the token check: the subscribing application calls with its instance certificate
+ * (docs/aps/security.md, "Application credentials"); a token caller needs configure access on the
+ * subscriber. The `APS-Transaction-ID` of a provisioning call in flight lets the application
+ * subscribe for the resource it is creating (forward/transaction-store.ts).
  */
 import type { HttpBindings } from "@hono/node-server";
 import { Hono, type Context } from "hono";
@@ -42,18 +43,23 @@ export function subscriptionRoutes(service: SubscriptionService, lookup: Subscri
   });
   app.post("/:id/aps/subscriptions", async (c) => {
     const subscriber = await subscriberOf(c, lookup);
-    // 200 with the subscription: Connect and FallBall take nothing else (docs/platform-forms.md §1.2, §1.3),
-    // and the platform documents no 201 for it (aps-facts §5).
+    // 200 with the subscription: Connect and FallBall take nothing else (docs/platform-forms.md
+    // §1.2, §1.3), and the platform documents no 201 for it (docs/aps/events.md, "Subscribing").
     return sendJson(c, await service.create(subscriber, await readJsonBody(c)), 200);
   });
-  // SPEC 4.2 writes DELETE .../aps/subscriptions: the one named by query or body `id`.
+  // DELETE .../aps/subscriptions without an id (docs/aps/events.md, "Subscribing"): the one named
+  // by query or body `id`.
   app.delete("/:id/aps/subscriptions", async (c) => {
     const subscriber = await subscriberOf(c, lookup);
     // Read within the body limit, as every other body (support/request-body.ts).
     const body = (await readBodyBytes(c)).toString("utf8").trim();
     const fromBody = body ? (parseRequestJson(body) as { id?: unknown } | null)?.id : undefined;
     const id = c.req.query("id") ?? fromBody;
-    if (typeof id !== "string" || !id) throw new ControllerError(400, "DELETE .../aps/subscriptions names the subscription to remove by ?id=<id> or a body {\"id\": <id>}; or DELETE .../aps/subscriptions/<id>.");
+    if (typeof id !== "string" || !id)
+      throw new ControllerError(
+        400,
+        'DELETE .../aps/subscriptions names the subscription to remove by ?id=<id> or a body {"id": <id>}; or DELETE .../aps/subscriptions/<id>.',
+      );
     await service.remove(subscriber, id);
     return c.body(null, 204);
   });
@@ -62,7 +68,10 @@ export function subscriptionRoutes(service: SubscriptionService, lookup: Subscri
     return c.body(null, 204);
   });
   app.all("/:id/aps/subscriptions", (c) => {
-    throw new ControllerError(405, `${c.req.method} is not a subscription operation; use GET or POST .../aps/subscriptions and DELETE .../aps/subscriptions/<id> (or ?id=<id>).`);
+    throw new ControllerError(
+      405,
+      `${c.req.method} is not a subscription operation; use GET or POST .../aps/subscriptions and DELETE .../aps/subscriptions/<id> (or ?id=<id>).`,
+    );
   });
   return app;
 }
@@ -71,7 +80,11 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   const id = c.req.param("id")!;
   const token = c.req.header("aps-token");
   if (token) {
-    const { type } = await lookup.access.visible(await lookup.callers.resolve(token, requestSource(c)), id, "configure");
+    const { type } = await lookup.access.visible(
+      await lookup.callers.resolve(token, requestSource(c)),
+      id,
+      "configure",
+    );
     return { id, type };
   }
   const peer = peerCertificate(c);
@@ -87,9 +100,17 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
   } else {
     // FallBall and the Connect extension subscribe with an OAuth signature (platform-forms §1.2, §1.3).
     instanceId = await lookup.oauth?.(c);
-    if (!instanceId) throw new ControllerError(401, "Subscribing needs the instance certificate (or OAuth signature) of the subscriber's application, or an APS-Token.");
+    if (!instanceId)
+      throw new ControllerError(
+        401,
+        "Subscribing needs the instance certificate (or OAuth signature) of the subscriber's application, or an APS-Token.",
+      );
   }
-  if (!instanceId) throw new ControllerError(403, "No application instance holds this certificate (was it re-issued or the instance removed?).");
+  if (!instanceId)
+    throw new ControllerError(
+      403,
+      "No application instance holds this certificate (was it re-issued or the instance removed?).",
+    );
   const row = isUuid(id) ? await lookup.store.get(id) : undefined;
   const pending = row ? undefined : await transaction();
   if (pending && pending.resourceId === id && pending.instanceId === instanceId) {
@@ -98,6 +119,7 @@ async function subscriberOf(c: Context<Env>, lookup: SubscriberLookup): Promise<
     if (type) return { id, type, staged: true };
   }
   const type = row && lookup.registry().get(row.typeId);
-  if (!row || !type || row.instanceId !== instanceId) throw new ControllerError(404, `Resource ${id} is not one of this instance's resources.`);
+  if (!row || !type || row.instanceId !== instanceId)
+    throw new ControllerError(404, `Resource ${id} is not one of this instance's resources.`);
   return { id, type };
 }

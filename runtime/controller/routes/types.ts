@@ -1,4 +1,4 @@
-/** `/aps/2/types` (SPEC 4.1, 4.2): the types this controller knows, as declared (type-document.ts), filtered with RQL. */
+/** `/aps/2/types` (docs/aps/rest-api.md, "Collections"; docs/aps/types.md): the types this controller knows, as declared (type-document.ts), filtered with RQL. */
 import { Hono } from "hono";
 import { parseRql, RqlError, type RqlFilter, type RqlQuery } from "../../common/rql.ts";
 import type { ControllerEnv } from "../context.ts";
@@ -16,7 +16,7 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     await catalog.refresh();
     const url = c.req.url;
     const q = url.indexOf("?");
-    let query;
+    let query: RqlQuery;
     try {
       query = parseTypeQuery(q < 0 ? "" : url.slice(q + 1));
     } catch (error) {
@@ -30,10 +30,17 @@ export function typeRoutes(catalog: PackageCatalog): Hono<ControllerEnv> {
     return sendList(c, page.map(typeDocument), start, all.length);
   });
   app.get("/*", async (c) => {
-    const rest = decodePathText(new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, "").replace(/\/$/, ""), "type id");
+    const rest = decodePathText(
+      new URL(c.req.url).pathname.replace(/^.*?\/aps\/2\/types\//, "").replace(/\/$/, ""),
+      "type id",
+    );
     if (!catalog.registry.has(rest)) await catalog.refresh();
     const type = catalog.registry.get(rest);
-    if (!type) throw new ControllerError(404, `Type ${rest} is not known to this controller; list the known ones at /aps/2/types.`);
+    if (!type)
+      throw new ControllerError(
+        404,
+        `Type ${rest} is not known to this controller; list the known ones at /aps/2/types.`,
+      );
     return sendJson(c, typeDocument(type));
   });
   return app;
@@ -58,7 +65,10 @@ function matches(f: RqlFilter, t: RegistryType, types: TypeRegistry): boolean {
       return (value === f.value) === (f.op === "eq");
     }
     default:
-      throw new ControllerError(400, `Type lists support implementing, composing, eq and ne on id and name, and and/or/not; not ${f.op}.`);
+      throw new ControllerError(
+        400,
+        `Type lists support implementing, composing, eq and ne on id and name, and and/or/not; not ${f.op}.`,
+      );
   }
 }
 

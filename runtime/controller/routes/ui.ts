@@ -1,4 +1,4 @@
-/** The UI endpoints of SPEC 4.1: runtime version and the control panel's navigation tree. */
+/** The UI endpoints (docs/aps/rest-api.md, "Collections"): runtime version and the control panel's navigation tree. */
 import { Hono } from "hono";
 import type { ControllerEnv } from "../context.ts";
 import { ControllerError } from "../support/errors.ts";
@@ -47,13 +47,20 @@ export function navigationRoutes(db: Db, limits: NavigationLimits = DEFAULT_NAVI
     // Before the body is read: anyone else's tree costs nothing.
     requireProviderAdmin(c.get("caller"), "replace the navigation tree");
     const type = c.req.header("content-type");
-    if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ControllerError(415, `The body must be application/json, not ${type}.`);
+    if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type))
+      throw new ControllerError(415, `The body must be application/json, not ${type}.`);
     const text = (await readBodyBytes(c, limits.maxBytes)).toString("utf8");
-    if (nestsDeeperThan(text, limits.maxDepth)) throw new ControllerError(400, `A navigation tree nests at most ${limits.maxDepth} levels deep.`);
+    if (nestsDeeperThan(text, limits.maxDepth))
+      throw new ControllerError(400, `A navigation tree nests at most ${limits.maxDepth} levels deep.`);
     const body = parseRequestJson(text);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ControllerError(400, "A navigation tree is a JSON object.");
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      throw new ControllerError(400, "A navigation tree is a JSON object.");
     const nodes = countValues(body, limits.maxNodes);
-    if (nodes > limits.maxNodes) throw new ControllerError(413, `A navigation tree holds at most ${limits.maxNodes} values (objects, arrays, strings, numbers...); this one holds more.`);
+    if (nodes > limits.maxNodes)
+      throw new ControllerError(
+        413,
+        `A navigation tree holds at most ${limits.maxNodes} values (objects, arrays, strings, numbers...); this one holds more.`,
+      );
     const tree = { ...(body as Record<string, unknown>), id: NAVIGATION_TREE_ID };
     const created = new Date().toISOString();
     await db

@@ -10,8 +10,9 @@ import type { ControllerEnv } from "../context.ts";
 import { sendJson } from "../support/http-json.ts";
 
 /**
- * The one version served: the APS 2 API under `/aps/2` (SPEC 4). The platform names its versions
- * after its own releases (7.4.0...); aps-gen has no such release, so it says 2.0.
+ * The one version served: the APS 2 API under `/aps/2` (docs/aps/rest-api.md, "Versioning"). The
+ * platform names its versions after its own releases (7.4.0...); aps-gen has no such release, so it
+ * says 2.0.
  */
 const VERSIONS = {
   versions: {
@@ -19,7 +20,26 @@ const VERSIONS = {
       version: "2.0.0",
       href: "/aps/2",
       features: {
-        rql: ["and()", "or()", "not()", "eq()", "ne()", "ge()", "le()", "lt()", "gt()", "like()", "in()", "out()", "select()", "limit()", "sort()", "implementing()", "composing()", "linkedWith()"],
+        rql: [
+          "and()",
+          "or()",
+          "not()",
+          "eq()",
+          "ne()",
+          "ge()",
+          "le()",
+          "lt()",
+          "gt()",
+          "like()",
+          "in()",
+          "out()",
+          "select()",
+          "limit()",
+          "sort()",
+          "implementing()",
+          "composing()",
+          "linkedWith()",
+        ],
       },
     },
   },

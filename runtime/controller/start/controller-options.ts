@@ -10,6 +10,7 @@ import type { ExternalIssuer } from "../auth/tokens.ts";
 import type { ProviderIdentity } from "../bootstrap.ts";
 import type { DeploymentKey } from "../deployment/deployment-key.ts";
 import type { DeliveryPolicy } from "../events/event-deliverer.ts";
+import type { SharedEndpointCallLog } from "../observability/endpoint-call-log.ts";
 import type { ControllerMetrics } from "../observability/metrics.ts";
 import type { PackageCompiler, PackageRecord } from "../packages/catalog.ts";
 import type { RegistryType } from "../registry.ts";
@@ -69,6 +70,12 @@ export interface ControllerOptions {
   /** Revocation feed, failed token verification and navigation limits (defaults in their modules). */
   readonly identity?: IdentityOptions;
   /**
+   * The console at /console/ (docs/console.md): on by default, from the built files the package
+   * carries (routes/console.ts `defaultConsoleFolder`); false turns it off (`serve --no-console`),
+   * and `{ folder }` serves another build of it (tests).
+   */
+  readonly console?: boolean | { readonly folder: string };
+  /**
    * Apply pending migrations before serving (default). False for `serve --no-migrate`, where
    * migrations are a deployment step of their own (migrate.ts): the controller then refuses to
    * start while any is pending, rather than serve a schema it was not written for.
@@ -77,11 +84,17 @@ export interface ControllerOptions {
   /**
    * Run the polling loops: asynchronous tasks, provisioning intents, event delivery and the
    * pruning of expired transactions (default). False in the workers of `serve --workers N` but
-   * one (cli/serve-workers/): the loops claim their rows with `FOR UPDATE SKIP LOCKED`, so every
+   * one (cli/serve/workers/): the loops claim their rows with `FOR UPDATE SKIP LOCKED`, so every
    * process could run them, but N processes polling the same idle queues several times a second
    * only multiply the queries. The property indexer runs either way: lists ask it in memory.
    */
   readonly backgroundLoops?: boolean;
+  /**
+   * The console's live log of calls to applications merged over several processes (the workers
+   * of `serve --workers N`, cli/serve/workers/worker-call-log.ts). Unset, the process keeps its
+   * own (observability/endpoint-call-log.ts).
+   */
+  readonly sharedCallLog?: SharedEndpointCallLog;
   /**
    * Tests only: a new embedded database starts as a copy of this migrated, empty `pgdata` folder
    * instead of running initdb (see store/open-database.ts). Unset, as `aps-gen serve` leaves it.

@@ -33,6 +33,8 @@ import type { ControllerTls } from "../../common/certificate-authority.ts";
 import type { ControllerOptions } from "./controller-options.ts";
 import type { HeldResources } from "./held-resources.ts";
 import { openReadReplicas } from "./read-replicas.ts";
+import { defaultConsoleFolder } from "../routes/console.ts";
+import { ENDPOINT_CALL_LOG_SIZE, EndpointCallLog } from "../observability/endpoint-call-log.ts";
 
 /** How often each process deletes expired transactions (forward/transaction-store.ts). */
 const PRUNE_TRANSACTIONS_EVERY_MS = 60_000;
@@ -73,10 +75,25 @@ export async function assembleController(foundation: ControllerFoundation): Prom
   const sealer = new PropertySealer(keys.encryption);
   const metrics = new ControllerMetrics(db, logger);
   const reads = openReadReplicas(options, db, metrics, logger, foundation.held);
-  const { applications, deliverer } = applicationParts(foundation, { catalog, sealer, metrics, provider: { id: provider.accountId, path: `/${provider.accountId}/` } });
+  const { applications, deliverer } = applicationParts(foundation, {
+    catalog,
+    sealer,
+    metrics,
+    provider: { id: provider.accountId, path: `/${provider.accountId}/` },
+  });
   // Indexes of the properties lists filter on, made in the background when a list first asks (store/property-indexes.ts).
-  const indexing: BackgroundLoop = new BackgroundLoop(() => indexer.pass(), 60_000, (error) => logger.warn({ err: error }, "the property indexes for lists were not looked at"), new DatabaseOutageLog(logger, "property indexes"));
-  const indexer = new PropertyIndexer(db, options.database?.kind ?? (options.databaseUrl ? "postgres" : "pglite"), logger, () => indexing.nudge());
+  const indexing: BackgroundLoop = new BackgroundLoop(
+    () => indexer.pass(),
+    60_000,
+    (error) => logger.warn({ err: error }, "the property indexes for lists were not looked at"),
+    new DatabaseOutageLog(logger, "property indexes"),
+  );
+  const indexer = new PropertyIndexer(
+    db,
+    options.database?.kind ?? (options.databaseUrl ? "postgres" : "pglite"),
+    logger,
+    () => indexing.nudge(),
+  );
   const { app, runTask, stop } = createControllerApp({
     propertyIndexes: indexer,
     catalog,
@@ -89,6 +106,9 @@ export async function assembleController(foundation: ControllerFoundation): Prom
     logger,
     metrics,
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.console === false
+      ? {}
+      : { console: { folder: typeof options.console === "object" ? options.console.folder : defaultConsoleFolder() } }),
     applications,
   });
   const runner = new TaskRunner(applications.tasks, runTask, logger);
@@ -99,10 +119,22 @@ export async function assembleController(foundation: ControllerFoundation): Prom
       return false;
     },
     PRUNE_TRANSACTIONS_EVERY_MS,
-    (error) => logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, "deleting expired transactions failed"),
+    (error) =>
+      logger.error(
+        { err: { name: (error as Error).name, message: (error as Error).message } },
+        "deleting expired transactions failed",
+      ),
     new DatabaseOutageLog(logger, "expired transactions"),
   );
-  const reconciler = new IntentReconciler({ intents: applications.intents, forwarder: applications.forwarder, registry: () => catalog.registry, targetOf: (id) => applications.instanceLookup.targetOf(id) }, logger);
+  const reconciler = new IntentReconciler(
+    {
+      intents: applications.intents,
+      forwarder: applications.forwarder,
+      registry: () => catalog.registry,
+      targetOf: (id) => applications.instanceLookup.targetOf(id),
+    },
+    logger,
+  );
   const loops = {
     start: () => {
       if (options.backgroundLoops !== false) {
@@ -125,11 +157,29 @@ type Applications = NonNullable<ControllerParts["applications"]>;
 /** Application instances and what serves them: forwarding, transactions, tasks, claims and intents, the event outbox and its deliverer. */
 function applicationParts(
   { options, db, logger, tls, url }: ControllerFoundation,
-  shared: { catalog: PackageCatalog; sealer: PropertySealer; metrics: ControllerMetrics; provider: Applications["provider"] },
+  shared: {
+    catalog: PackageCatalog;
+    sealer: PropertySealer;
+    metrics: ControllerMetrics;
+    provider: Applications["provider"];
+  },
 ): { applications: Applications; deliverer: EventDeliverer } {
   const { catalog, sealer, provider } = shared;
   const endpointTimeoutMs = options.endpointTimeoutMs ?? 30_000;
-  const forwarder = new Forwarder(observedEndpointCall(endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: endpointTimeoutMs }), shared.metrics, logger), url);
+  // The console's live log of these calls, kept only while there is a console to show it.
+  const calls =
+    options.console === false
+      ? undefined
+      : new EndpointCallLog(() => catalog.registry, ENDPOINT_CALL_LOG_SIZE, options.sharedCallLog);
+  const forwarder = new Forwarder(
+    observedEndpointCall(
+      endpointClient({ cert: tls.client.cert, key: tls.client.key, timeoutMs: endpointTimeoutMs }),
+      shared.metrics,
+      logger,
+      calls,
+    ),
+    url,
+  );
   // A claim or an intent outlives the slowest forward (the endpoint time-out) and the commit
   // after it (at most the statement time-out): until then its holder may still be at work.
   const leaseMs = endpointTimeoutMs + (options.commitMarginMs ?? 20_000);
@@ -138,11 +188,25 @@ function applicationParts(
   // aps.x509.controller: the client certificate presented to endpoints, then the CA (platform-forms Q3).
   const controllerIdentity = `${tls.client.cert.trim()}\n${tls.ca.cert.trim()}\n`;
   const instanceLookup = new InstanceLookup(db, catalog, sealer, transactions);
-  const instances = new InstanceLifecycle(db, catalog, instanceLookup, forwarder, tls.ca, sealer, provider, transactions, controllerIdentity);
+  const instances = new InstanceLifecycle(
+    db,
+    catalog,
+    instanceLookup,
+    forwarder,
+    tls.ca,
+    sealer,
+    provider,
+    transactions,
+    controllerIdentity,
+  );
   const notifications = new NotificationStore(db);
   const deliverer = new EventDeliverer(
     notifications,
-    { registry: () => catalog.registry, targetOf: (id) => instanceLookup.targetOf(id), notify: (target, path, body) => forwarder.notify(target, path, body) },
+    {
+      registry: () => catalog.registry,
+      targetOf: (id) => instanceLookup.targetOf(id),
+      notify: (target, path, body) => forwarder.notify(target, path, body),
+    },
     logger,
     { ...defaultDeliveryPolicy, ...options.eventDelivery },
   );
@@ -156,6 +220,7 @@ function applicationParts(
     provider,
     transactions,
     events: { store: notifications, nudge: () => deliverer.nudge() },
+    ...(calls ? { calls } : {}),
   };
   return { applications, deliverer };
 }

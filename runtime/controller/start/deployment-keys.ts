@@ -13,11 +13,24 @@ import { ControllerStartError } from "../support/start-errors.ts";
  * certificate issued by the deployment's CA. Secret files of the data folder that are not the
  * deployment's are moved aside and logged (deployment/node-data-folder.ts).
  */
-export async function deploymentKeysOfNode(db: Db, deploymentKey: DeploymentKey, dataDir: string, hosts: readonly string[], logger: Logger): Promise<{ keys: ControllerKeys; tls: ControllerTls }> {
+export async function deploymentKeysOfNode(
+  db: Db,
+  deploymentKey: DeploymentKey,
+  dataDir: string,
+  hosts: readonly string[],
+  logger: Logger,
+): Promise<{ keys: ControllerKeys; tls: ControllerTls }> {
   const { secrets, stored } = await establishDeploymentSecrets(db, deploymentKey, dataDir);
   const folder = await adoptDeploymentSecrets(dataDir, secrets, hosts, "extend");
-  if (stored) logger.info("stored this node's keys and CA in the database, sealed under the deployment key: every controller started with that key on this database uses them");
-  if (folder.superseded.length > 0) logger.warn({ superseded: folder.superseded, movedTo: folder.supersededDir }, "files of the data folder that are not the deployment's keys were moved aside");
+  if (stored)
+    logger.info(
+      "stored this node's keys and CA in the database, sealed under the deployment key: every controller started with that key on this database uses them",
+    );
+  if (folder.superseded.length > 0)
+    logger.warn(
+      { superseded: folder.superseded, movedTo: folder.supersededDir },
+      "files of the data folder that are not the deployment's keys were moved aside",
+    );
   return { keys: secrets.keys, tls: folder.tls };
 }
 
@@ -28,5 +41,8 @@ export async function deploymentKeysOfNode(db: Db, deploymentKey: DeploymentKey,
  * an operator believing the keys were shared.
  */
 export function refuseDeploymentKeyOnEmbeddedDatabase(): ControllerStartError {
-  return new ControllerStartError("a deployment key shares the keys of controllers on one PostgreSQL database; the embedded database serves one controller, whose keys stay in its data folder: give --database-url, or leave out the deployment key", "deployment-key-unusable");
+  return new ControllerStartError(
+    "a deployment key shares the keys of controllers on one PostgreSQL database; the embedded database serves one controller, whose keys stay in its data folder: give --database-url, or leave out the deployment key",
+    "deployment-key-unusable",
+  );
 }

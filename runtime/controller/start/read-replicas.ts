@@ -12,17 +12,39 @@ import type { HeldResources } from "./held-resources.ts";
  * controller. None is reached here: a replica that is down when the controller starts is
  * skipped until it answers, as one that goes down later is.
  */
-export function openReadReplicas(options: ControllerOptions, db: Db, metrics: ControllerMetrics, logger: Logger, held: HeldResources): ReplicaReads | undefined {
+export function openReadReplicas(
+  options: ControllerOptions,
+  db: Db,
+  metrics: ControllerMetrics,
+  logger: Logger,
+  held: HeldResources,
+): ReplicaReads | undefined {
   const urls = options.readDatabaseUrls ?? [];
   if (urls.length === 0) return undefined;
   const replicas = urls.map((url) => ({ name: replicaName(url), url }));
   const twice = replicas.find((r, i) => replicas.findIndex((o) => o.name === r.name) !== i);
-  if (twice) throw new ControllerStartError(`the read replica ${twice.name} is given twice; give each replica once`, "read-replicas-unusable");
-  const reads = new ReplicaReads(db, { replicas, ...(options.readMaxLagMs !== undefined ? { maxLagMs: options.readMaxLagMs } : {}), ...(options.readFence === false ? { fence: false } : {}) }, metrics.reads, logger);
+  if (twice)
+    throw new ControllerStartError(
+      `the read replica ${twice.name} is given twice; give each replica once`,
+      "read-replicas-unusable",
+    );
+  const reads = new ReplicaReads(
+    db,
+    {
+      replicas,
+      ...(options.readMaxLagMs !== undefined ? { maxLagMs: options.readMaxLagMs } : {}),
+      ...(options.readFence === false ? { fence: false } : {}),
+    },
+    metrics.reads,
+    logger,
+  );
   metrics.watchReplicas(() => reads.statuses());
   held.hold(() => reads.close());
   reads.start();
-  logger.info({ replicas: replicas.map((r) => r.name), maxLagMs: reads.maxLagMs }, "reads of resources and lists may go to the read replicas");
+  logger.info(
+    { replicas: replicas.map((r) => r.name), maxLagMs: reads.maxLagMs },
+    "reads of resources and lists may go to the read replicas",
+  );
   return reads;
 }
 
@@ -31,7 +53,10 @@ export function openReadReplicas(options: ControllerOptions, db: Db, metrics: Co
  * keeps reads after writes correct asks a PostgreSQL primary for its WAL position.
  */
 export function refuseReadReplicasOnEmbeddedDatabase(): ControllerStartError {
-  return new ControllerStartError("--read-database-url needs a PostgreSQL primary (--database-url): the embedded database has no replicas", "read-replicas-unusable");
+  return new ControllerStartError(
+    "--read-database-url needs a PostgreSQL primary (--database-url): the embedded database has no replicas",
+    "read-replicas-unusable",
+  );
 }
 
 /** host:port of a PostgreSQL URL (port 5432 when it names none). */
@@ -40,8 +65,15 @@ function replicaName(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ControllerStartError("a --read-database-url is not a URL (postgres://user@host:port/database)", "read-replicas-unusable");
+    throw new ControllerStartError(
+      "a --read-database-url is not a URL (postgres://user@host:port/database)",
+      "read-replicas-unusable",
+    );
   }
-  if (!/^postgres(ql)?:$/.test(parsed.protocol) || !parsed.hostname) throw new ControllerStartError(`a --read-database-url is not a PostgreSQL URL (postgres://user@host:port/database): it starts with ${parsed.protocol}`, "read-replicas-unusable");
+  if (!/^postgres(ql)?:$/.test(parsed.protocol) || !parsed.hostname)
+    throw new ControllerStartError(
+      `a --read-database-url is not a PostgreSQL URL (postgres://user@host:port/database): it starts with ${parsed.protocol}`,
+      "read-replicas-unusable",
+    );
   return `${parsed.hostname}:${parsed.port || "5432"}`;
 }

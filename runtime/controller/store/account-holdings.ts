@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, inArray, ne, or, sql } from "drizzle-orm";
 import type { Db } from "./open-database.ts";
+import { likePrefix } from "./like-pattern.ts";
 import { links, resources } from "./schema.ts";
 
 /** How many resources an account holds, with the first few ids (for the 409's message). */
@@ -17,10 +18,22 @@ export interface AccountHoldings {
  * The holdings of the account `id` whose path is `path`. `collections` names the account type's
  * collection relations; `sample` ids are returned.
  */
-export async function accountHoldings(db: Db, id: string, path: string, collections: readonly string[], sample = 3): Promise<AccountHoldings> {
-  const below = sql`${resources.ownerPath} like ${`${path.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`;
+export async function accountHoldings(
+  db: Db,
+  id: string,
+  path: string,
+  collections: readonly string[],
+  sample = 3,
+): Promise<AccountHoldings> {
+  const below = sql`${resources.ownerPath} like ${likePrefix(path)}`;
   const linked = collections.length
-    ? inArray(resources.id, db.select({ id: links.targetId }).from(links).where(and(eq(links.sourceId, id), inArray(links.relation, [...collections]))))
+    ? inArray(
+        resources.id,
+        db
+          .select({ id: links.targetId })
+          .from(links)
+          .where(and(eq(links.sourceId, id), inArray(links.relation, [...collections]))),
+      )
     : sql`false`;
   const rows = await db
     .select({ id: resources.id, total: sql<string>`count(*) over ()` })

@@ -11,7 +11,18 @@ export function isLinkTargetGone(error: unknown): boolean {
   for (let e = error, hops = 0; e && typeof e === "object" && hops < 5; e = (e as { cause?: unknown }).cause, hops++) {
     const code = (e as { code?: unknown }).code;
     if (code === TARGET_NOT_LIVE) return true;
-    if (code === FOREIGN_KEY_VIOLATION && /links/.test(String((e as { constraint_name?: unknown; constraint?: unknown }).constraint_name ?? (e as { constraint?: unknown }).constraint ?? (e as { message?: unknown }).message ?? ""))) return true;
+    if (
+      code === FOREIGN_KEY_VIOLATION &&
+      /links/.test(
+        String(
+          (e as { constraint_name?: unknown; constraint?: unknown }).constraint_name ??
+            (e as { constraint?: unknown }).constraint ??
+            (e as { message?: unknown }).message ??
+            "",
+        ),
+      )
+    )
+      return true;
   }
   return false;
 }

@@ -28,10 +28,14 @@ function migrationTimes(): readonly number[] {
 export async function migrationState(db: Db): Promise<MigrationState> {
   const times = migrationTimes();
   // Asked first, so a database never migrated (no such table) is not an error.
-  const [table] = rowsOf<{ present: boolean }>(await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`));
+  const [table] = rowsOf<{ present: boolean }>(
+    await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`),
+  );
   let newest: number | undefined;
   if (table?.present) {
-    const [row] = rowsOf<{ created_at: string | number | null }>(await db.execute(sql`select max(created_at) as created_at from drizzle.__drizzle_migrations`));
+    const [row] = rowsOf<{ created_at: string | number | null }>(
+      await db.execute(sql`select max(created_at) as created_at from drizzle.__drizzle_migrations`),
+    );
     newest = row?.created_at === null || row?.created_at === undefined ? undefined : Number(row.created_at);
   }
   return { total: times.length, pending: times.filter((t) => newest === undefined || newest < t).length };

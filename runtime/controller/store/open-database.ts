@@ -8,7 +8,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres, PostgresJsTransaction } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import postgres from "postgres";
+import postgres from "./postgres-driver.ts";
 import { makePrivate } from "../support/private-files.ts";
 
 /** The Drizzle database both drivers give, as the store uses it. */
@@ -33,11 +33,19 @@ const preparedRunners = new WeakMap<Db, PreparedRunner>();
  * configure, the largest part of the controller's own work); on PGlite it goes through
  * `execute`. The result has the shape `rowsOf` reads.
  */
-export function executePrepared(db: Db, statement: { readonly text: string; readonly values: readonly unknown[] }): Promise<unknown> {
+export function executePrepared(
+  db: Db,
+  statement: { readonly text: string; readonly values: readonly unknown[] },
+): Promise<unknown> {
   const run = preparedRunners.get(db);
   if (run) return run(statement.text, [...statement.values]);
   // A postgres.js transaction of drizzle: its session's client is the transaction's own connection.
-  if (is(db, PostgresJsTransaction)) return (db as unknown as { session: { client: postgres.Sql } }).session.client.unsafe(statement.text, [...statement.values] as never[], { prepare: true });
+  if (is(db, PostgresJsTransaction))
+    return (db as unknown as { session: { client: postgres.Sql } }).session.client.unsafe(
+      statement.text,
+      [...statement.values] as never[],
+      { prepare: true },
+    );
   return db.execute(withParameters(statement.text, statement.values));
 }
 
@@ -49,8 +57,7 @@ export function runsPrepared(db: Db): boolean {
 /** Text with `$n` placeholders as drizzle SQL. */
 function withParameters(text: string, values: readonly unknown[]): SQL {
   const parts = text.split(/\$(\d+)/);
-  const chunks: SQL[] = [];
-  parts.forEach((part, i) => chunks.push(i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`));
+  const chunks = parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1]}`));
   return sql.join(chunks);
 }
 
@@ -110,7 +117,13 @@ const asText = (value: string) => value;
  * run after it (idempotent: a template behind the migrations folder is brought up to date).
  * An existing database and PostgreSQL ignore it; `aps-gen serve` never sets it.
  */
-export async function openDatabase(options: { readonly dataDir: string; readonly url?: string; readonly statementTimeoutMs?: number; readonly migrate?: boolean; readonly pgliteTemplate?: string }): Promise<Database> {
+export async function openDatabase(options: {
+  readonly dataDir: string;
+  readonly url?: string;
+  readonly statementTimeoutMs?: number;
+  readonly migrate?: boolean;
+  readonly pgliteTemplate?: string;
+}): Promise<Database> {
   const migrate = options.migrate !== false;
   if (options.url && migrate) {
     const migrator = postgres(options.url, { onnotice: () => {}, max: 1, connect_timeout: CONNECT_TIMEOUT_SECONDS });
@@ -124,7 +137,8 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
   const dir = join(options.dataDir, "pgdata");
   // PGlite does not create parent folders itself.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (options.pgliteTemplate && !existsSync(join(dir, "PG_VERSION"))) cpSync(options.pgliteTemplate, dir, { recursive: true });
+  if (options.pgliteTemplate && !existsSync(join(dir, "PG_VERSION")))
+    cpSync(options.pgliteTemplate, dir, { recursive: true });
   const client = new PGlite(dir, { parsers: { [pgliteTypes.JSON]: asText, [pgliteTypes.JSONB]: asText } });
   const db = drizzlePglite({ client });
   if (migrate) await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
@@ -147,7 +161,10 @@ export async function openDatabase(options: { readonly dataDir: string; readonly
  * `connectTimeoutSeconds` bounds a connection attempt (postgres.js waits 30 s by default): a
  * replica that went away must be given up on sooner than that.
  */
-export function postgresPool(url: string, options: { readonly statementTimeoutMs?: number | undefined; readonly connectTimeoutSeconds?: number } = {}): Database {
+export function postgresPool(
+  url: string,
+  options: { readonly statementTimeoutMs?: number | undefined; readonly connectTimeoutSeconds?: number } = {},
+): Database {
   const client = postgres(url, {
     onnotice: () => {},
     max: 10,

@@ -57,7 +57,11 @@ const named = new Map<string, PropertyIndex>();
 export function propertyIndex(typeId: string, property: string): PropertyIndex {
   const key = `${typeId}\n${property}`;
   let ix = named.get(key);
-  if (!ix) named.set(key, (ix = { name: PREFIX + createHash("sha256").update(key).digest("hex").slice(0, 24), typeId, property }));
+  if (!ix)
+    named.set(
+      key,
+      (ix = { name: PREFIX + createHash("sha256").update(key).digest("hex").slice(0, 24), typeId, property }),
+    );
   return ix;
 }
 
@@ -92,7 +96,11 @@ export class PropertyIndexer {
   /** One pass: true when it made an index. */
   async pass(): Promise<boolean> {
     if (!this.made) {
-      const rows = rowsOf<{ name: string }>(await this.db.execute(sql`select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname like ${`${PREFIX}%`} and i.indisvalid`));
+      const rows = rowsOf<{ name: string }>(
+        await this.db.execute(
+          sql`select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname like ${`${PREFIX}%`} and i.indisvalid`,
+        ),
+      );
       this.made = new Set(rows.map((r) => r.name));
     }
     const next = [...this.wanted.values()].find((ix) => !this.made!.has(ix.name));
@@ -104,7 +112,10 @@ export class PropertyIndexer {
     const started = performance.now();
     if (await this.make(next)) {
       this.made.add(next.name);
-      this.logger.info({ index: next.name, type: next.typeId, property: next.property, ms: Math.round(performance.now() - started) }, `indexed ${next.property} of ${next.typeId} for lists`);
+      this.logger.info(
+        { index: next.name, type: next.typeId, property: next.property, ms: Math.round(performance.now() - started) },
+        `indexed ${next.property} of ${next.typeId} for lists`,
+      );
     } else this.failed.add(next.name);
     return true;
   }
@@ -114,10 +125,18 @@ export class PropertyIndexer {
     const concurrently = this.kind === "postgres" ? "concurrently " : "";
     try {
       // A CONCURRENTLY build that failed (or whose process was killed) leaves an invalid index that `if not exists` would keep.
-      const [state] = rowsOf<{ valid: boolean }>(await this.db.execute(sql`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${ix.name}`));
+      const [state] = rowsOf<{ valid: boolean }>(
+        await this.db.execute(
+          sql`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${ix.name}`,
+        ),
+      );
       if (state?.valid) return true;
       if (state) await this.db.execute(sql.raw(`drop index ${concurrently}if exists "${ix.name}"`));
-      await this.db.execute(sql.raw(`create index ${concurrently}if not exists "${ix.name}" on resources ((body -> ${sqlLiteral(ix.property)}), seq) where type_id = ${sqlLiteral(ix.typeId)}`));
+      await this.db.execute(
+        sql.raw(
+          `create index ${concurrently}if not exists "${ix.name}" on resources ((body -> ${sqlLiteral(ix.property)}), seq) where type_id = ${sqlLiteral(ix.typeId)}`,
+        ),
+      );
       return true;
     } catch (error) {
       if (isDatabaseUnavailable(error)) {
@@ -125,7 +144,10 @@ export class PropertyIndexer {
         this.wanted.set(ix.name, ix);
         throw error;
       }
-      this.logger.warn({ err: error, index: ix.name, type: ix.typeId, property: ix.property }, "a property index for lists was not made");
+      this.logger.warn(
+        { err: error, index: ix.name, type: ix.typeId, property: ix.property },
+        "a property index for lists was not made",
+      );
       return false;
     }
   }

@@ -29,7 +29,7 @@
  * bound does not fill the log.
  */
 import type { Logger } from "pino";
-import postgres from "postgres";
+import postgres from "./postgres-driver.ts";
 import { loggableError } from "../support/loggable-error.ts";
 import { postgresPool, type Database, type Db } from "./open-database.ts";
 import { NextRun } from "./next-run.ts";
@@ -111,7 +111,10 @@ export class ReadReplica {
   ) {
     this.connectTimeoutSeconds = options.connectTimeoutSeconds ?? 2;
     this.pollTimeoutMs = options.pollTimeoutMs ?? 1_000;
-    this.pool = postgresPool(url, { statementTimeoutMs: options.statementTimeoutMs, connectTimeoutSeconds: this.connectTimeoutSeconds });
+    this.pool = postgresPool(url, {
+      statementTimeoutMs: options.statementTimeoutMs,
+      connectTimeoutSeconds: this.connectTimeoutSeconds,
+    });
     this.db = this.pool.db;
     this.poller = this.newPoller();
   }
@@ -145,7 +148,13 @@ export class ReadReplica {
 
   status(): ReplicaStatus {
     const state = this.evaluate();
-    return { replica: this.name, state, ...(state === "up" ? {} : { reason: this.why(state) }), replayed: this.replayed >= 0n ? walText(this.replayed) : null, lagSeconds: this.lastLagMs / 1000 };
+    return {
+      replica: this.name,
+      state,
+      ...(state === "up" ? {} : { reason: this.why(state) }),
+      replayed: this.replayed >= 0n ? walText(this.replayed) : null,
+      lagSeconds: this.lastLagMs / 1000,
+    };
   }
 
   async close(): Promise<void> {
@@ -178,7 +187,10 @@ export class ReadReplica {
 
   private schedule(): void {
     if (this.closed) return;
-    this.timer = setTimeout(() => void this.polls.next().then(() => this.schedule()), this.current === "up" || this.current === "lagging" ? POLL_EVERY_MS : POLL_DOWN_EVERY_MS);
+    this.timer = setTimeout(
+      () => void this.polls.next().then(() => this.schedule()),
+      this.current === "up" || this.current === "lagging" ? POLL_EVERY_MS : POLL_DOWN_EVERY_MS,
+    );
     this.timer.unref();
   }
 
@@ -211,9 +223,21 @@ export class ReadReplica {
     if (next !== this.current) {
       const before = this.current;
       this.current = next;
-      if (next === "up") this.logger.info({ replica: this.name, was: before }, `read replica ${this.name} is ${before === "starting" ? "usable" : "back"}: reads may go to it`);
-      else if (before !== "starting" || next !== "down") this.logger.warn({ replica: this.name, state: next, reason: this.why(next) }, `read replica ${this.name} skipped (${this.why(next)}): its reads go to the primary`);
-      else this.logger.warn({ replica: this.name, state: next, reason: this.why(next) }, `read replica ${this.name} not reachable yet (${this.why(next)}): its reads go to the primary until it is`);
+      if (next === "up")
+        this.logger.info(
+          { replica: this.name, was: before },
+          `read replica ${this.name} is ${before === "starting" ? "usable" : "back"}: reads may go to it`,
+        );
+      else if (before !== "starting" || next !== "down")
+        this.logger.warn(
+          { replica: this.name, state: next, reason: this.why(next) },
+          `read replica ${this.name} skipped (${this.why(next)}): its reads go to the primary`,
+        );
+      else
+        this.logger.warn(
+          { replica: this.name, state: next, reason: this.why(next) },
+          `read replica ${this.name} not reachable yet (${this.why(next)}): its reads go to the primary until it is`,
+        );
     }
     return next;
   }

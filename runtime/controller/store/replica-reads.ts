@@ -107,7 +107,11 @@ export class ReplicaReads {
     this.maxLagMs = options.maxLagMs ?? DEFAULT_READ_MAX_LAG_MS;
     this.fenced = options.fence !== false;
     this.fences = new NextRun(() => this.fence());
-    const view = { system: () => this.system(), lagMs: (position: bigint) => this.lagMs(position), maxLagMs: this.maxLagMs };
+    const view = {
+      system: () => this.system(),
+      lagMs: (position: bigint) => this.lagMs(position),
+      maxLagMs: this.maxLagMs,
+    };
     this.replicas = options.replicas.map((r) => new ReadReplica(r.name, r.url, view, logger, options));
   }
 
@@ -230,13 +234,15 @@ export class ReplicaReads {
 
   /** The primary's system identifier, asked once it answers; undefined until then. */
   private system(): Promise<string | undefined> {
-    this.primarySystem ??= this.primary.execute(sql.raw("select system_identifier::text as system from pg_control_system()")).then(
-      (result) => rowsOf<{ system: string }>(result)[0]?.system,
-      () => {
-        this.primarySystem = undefined;
-        return undefined;
-      },
-    );
+    this.primarySystem ??= this.primary
+      .execute(sql.raw("select system_identifier::text as system from pg_control_system()"))
+      .then(
+        (result) => rowsOf<{ system: string }>(result)[0]?.system,
+        () => {
+          this.primarySystem = undefined;
+          return undefined;
+        },
+      );
     return this.primarySystem;
   }
 }
@@ -251,7 +257,8 @@ function isDatabaseFailure(error: unknown): boolean {
   if (isStatementTimeout(error)) return false;
   for (let e = error, hops = 0; e && typeof e === "object" && hops < 5; e = (e as { cause?: unknown }).cause, hops++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && (/^[0-9A-Z]{5}$/.test(code) || /^(CONNECT|CONNECTION)_|^E[A-Z]+$/.test(code))) return true;
+    if (typeof code === "string" && (/^[0-9A-Z]{5}$/.test(code) || /^(CONNECT|CONNECTION)_|^E[A-Z]+$/.test(code)))
+      return true;
   }
   return false;
 }

@@ -59,10 +59,17 @@ export class ResourceClaims {
     try {
       const holder = randomUUID();
       for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
-        const taken = rowsOf<{ holder: string }>(await executePrepared(this.db, { text: TAKE, values: [resourceId, holder, operation, this.leaseMs] }));
+        const taken = rowsOf<{ holder: string }>(
+          await executePrepared(this.db, { text: TAKE, values: [resourceId, holder, operation, this.leaseMs] }),
+        );
         if (taken.length) break;
         // Not taken: another process holds it, or the resource is gone.
-        const exists = rowsOf<{ one: number }>(await executePrepared(this.db, { text: "select 1 as one from resources where id = $1::uuid", values: [resourceId] }));
+        const exists = rowsOf<{ one: number }>(
+          await executePrepared(this.db, {
+            text: "select 1 as one from resources where id = $1::uuid",
+            values: [resourceId],
+          }),
+        );
         if (!exists.length) {
           leave();
           return undefined;

@@ -1,11 +1,12 @@
 /**
  * The property values of a resource row, as every writer stores them and every reader opens them:
- * encrypted properties (SPEC 2.3) go sealed to the `secrets` column, everything else to the jsonb
- * `body`. Provisioning and configure (resources/), the application path (application-service.ts),
- * instance roots (instances/instance-lifecycle.ts), asynchronous task results (tasks/task-attempt.ts)
- * and the provider's first rows (bootstrap.ts) all build their rows here, so there is one null
- * rule for all of them: a property whose value is `null` has no value (SPEC 2.2) and is stored
- * absent, never as a JSON null; in a configure, `null` clears it.
+ * encrypted properties (docs/aps/resources.md, "Encrypted properties") go sealed to the `secrets`
+ * column, everything else to the jsonb `body`. Provisioning and configure (resources/), the
+ * application path (application-service.ts), instance roots (instances/instance-lifecycle.ts),
+ * asynchronous task results (tasks/task-attempt.ts) and the provider's first rows (bootstrap.ts)
+ * all build their rows here, so there is one null rule for all of them: a property whose value is
+ * `null` has no value (docs/aps/resources.md, "The resource as JSON") and is stored absent, never
+ * as a JSON null; in a configure, `null` clears it.
  */
 import type { PropertySealer } from "../support/encryption.ts";
 import type { NewResource, StoredResource } from "./resource-store.ts";
@@ -33,7 +34,9 @@ export interface NewRowFields {
 }
 
 /** A new row as built here: every column set. */
-export type NewRow = NewResource & ValueColumns & Required<Omit<NewRowFields, "subscription">> & { subscription: string | null };
+export type NewRow = NewResource &
+  ValueColumns &
+  Required<Omit<NewRowFields, "subscription">> & { subscription: string | null };
 
 /** Builds and opens the value columns of resource rows; without a sealer, only rows without encrypted values. */
 export class ResourceRows {
@@ -43,15 +46,30 @@ export class ResourceRows {
   columns(properties: StoredProperties, id: string, values: Readonly<Record<string, unknown>>): ValueColumns {
     const body: Record<string, unknown> = {};
     const secrets: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(values)) if (v !== null && v !== undefined) (properties[k]?.encrypted ? secrets : body)[k] = v;
+    for (const [k, v] of Object.entries(values))
+      if (v !== null && v !== undefined) (properties[k]?.encrypted ? secrets : body)[k] = v;
     if (!Object.keys(secrets).length) return { body, secrets: null };
     if (!this.sealer) throw new Error(`resource ${id} has encrypted values and there is no key to seal them`);
     return { body, secrets: this.sealer.seal(id, secrets) };
   }
 
   /** A new row (revision 1, created and modified now) holding `values`. */
-  newRow(fields: NewRowFields, properties: StoredProperties, values: Readonly<Record<string, unknown>>, now = new Date().toISOString()): NewRow {
-    return { ...fields, packageId: fields.packageId ?? null, instanceId: fields.instanceId ?? null, subscription: fields.subscription ?? null, revision: 1, created: now, modified: now, ...this.columns(properties, fields.id, values) };
+  newRow(
+    fields: NewRowFields,
+    properties: StoredProperties,
+    values: Readonly<Record<string, unknown>>,
+    now = new Date().toISOString(),
+  ): NewRow {
+    return {
+      ...fields,
+      packageId: fields.packageId ?? null,
+      instanceId: fields.instanceId ?? null,
+      subscription: fields.subscription ?? null,
+      revision: 1,
+      created: now,
+      modified: now,
+      ...this.columns(properties, fields.id, values),
+    };
   }
 
   /** The encrypted values of a row, opened (none when it has none). */
@@ -75,7 +93,10 @@ export class ResourceRows {
  * primitives are replaced whole. So a connector that reports `{"DISKSPACE": {"usage": 5}}` keeps
  * the customer's `limit` beside it (docs/aps/platform-bodies.md).
  */
-export function applyChanges(current: Record<string, unknown>, input: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function applyChanges(
+  current: Record<string, unknown>,
+  input: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
     if (k === "aps" || v === undefined) continue;

@@ -17,7 +17,9 @@ export const EXACT_COUNT_LIMIT = 10_000;
 
 /** The row estimate of the top node of an `explain (format json)` result (text or parsed, by driver). */
 function planRows(value: unknown): number {
-  const doc = (typeof value === "string" ? JSON.parse(value) : value) as { Plan?: { "Plan Rows"?: number } }[] | undefined;
+  const doc = (typeof value === "string" ? JSON.parse(value) : value) as
+    | { Plan?: { "Plan Rows"?: number } }[]
+    | undefined;
   return Number(doc?.[0]?.Plan?.["Plan Rows"]);
 }
 
@@ -43,7 +45,8 @@ export interface LinkChange {
 const DROP_INTENT_CTE = "dropped_intent as (delete from provisioning_intents where resource_id = $1::uuid)";
 
 /** A resource and its outgoing links as `[relation, target]` pairs in JSON text (what `getWithLinks` reads). */
-const RESOURCE_COLUMNS = "id, type_id, status, revision, created, modified, owner_account, owner_path, subscription, package_id, instance_id, body, secrets, seq";
+const RESOURCE_COLUMNS =
+  "id, type_id, status, revision, created, modified, owner_account, owner_path, subscription, package_id, instance_id, body, secrets, seq";
 const BY_ID = `select ${RESOURCE_COLUMNS} from resources where id = $1::uuid`;
 /** FOR NO KEY UPDATE: links to the row may still be written while it is held. */
 const BY_ID_LOCKED = `${BY_ID} for no key update`;
@@ -126,14 +129,25 @@ export class ResourceStore {
 
   constructor(private readonly db: Db) {
     this.prepared = runsPrepared(db);
-    this.byId = db.select().from(resources).where(eq(resources.id, sql.placeholder("id"))).prepare("resource_by_id");
+    this.byId = db
+      .select()
+      .from(resources)
+      .where(eq(resources.id, sql.placeholder("id")))
+      .prepare("resource_by_id");
     // One round trip for what a GET needs: the row and its outgoing links.
     this.byIdWithLinks = db
-      .select({ row: resources, links: sql<string>`(select coalesce(json_agg(json_build_array(l.relation, l.target_id)), '[]'::json)::text from links l where l.source_id = ${resources.id})` })
+      .select({
+        row: resources,
+        links: sql<string>`(select coalesce(json_agg(json_build_array(l.relation, l.target_id)), '[]'::json)::text from links l where l.source_id = ${resources.id})`,
+      })
       .from(resources)
       .where(eq(resources.id, sql.placeholder("id")))
       .prepare("resource_with_links");
-    this.linksFromId = db.select({ relation: links.relation, targetId: links.targetId }).from(links).where(eq(links.sourceId, sql.placeholder("id"))).prepare("links_from");
+    this.linksFromId = db
+      .select({ relation: links.relation, targetId: links.targetId })
+      .from(links)
+      .where(eq(links.sourceId, sql.placeholder("id")))
+      .prepare("links_from");
     this.linksToId = db
       .select({ sourceId: links.sourceId, relation: links.relation, sourceType: resources.typeId })
       .from(links)
@@ -172,7 +186,9 @@ export class ResourceStore {
   async getWithLinks(id: string): Promise<{ row: StoredResource; links: StoredLink[] } | undefined> {
     let found: { row: StoredResource; links: string } | undefined;
     if (this.prepared) {
-      const raw = rowsOf<RawResourceRow & { links: string }>(await executePrepared(this.db, { text: BY_ID_WITH_LINKS, values: [id] }))[0];
+      const raw = rowsOf<RawResourceRow & { links: string }>(
+        await executePrepared(this.db, { text: BY_ID_WITH_LINKS, values: [id] }),
+      )[0];
       found = raw && { row: storedResource(raw), links: raw.links };
     } else [found] = await this.byIdWithLinks.execute({ id });
     if (!found) return undefined;
@@ -194,7 +210,10 @@ export class ResourceStore {
   /** The rows of `ids` that exist, by id (one query). */
   async rowsById(ids: readonly string[]): Promise<Map<string, StoredResource>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.select().from(resources).where(sql`${resources.id} = any(${pgArray([...new Set(ids)])}::uuid[])`);
+    const rows = await this.db
+      .select()
+      .from(resources)
+      .where(sql`${resources.id} = any(${pgArray([...new Set(ids)])}::uuid[])`);
     return new Map(rows.map((r) => [r.id, r]));
   }
 
@@ -203,7 +222,7 @@ export class ResourceStore {
     return this.linksToId.execute({ id });
   }
 
-  /** SPEC roles: the account owns a resource linked with `id`, either way (store/role-sql.ts `linkedWithAccount`). */
+  /** Referrer (docs/aps/security.md, "Roles"): the account owns a resource linked with `id`, either way (store/role-sql.ts `linkedWithAccount`). */
   async isReferrer(id: string, accountId: string): Promise<boolean> {
     return (await this.referrer.execute({ id, account: accountId })).length > 0;
   }
@@ -221,14 +240,32 @@ export class ResourceStore {
    * are moved in too; the events of this change are not sent to them (they take effect once it
    * is stored).
    */
-  async insert(row: NewResource, newLinks: readonly StoredLink[], extra: { alsoDo?: (tx: Db) => Promise<unknown>; events?: readonly RaisedEvent[]; staged?: boolean; intent?: boolean } = {}): Promise<StoredResource> {
+  async insert(
+    row: NewResource,
+    newLinks: readonly StoredLink[],
+    extra: {
+      alsoDo?: (tx: Db) => Promise<unknown>;
+      events?: readonly RaisedEvent[];
+      staged?: boolean;
+      intent?: boolean;
+    } = {},
+  ): Promise<StoredResource> {
     const events = extra.events ?? [];
     if (extra.alsoDo) {
       const alsoDo = extra.alsoDo;
       return this.db.transaction(async (tx) => {
         const [stored] = await tx.insert(resources).values(row).returning();
-        if (newLinks.length) await tx.insert(links).values(newLinks.map((l) => ({ sourceId: row.id, relation: l.relation, targetId: l.targetId, singular: l.singular ?? false })));
-        if (extra.intent) await executePrepared(tx as unknown as Db, { text: `with ${DROP_INTENT_CTE} select 1`, values: [row.id] });
+        if (newLinks.length)
+          await tx.insert(links).values(
+            newLinks.map((l) => ({
+              sourceId: row.id,
+              relation: l.relation,
+              targetId: l.targetId,
+              singular: l.singular ?? false,
+            })),
+          );
+        if (extra.intent)
+          await executePrepared(tx as unknown as Db, { text: `with ${DROP_INTENT_CTE} select 1`, values: [row.id] });
         await alsoDo(tx as unknown as Db);
         await recordEvents(tx as unknown as Db, events);
         // After the events, as in the one statement below: the change that stores the subscriber is not told to its new subscriptions.
@@ -237,7 +274,21 @@ export class ResourceStore {
       });
     }
     // Links and events travel as arrays: one statement text (planned once), whatever their number.
-    const values: unknown[] = [row.id, row.typeId, row.status, row.revision, row.created, row.modified, row.ownerAccount ?? null, row.ownerPath, row.subscription ?? null, row.packageId ?? null, row.instanceId ?? null, stringifyJson(row.body), row.secrets ?? null];
+    const values: unknown[] = [
+      row.id,
+      row.typeId,
+      row.status,
+      row.revision,
+      row.created,
+      row.modified,
+      row.ownerAccount ?? null,
+      row.ownerPath,
+      row.subscription ?? null,
+      row.packageId ?? null,
+      row.instanceId ?? null,
+      stringifyJson(row.body),
+      row.secrets ?? null,
+    ];
     let text = `with r as (
         insert into resources (id, type_id, status, revision, created, modified, owner_account, owner_path, subscription, package_id, instance_id, body, secrets)
         values ($1::uuid, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7::uuid, $8, $9::uuid, $10::uuid, $11::uuid, $12::jsonb, $13::bytea)
@@ -245,7 +296,11 @@ export class ResourceStore {
     let linkTargets: number | undefined;
     if (newLinks.length) {
       text += `, l as (insert into links (source_id, relation, target_id, singular) select $1::uuid, x.relation, x.target, x.singular from unnest($${values.length + 1}::text[], $${values.length + 2}::uuid[], $${values.length + 3}::boolean[]) as x(relation, target, singular))`;
-      values.push(pgArray(newLinks.map((l) => l.relation)), pgArray(newLinks.map((l) => l.targetId)), pgArray(newLinks.map((l) => String(l.singular ?? false))));
+      values.push(
+        pgArray(newLinks.map((l) => l.relation)),
+        pgArray(newLinks.map((l) => l.targetId)),
+        pgArray(newLinks.map((l) => String(l.singular ?? false))),
+      );
       linkTargets = values.length - 1;
     }
     // The provisioning is stored: the intent written before the application's call goes in the same statement.
@@ -261,16 +316,40 @@ export class ResourceStore {
       // The notifications of the row's own events reuse the row's parameters ($1 id, $2 type,
       // $5 created, $7 owner account, $8 owner path) and the link targets: fewer bytes per provisioning.
       const targets = new Set(newLinks.map((l) => l.targetId));
-      const ownSource = group.every((e) => e.sourceId === row.id && e.sourceTypes[0] === row.typeId && e.ownerPath === row.ownerPath && e.ownerAccount === (row.ownerAccount ?? null));
-      const linkedCovered = linkTargets !== undefined && group.every((e) => (e.linkedIds ?? []).every((id) => targets.has(id)));
-      const shared = ownSource ? { time: 5, sourceId: 1, sourceType: 2, ownerPath: 8, ownerAccount: 7, ...(linkedCovered ? { linked: linkTargets } : {}) } : { time: 5 };
+      const ownSource = group.every(
+        (e) =>
+          e.sourceId === row.id &&
+          e.sourceTypes[0] === row.typeId &&
+          e.ownerPath === row.ownerPath &&
+          e.ownerAccount === (row.ownerAccount ?? null),
+      );
+      const linkedCovered =
+        linkTargets !== undefined && group.every((e) => (e.linkedIds ?? []).every((id) => targets.has(id)));
+      const shared = ownSource
+        ? {
+            time: 5,
+            sourceId: 1,
+            sourceType: 2,
+            ownerPath: 8,
+            ownerAccount: 7,
+            ...(linkedCovered ? { linked: linkTargets } : {}),
+          }
+        : { time: 5 };
       const notify = notificationStatement(group, values.length + 1, row.created, shared);
       text += `, n${n++} as (${notify.text})`;
       values.push(...notify.values);
     }
     const result = await executePrepared(this.db, { text: `${text} select seq from r`, values });
     const seq = Number(rowsOf<{ seq: number | string }>(result)[0]!.seq);
-    return { ...row, ownerAccount: row.ownerAccount ?? null, subscription: row.subscription ?? null, packageId: row.packageId ?? null, instanceId: row.instanceId ?? null, secrets: row.secrets ?? null, seq } as StoredResource;
+    return {
+      ...row,
+      ownerAccount: row.ownerAccount ?? null,
+      subscription: row.subscription ?? null,
+      packageId: row.packageId ?? null,
+      instanceId: row.instanceId ?? null,
+      secrets: row.secrets ?? null,
+      seq,
+    } as StoredResource;
   }
 
   /** Removes what was staged for a resource whose provisioning failed. */
@@ -286,28 +365,48 @@ export class ResourceStore {
    * whatever runs alongside. Undefined when the source is gone; a target that is gone or being
    * unprovisioned is refused by the database (see link-target-error.ts).
    */
-  async link(source: string, relation: string, target: string, singular: boolean, eventsOf: (change: LinkChange) => readonly RaisedEvent[] = () => []): Promise<LinkChange | undefined> {
+  async link(
+    source: string,
+    relation: string,
+    target: string,
+    singular: boolean,
+    eventsOf: (change: LinkChange) => readonly RaisedEvent[] = () => [],
+  ): Promise<LinkChange | undefined> {
     return this.db.transaction(async (t) => {
       const tx = t as unknown as Db;
       // An advisory lock, not a row lock on the source: that would deadlock with the trigger's
       // FOR SHARE on the target when two resources are linked to each other at the same time.
       await executePrepared(tx, { text: "select pg_advisory_xact_lock(hashtextextended($1, 7))", values: [source] });
       const current = rowsOf<{ target_id: string | null; singular: boolean | null }>(
-        await executePrepared(tx, { text: "select l.target_id, l.singular from resources r left join links l on l.source_id = r.id and l.relation = $2 where r.id = $1::uuid", values: [source, relation] }),
+        await executePrepared(tx, {
+          text: "select l.target_id, l.singular from resources r left join links l on l.source_id = r.id and l.relation = $2 where r.id = $1::uuid",
+          values: [source, relation],
+        }),
       );
       if (current.length === 0) return undefined;
       const existing = current.filter((c) => c.target_id !== null);
       let change: LinkChange;
       if (singular) {
         // Links written before links carried `singular` are not covered by the index: they go first.
-        if (existing.some((c) => !c.singular)) await executePrepared(tx, { text: "delete from links where source_id = $1::uuid and relation = $2 and not singular", values: [source, relation] });
+        if (existing.some((c) => !c.singular))
+          await executePrepared(tx, {
+            text: "delete from links where source_id = $1::uuid and relation = $2 and not singular",
+            values: [source, relation],
+          });
         await executePrepared(tx, {
           text: "insert into links (source_id, relation, target_id, singular) values ($1::uuid, $2, $3::uuid, true) on conflict (source_id, relation) where singular do update set target_id = excluded.target_id",
           values: [source, relation, target],
         });
-        change = { replaced: existing.map((c) => c.target_id!).filter((id) => id !== target), added: !existing.some((c) => c.target_id === target) };
+        change = {
+          replaced: existing.map((c) => c.target_id!).filter((id) => id !== target),
+          added: !existing.some((c) => c.target_id === target),
+        };
       } else {
-        const inserted = await tx.insert(links).values({ sourceId: source, relation, targetId: target }).onConflictDoNothing().returning({ target: links.targetId });
+        const inserted = await tx
+          .insert(links)
+          .values({ sourceId: source, relation, targetId: target })
+          .onConflictDoNothing()
+          .returning({ target: links.targetId });
         change = { replaced: [], added: inserted.length > 0 };
       }
       await recordEvents(tx, eventsOf(change));
@@ -322,23 +421,44 @@ export class ResourceStore {
    * the resource as it was. Returns the status it had, or undefined when it is gone. Commits
    * unless `tx` is given: the mark must be seen by others before the application is called.
    */
-  async beginUnprovisioning(id: string, refuse: (linksTo: { sourceId: string; relation: string; sourceType: string }[]) => void, tx?: Db): Promise<string | undefined> {
+  async beginUnprovisioning(
+    id: string,
+    refuse: (linksTo: { sourceId: string; relation: string; sourceType: string }[]) => void,
+    tx?: Db,
+  ): Promise<string | undefined> {
     if (!tx) return this.transaction((t) => this.beginUnprovisioning(id, refuse, t));
     const marked = rowsOf<{ status: string }>(
-      await executePrepared(tx, { text: "update resources r set status = 'aps:unprovisioning' from (select id, status from resources where id = $1::uuid for no key update) old where r.id = old.id returning old.status", values: [id] }),
+      await executePrepared(tx, {
+        text: "update resources r set status = 'aps:unprovisioning' from (select id, status from resources where id = $1::uuid for no key update) old where r.id = old.id returning old.status",
+        values: [id],
+      }),
     );
     if (marked.length === 0) return undefined;
-    refuse(await tx.select({ sourceId: links.sourceId, relation: links.relation, sourceType: resources.typeId }).from(links).innerJoin(resources, eq(resources.id, links.sourceId)).where(eq(links.targetId, id)));
+    refuse(
+      await tx
+        .select({ sourceId: links.sourceId, relation: links.relation, sourceType: resources.typeId })
+        .from(links)
+        .innerJoin(resources, eq(resources.id, links.sourceId))
+        .where(eq(links.targetId, id)),
+    );
     return marked[0]!.status;
   }
 
   /** Undoes {@link beginUnprovisioning} when the application refused: the resource gets `status` back. */
   async endUnprovisioning(id: string, status: string): Promise<void> {
-    await executePrepared(this.db, { text: "update resources set status = $2 where id = $1::uuid and status = 'aps:unprovisioning'", values: [id, status] });
+    await executePrepared(this.db, {
+      text: "update resources set status = $2 where id = $1::uuid and status = 'aps:unprovisioning'",
+      values: [id, status],
+    });
   }
 
   /** Removes one link (and records `events` with it); true when it existed. */
-  async unlink(source: string, relation: string, target: string, events: readonly RaisedEvent[] = []): Promise<boolean> {
+  async unlink(
+    source: string,
+    relation: string,
+    target: string,
+    events: readonly RaisedEvent[] = [],
+  ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const rows = await tx
         .delete(links)
@@ -358,17 +478,36 @@ export class ResourceStore {
    * Writes new properties when the stored revision is still `revision` (optimistic concurrency);
    * returns the updated row, or undefined when someone else changed it first.
    */
-  async update(id: string, revision: number, changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string }, tx?: Db, events: readonly RaisedEvent[] = []): Promise<StoredResource | undefined> {
+  async update(
+    id: string,
+    revision: number,
+    changes: { body: Record<string, unknown>; secrets: Uint8Array | null; modified: string; status?: string },
+    tx?: Db,
+    events: readonly RaisedEvent[] = [],
+  ): Promise<StoredResource | undefined> {
     if (!tx && events.length) return this.transaction((t) => this.update(id, revision, changes, t, events));
     if (this.prepared) {
       const db = tx ?? this.db;
-      const row = await this.readRaw(db, UPDATE_AT_REVISION, [id, revision, stringifyJson(changes.body), changes.secrets, changes.modified, changes.status || null]);
+      const row = await this.readRaw(db, UPDATE_AT_REVISION, [
+        id,
+        revision,
+        stringifyJson(changes.body),
+        changes.secrets,
+        changes.modified,
+        changes.status || null,
+      ]);
       if (row) await recordEvents(db, events);
       return row;
     }
     const rows = await (tx ?? this.db)
       .update(resources)
-      .set({ body: changes.body, secrets: changes.secrets, modified: changes.modified, revision: revision + 1, ...(changes.status ? { status: changes.status } : {}) })
+      .set({
+        body: changes.body,
+        secrets: changes.secrets,
+        modified: changes.modified,
+        revision: revision + 1,
+        ...(changes.status ? { status: changes.status } : {}),
+      })
       .where(and(eq(resources.id, id), eq(resources.revision, revision)))
       .returning();
     if (rows[0]) await recordEvents(tx ?? this.db, events);
@@ -377,7 +516,10 @@ export class ResourceStore {
 
   /** Deletes a resource, recording `events` (its `removed`) first, while its links still tell who may see it. */
   async delete(id: string, tx?: Db, events: readonly RaisedEvent[] = []): Promise<boolean> {
-    if (!tx && events.length) return this.transaction((t) => this.delete(id, t, events)).catch((e: unknown) => (e === NOTHING_DELETED ? false : Promise.reject(e)));
+    if (!tx && events.length)
+      return this.transaction((t) => this.delete(id, t, events)).catch((e: unknown) =>
+        e === NOTHING_DELETED ? false : Promise.reject(e),
+      );
     const db = tx ?? this.db;
     await recordEvents(db, events);
     const rows = await db.delete(resources).where(eq(resources.id, id)).returning({ id: resources.id });
@@ -390,7 +532,12 @@ export class ResourceStore {
    * One page of resources matching `where`, in `order`, with the total number of matches (for
    * Content-Range) from the same query.
    */
-  async list(where: SQL, order: readonly SQL[], start: number, count: number): Promise<{ rows: StoredResource[]; total: number }> {
+  async list(
+    where: SQL,
+    order: readonly SQL[],
+    start: number,
+    count: number,
+  ): Promise<{ rows: StoredResource[]; total: number }> {
     const page = this.db
       .select()
       .from(resources)
@@ -403,7 +550,10 @@ export class ResourceStore {
     // than running them (docs/performance.md).
     let rows: StoredResource[];
     const statement = this.prepared ? page.toSQL() : undefined;
-    if (statement && this.mayPrepare(statement.sql)) rows = rowsOf<RawResourceRow>(await executePrepared(this.db, { text: statement.sql, values: statement.params })).map(storedResource);
+    if (statement && this.mayPrepare(statement.sql))
+      rows = rowsOf<RawResourceRow>(
+        await executePrepared(this.db, { text: statement.sql, values: statement.params }),
+      ).map(storedResource);
     else rows = await page;
     // A page that ends before `count` is the last one: the total is known without counting.
     if (rows.length < count && (rows.length > 0 || start === 0)) return { rows, total: start + rows.length };
@@ -418,10 +568,16 @@ export class ResourceStore {
   private async total(where: SQL, seen: number): Promise<number> {
     const counting = sql`select count(*) as n from (select 1 from ${resources} where ${where} limit ${EXACT_COUNT_LIMIT + 1}) as matches`;
     const statement = this.prepared ? statementOf(counting) : undefined;
-    const [c] = rowsOf<{ n: string }>(statement && this.mayPrepare(statement.text) ? await executePrepared(this.db, statement) : await this.db.execute(counting));
+    const [c] = rowsOf<{ n: string }>(
+      statement && this.mayPrepare(statement.text)
+        ? await executePrepared(this.db, statement)
+        : await this.db.execute(counting),
+    );
     const exact = Number(c?.n ?? 0);
     if (exact <= EXACT_COUNT_LIMIT) return Math.max(exact, seen);
-    const [plan] = rowsOf<{ "QUERY PLAN": unknown }>(await this.db.execute(sql`explain (format json) select 1 from ${resources} where ${where}`));
+    const [plan] = rowsOf<{ "QUERY PLAN": unknown }>(
+      await this.db.execute(sql`explain (format json) select 1 from ${resources} where ${where}`),
+    );
     const estimate = planRows(plan?.["QUERY PLAN"]);
     return Math.max(Number.isFinite(estimate) ? Math.round(estimate) : 0, EXACT_COUNT_LIMIT + 1, seen);
   }

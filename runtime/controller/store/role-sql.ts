@@ -1,14 +1,14 @@
 /**
- * The roles of DESIGN 3 as SQL conditions on a resources row, for lists: which rows a caller may
- * see, and on which rows it may read a given property (so that a filter or sort on a property
- * says nothing about values the caller cannot read).
+ * The roles (docs/aps/security.md, "Roles") as SQL conditions on a resources row, for lists: which
+ * rows a caller may see, and on which rows it may read a given property (so that a filter or sort
+ * on a property says nothing about values the caller cannot read).
  */
 import { sql, type SQL } from "drizzle-orm";
 import { RoleBit } from "../../common/actor.ts";
 import type { Caller } from "../auth/caller.ts";
+import { likePrefix } from "./like-pattern.ts";
 import { operationAccess, type TypeRegistry } from "../registry.ts";
 import { resources } from "./schema.ts";
-
 
 /**
  * True on rows an application instance reaches as a referrer (auth/roles.ts): linked to one of
@@ -28,8 +28,9 @@ export function reachedByInstance(instanceId: unknown): SQL {
 
 /**
  * True on rows `accountId` is a referrer of: linked, in either direction, with a resource the
- * account owns. aps-facts 6 (S6a): a customer's VPS linking to the provider's offer makes the
- * customer referrer on the offer and the provider referrer on the VPS.
+ * account owns. The APS access page's example (docs/aps/security.md, "Roles"): a customer's VPS
+ * linking to the provider's offer makes the customer referrer on the offer and the provider
+ * referrer on the VPS.
  */
 export function linkedWithAccount(accountId: unknown): SQL {
   return sql`(exists (select 1 from links l join resources s on s.id = l.source_id where l.target_id = ${resources.id} and s.owner_account = ${accountId})
@@ -42,17 +43,20 @@ function holdsRole(bits: number, caller: Caller): SQL {
     // The serving application holds every role on its own resources, whatever the access says.
     const own = sql`${resources.instanceId} = ${caller.instanceId ?? null}`;
     if (bits & RoleBit.public) return sql`true`;
-    return bits & RoleBit.referrer && caller.instanceId ? sql`(${own} or ${reachedByInstance(caller.instanceId)})` : own;
+    return bits & RoleBit.referrer && caller.instanceId
+      ? sql`(${own} or ${reachedByInstance(caller.instanceId)})`
+      : own;
   }
   if (bits & RoleBit.public) return sql`true`;
   if (!caller.accountId || !caller.accountPath) return sql`false`;
-  const prefix = `${caller.accountPath.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const prefix = likePrefix(caller.accountPath);
   // The provider (root of the tree) administers every resource, its own too (auth/roles.ts): when
   // admin is allowed, nothing else needs testing (no owner or referrer subqueries to plan).
   if (bits & RoleBit.admin && isProviderAdmin(caller)) return sql`${resources.ownerPath} like ${prefix}`;
   const parts: SQL[] = [];
   if (bits & RoleBit.owner) parts.push(sql`${resources.ownerAccount} = ${caller.accountId}`);
-  if (bits & RoleBit.admin) parts.push(sql`(${resources.ownerPath} like ${prefix} and ${resources.ownerAccount} <> ${caller.accountId})`);
+  if (bits & RoleBit.admin)
+    parts.push(sql`(${resources.ownerPath} like ${prefix} and ${resources.ownerAccount} <> ${caller.accountId})`);
   if (bits & RoleBit.referrer) parts.push(linkedWithAccount(caller.accountId));
   return parts.length ? sql`(${sql.join(parts, sql` or `)})` : sql`false`;
 }
@@ -63,7 +67,11 @@ function holdsRole(bits: number, caller: Caller): SQL {
  */
 const groupCache = new WeakMap<TypeRegistry, Map<string, [number, string[]][]>>();
 
-function groupsOf(registry: TypeRegistry, key: string, accessOf: (typeId: string) => number | undefined): [number, string[]][] {
+function groupsOf(
+  registry: TypeRegistry,
+  key: string,
+  accessOf: (typeId: string) => number | undefined,
+): [number, string[]][] {
   let perRegistry = groupCache.get(registry);
   if (!perRegistry) groupCache.set(registry, (perRegistry = new Map()));
   let groups = perRegistry.get(key);
@@ -84,7 +92,13 @@ function byAccess(groups: readonly [number, string[]][], caller: Caller, scope?:
   const parts: SQL[] = [];
   for (const [bits, all] of groups) {
     const ids = scope ? all.filter((id) => scope.includes(id)) : all;
-    if (ids.length) parts.push(sql`(${resources.typeId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and ${holdsRole(bits, caller)})`);
+    if (ids.length)
+      parts.push(
+        sql`(${resources.typeId} in (${sql.join(
+          ids.map((id) => sql`${id}`),
+          sql`, `,
+        )}) and ${holdsRole(bits, caller)})`,
+      );
   }
   return parts.length ? sql`(${sql.join(parts, sql` or `)})` : sql`false`;
 }
@@ -103,7 +117,12 @@ export function visibleRows(registry: TypeRegistry, caller: Caller, scope?: read
  * is the provider's administrator and the property lets admins read it. A type that does not
  * declare it has no such value to compare. Encrypted properties are never in the body.
  */
-export function readableProperty(registry: TypeRegistry, name: string, caller: Caller, scope?: readonly string[]): SQL | undefined {
+export function readableProperty(
+  registry: TypeRegistry,
+  name: string,
+  caller: Caller,
+  scope?: readonly string[],
+): SQL | undefined {
   const propertyAccess = (id: string) => registry.get(id)!.properties[name]?.access;
   const retrieve = retrieveOf(registry);
   const types = scope ?? [...registry.keys()];

@@ -16,6 +16,7 @@ import type { LikePart, RqlFilter } from "../../common/rql.ts";
 import type { RegistryType, TypeRegistry } from "../registry.ts";
 import { sameTypeId } from "../type-id-version.ts";
 import { isUuid } from "../support/uuid.ts";
+import { likeLiteral } from "./like-pattern.ts";
 import { indexedKind, sqlLiteral } from "./property-indexes.ts";
 import { resources } from "./schema.ts";
 
@@ -70,7 +71,9 @@ export function indexedProperties(filter: RqlFilter | undefined, type: RegistryT
 }
 
 function implementingIds(registry: TypeRegistry, typeId: string): string[] {
-  return [...registry.values()].filter((t) => sameTypeId(t.id, typeId) || t.ancestors.some((a) => sameTypeId(a, typeId))).map((t) => t.id);
+  return [...registry.values()]
+    .filter((t) => sameTypeId(t.id, typeId) || t.ancestors.some((a) => sameTypeId(a, typeId)))
+    .map((t) => t.id);
 }
 
 /**
@@ -78,7 +81,12 @@ function implementingIds(registry: TypeRegistry, typeId: string): string[] {
  * on a property to the rows where the caller may read it (so `not`/`ne` reveal nothing either).
  * Throws ControllerError(400) for what lists cannot do.
  */
-export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: ReadGuard, scope = filterScope(filter, registry)): SQL {
+export function filterSql(
+  filter: RqlFilter,
+  registry: TypeRegistry,
+  readable: ReadGuard,
+  scope = filterScope(filter, registry),
+): SQL {
   const guarded = (prop: string, condition: SQL) => {
     const guard = META[prop] ? undefined : readable(prop);
     return guard ? sql`(${condition} and ${guard})` : condition;
@@ -119,14 +127,20 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
     case "ge":
       return guarded(filter.prop, ordering(filter.op, filter.prop, filter.value));
     case "like":
-      return guarded(filter.prop, sql`coalesce(${textOf(filter.prop)} like ${likeText(filter.pattern)} escape '\\', false)`);
+      return guarded(
+        filter.prop,
+        sql`coalesce(${textOf(filter.prop)} like ${likeText(filter.pattern)} escape '\\', false)`,
+      );
     case "implementing": {
       // Written as literals: a partial index (`where type_id = '<id>'`) serves only a condition the planner can prove implies it.
       const ids = implementingIds(registry, filter.typeId);
       return ids.length ? sql.raw(`type_id in (${ids.map(sqlLiteral).join(", ")})`) : sql`false`;
     }
     case "composing":
-      throw new ControllerError(400, "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.");
+      throw new ControllerError(
+        400,
+        "composing(...) lists the types a type implements; use it on /aps/2/types, not on resources.",
+      );
     case "linkedWith":
       // Not an id: nothing is linked with it (and no cast error). An id: both link indexes serve.
       if (!isUuid(filter.id)) return sql`false`;
@@ -138,7 +152,11 @@ export function filterSql(filter: RqlFilter, registry: TypeRegistry, readable: R
 export function sortSql(prop: string, descending: boolean, readable: ReadGuard): SQL {
   const meta = META[prop];
   const guard = meta ? undefined : readable(prop);
-  const expr = meta ?? (guard ? sql`(case when ${guard} then ${resources.body} #> ${pathOf(prop)}::text[] end)` : sql`(${resources.body} #> ${pathOf(prop)}::text[])`);
+  const expr =
+    meta ??
+    (guard
+      ? sql`(case when ${guard} then ${resources.body} #> ${pathOf(prop)}::text[] end)`
+      : sql`(${resources.body} #> ${pathOf(prop)}::text[])`);
   return descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
 }
 
@@ -191,8 +209,11 @@ function declaredEquals(prop: string, kind: string, value: string): SQL {
 function oneOf(prop: string, values: readonly string[]): SQL {
   const list = (texts: readonly string[]) => `[${texts.join(",")}]`;
   const meta = META[prop];
-  if (meta) return sql`coalesce(${meta}::text in (select jsonb_array_elements_text(${list(values.map((v) => JSON.stringify(v)))}::jsonb)), false)`;
-  const json = list(values.flatMap((v) => candidates(v).map((c) => (c instanceof RawNumber ? c.text : JSON.stringify(c)))));
+  if (meta)
+    return sql`coalesce(${meta}::text in (select jsonb_array_elements_text(${list(values.map((v) => JSON.stringify(v)))}::jsonb)), false)`;
+  const json = list(
+    values.flatMap((v) => candidates(v).map((c) => (c instanceof RawNumber ? c.text : JSON.stringify(c)))),
+  );
   return sql`coalesce((${resources.body} #> ${pathOf(prop)}::text[]) in (select jsonb_array_elements(${json}::jsonb)), false)`;
 }
 
@@ -218,7 +239,10 @@ function isNumberText(value: string): boolean {
   const n = Number(value);
   const underflows = n === 0 && /[1-9]/.test(value.replace(/[eE].*$/, ""));
   if (!Number.isFinite(n) || underflows || value.length > MAX_NUMBER_TEXT) {
-    throw new ControllerError(400, `${value.length > 40 ? `${value.slice(0, 40)}...` : value} is out of the range of numbers a query can compare with (about ±1.8e308, at most ${MAX_NUMBER_TEXT} characters).`);
+    throw new ControllerError(
+      400,
+      `${value.length > 40 ? `${value.slice(0, 40)}...` : value} is out of the range of numbers a query can compare with (about ±1.8e308, at most ${MAX_NUMBER_TEXT} characters).`,
+    );
   }
   return true;
 }
@@ -228,7 +252,8 @@ function ordering(op: "lt" | "gt" | "le" | "ge", prop: string, value: string): S
   const meta = META[prop];
   if (meta) {
     if (prop === "aps.revision") {
-      if (!/^-?\d{1,9}$/.test(value)) throw new ControllerError(400, `aps.revision compares with whole numbers; "${value}" is not one.`);
+      if (!/^-?\d{1,9}$/.test(value))
+        throw new ControllerError(400, `aps.revision compares with whole numbers; "${value}" is not one.`);
       return sql`coalesce(${meta} ${cmp} ${Number(value)}, false)`;
     }
     return sql`coalesce(${meta}::text ${cmp} ${value}, false)`;
@@ -263,5 +288,5 @@ class RawNumber {
 }
 
 function likeText(pattern: readonly LikePart[]): string {
-  return pattern.map((p) => ("text" in p ? p.text.replace(/[\\%_]/g, (c) => `\\${c}`) : p.any === "many" ? "%" : "_")).join("");
+  return pattern.map((p) => ("text" in p ? likeLiteral(p.text) : p.any === "many" ? "%" : "_")).join("");
 }

@@ -3,7 +3,19 @@
  * generated from it with drizzle-kit into ./migrations and applied on start.
  */
 import { sql } from "drizzle-orm";
-import { bigint, boolean, customType, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { exactJsonb } from "./exact-json.ts";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
@@ -38,9 +50,16 @@ export const resources = pgTable(
     /** Position in creation order: the stable default sort of lists. */
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
   },
-  (t) => [index("resources_type_idx").on(t.typeId), index("resources_owner_idx").on(t.ownerAccount), index("resources_owner_path_idx").using("btree", sql`${t.ownerPath} text_pattern_ops`), index("resources_seq_idx").on(t.seq), index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`),
+  (t) => [
+    index("resources_type_idx").on(t.typeId),
+    index("resources_owner_idx").on(t.ownerAccount),
+    index("resources_owner_path_idx").using("btree", sql`${t.ownerPath} text_pattern_ops`),
+    index("resources_seq_idx").on(t.seq),
+    index("resources_body_idx").using("gin", sql`${t.body} jsonb_path_ops`),
     // What an application instance reaches (auth/roles.ts): its own resources, and the accounts they belong to (migration 0008).
-    index("resources_instance_owner_idx").on(t.instanceId, t.ownerAccount), index("resources_subscription_idx").on(t.subscription, t.instanceId).where(sql`${t.subscription} is not null`)],
+    index("resources_instance_owner_idx").on(t.instanceId, t.ownerAccount),
+    index("resources_subscription_idx").on(t.subscription, t.instanceId).where(sql`${t.subscription} is not null`),
+  ],
 );
 
 /** Links of relations: `source.relation -> target`. */
@@ -92,7 +111,7 @@ export const packageArchiveParts = pgTable(
   (t) => [primaryKey({ columns: [t.packageId, t.part] })],
 );
 
-/** Navigation trees posted by control panels (SPEC 4.1). */
+/** Navigation trees posted by control panels (docs/aps/rest-api.md, "Collections"). */
 export const navigation = pgTable("navigation", {
   id: uuid("id").primaryKey(),
   body: exactJsonb("body").notNull(),
@@ -113,6 +132,8 @@ export const instances = pgTable("instances", {
   rootService: text("root_service").notNull(),
   rootResource: uuid("root_resource"),
   certFingerprint: text("cert_fingerprint").notNull().unique(),
+  /** When the instance's certificate expires (migration 0016); null for instances installed before it was kept. */
+  certNotAfter: timestamp("cert_not_after", { withTimezone: true, mode: "string" }),
   status: text("status").notNull(),
   created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
   /** OAuth 1.0a consumer key of an instance installed with `auth.oauth` (migration 0009); null for certificate-only instances. */
@@ -137,10 +158,11 @@ export const oauthNonces = pgTable(
 );
 
 /**
- * Asynchronous operations (SPEC 3): after a 202 the controller repeats the same call with
- * `APS-Request-Phase: async` until the application finishes it. Rows are claimed with
- * `FOR UPDATE SKIP LOCKED` and a lease, so one task runs on one controller process at a time
- * and a process that dies mid-call leaves it to another when the lease ends.
+ * Asynchronous operations (docs/aps/lifecycle.md, "Asynchronous operations"): after a 202 the
+ * controller repeats the same call with `APS-Request-Phase: async` until the application finishes
+ * it. Rows are claimed with `FOR UPDATE SKIP LOCKED` and a lease, so one task runs on one
+ * controller process at a time and a process that dies mid-call leaves it to another when the lease
+ * ends.
  */
 export const tasks = pgTable(
   "tasks",
@@ -170,9 +192,9 @@ export const tasks = pgTable(
 );
 
 /**
- * Event subscriptions (SPEC 6.1): the subscriber (an application resource) wants `event` of
- * every resource of `source_type` (or a subtype), or of the one resource `source_id`, delivered
- * to its operation `handler`. They go with the subscriber.
+ * Event subscriptions (docs/aps/events.md, "Subscribing"): the subscriber (an application resource)
+ * wants `event` of every resource of `source_type` (or a subtype), or of the one resource
+ * `source_id`, delivered to its operation `handler`. They go with the subscriber.
  */
 export const subscriptions = pgTable(
   "subscriptions",
@@ -189,14 +211,18 @@ export const subscriptions = pgTable(
     handler: text("handler").notNull(),
     created: timestamp("created", { withTimezone: true, mode: "string" }).notNull(),
   },
-  (t) => [index("subscriptions_type_idx").on(t.event, t.sourceType), index("subscriptions_source_idx").on(t.sourceId), index("subscriptions_subscriber_idx").on(t.subscriberId)],
+  (t) => [
+    index("subscriptions_type_idx").on(t.event, t.sourceType),
+    index("subscriptions_source_idx").on(t.sourceId),
+    index("subscriptions_subscriber_idx").on(t.subscriberId),
+  ],
 );
 
 /**
- * Subscriptions an application made while its subscriber was being provisioned (SPEC 6.1, with
- * the `APS-Transaction-ID` of that call), by whichever controller process it reached. The
- * process that stores the subscriber moves them into `subscriptions` in the same statement; rows
- * of a provisioning that failed are removed with it, or swept after an hour.
+ * Subscriptions an application made while its subscriber was being provisioned (docs/aps/events.md,
+ * "Subscribing", with the `APS-Transaction-ID` of that call), by whichever controller process it
+ * reached. The process that stores the subscriber moves them into `subscriptions` in the same
+ * statement; rows of a provisioning that failed are removed with it, or swept after an hour.
  */
 export const stagedSubscriptions = pgTable(
   "staged_subscriptions",
@@ -215,10 +241,10 @@ export const stagedSubscriptions = pgTable(
 );
 
 /**
- * The outbox of notifications (SPEC 6.2): one row per event and subscription, written in the
- * transaction of the change that raised the event. `serial` is given later, in commit order, by
- * one sequencer at a time (see events/notification-store.ts), so serials grow strictly across
- * every controller process and a later serial is never seen before an earlier one.
+ * The outbox of notifications (docs/aps/events.md, "Delivery"): one row per event and subscription,
+ * written in the transaction of the change that raised the event. `serial` is given later, in
+ * commit order, by one sequencer at a time (see events/notification-store.ts), so serials grow
+ * strictly across every controller process and a later serial is never seen before an earlier one.
  */
 export const notifications = pgTable(
   "notifications",
@@ -315,7 +341,10 @@ export const provisioningIntents = pgTable(
     /** What the application may read while the call lasts (intents/intent-store.ts `reaches`). */
     reaches: uuid("reaches").array().notNull().default(sql`'{}'::uuid[]`),
   },
-  (t) => [index("provisioning_intents_due_idx").on(t.leaseUntil), index("provisioning_intents_instance_idx").on(t.instanceId)],
+  (t) => [
+    index("provisioning_intents_due_idx").on(t.leaseUntil),
+    index("provisioning_intents_instance_idx").on(t.instanceId),
+  ],
 );
 
 /**
@@ -364,7 +393,11 @@ export const platformNotifications = pgTable(
     senderInstance: uuid("sender_instance"),
     senderAccount: uuid("sender_account"),
   },
-  (t) => [index("platform_notifications_seq_idx").on(t.seq), index("platform_notifications_recipient_idx").using("btree", sql`${t.recipientPath} text_pattern_ops`), index("platform_notifications_sender_idx").on(t.senderInstance)],
+  (t) => [
+    index("platform_notifications_seq_idx").on(t.seq),
+    index("platform_notifications_recipient_idx").using("btree", sql`${t.recipientPath} text_pattern_ops`),
+    index("platform_notifications_sender_idx").on(t.senderInstance),
+  ],
 );
 
 /**

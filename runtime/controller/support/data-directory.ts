@@ -17,9 +17,14 @@ export interface ControllerKeys {
 }
 
 /** Where the keys lie in a data folder, and the environment variable that overrides each. */
-export function keyFiles(dataDir: string): Readonly<Record<keyof ControllerKeys, { readonly path: string; readonly variable: string }>> {
+export function keyFiles(
+  dataDir: string,
+): Readonly<Record<keyof ControllerKeys, { readonly path: string; readonly variable: string }>> {
   const dir = join(dataDir, "keys");
-  return { token: { path: join(dir, "token.key"), variable: "APS_TOKEN_KEY" }, encryption: { path: join(dir, "encryption.key"), variable: "APS_ENCRYPTION_KEY" } };
+  return {
+    token: { path: join(dir, "token.key"), variable: "APS_TOKEN_KEY" },
+    encryption: { path: join(dir, "encryption.key"), variable: "APS_ENCRYPTION_KEY" },
+  };
 }
 
 /** Reads the keys, creating missing ones; `APS_TOKEN_KEY` / `APS_ENCRYPTION_KEY` win when set. */
@@ -44,11 +49,17 @@ export function existingKeys(dataDir: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /** The key from its variable when set, else from its file when there; undefined when neither. */
-function existingKey(file: { readonly path: string; readonly variable: string }, env: NodeJS.ProcessEnv): Uint8Array | undefined {
+function existingKey(
+  file: { readonly path: string; readonly variable: string },
+  env: NodeJS.ProcessEnv,
+): Uint8Array | undefined {
   const fromEnv = env[file.variable];
   if (fromEnv) {
     const bytes = Buffer.from(fromEnv, "base64");
-    if (bytes.length !== 32) throw new Error(`${file.variable.replace(/^APS_(\w+)_KEY$/, "$1")} key from the environment must be 32 bytes, base64-encoded`);
+    if (bytes.length !== 32)
+      throw new Error(
+        `${file.variable.replace(/^APS_(\w+)_KEY$/, "$1")} key from the environment must be 32 bytes, base64-encoded`,
+      );
     return bytes;
   }
   if (!existsSync(file.path)) return undefined;

@@ -35,7 +35,10 @@ export function lockDataFolder(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = Number.parseInt(readText(path), 10);
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new ControllerStartError(`the data folder ${dataDir} is in use by process ${holder} (another controller on its embedded database); stop that one, or give this one another --data`, "data-folder-in-use");
+        throw new ControllerStartError(
+          `the data folder ${dataDir} is in use by process ${holder} (another controller on its embedded database); stop that one, or give this one another --data`,
+          "data-folder-in-use",
+        );
       }
       // Left by a process that is gone (or by this one, restarting in process): take it over.
       try {
@@ -45,7 +48,10 @@ export function lockDataFolder(dataDir: string): () => void {
       }
     }
   }
-  throw new ControllerStartError(`the data folder ${dataDir} is being taken by another process at this moment; try again`, "data-folder-in-use");
+  throw new ControllerStartError(
+    `the data folder ${dataDir} is being taken by another process at this moment; try again`,
+    "data-folder-in-use",
+  );
 }
 
 function readText(path: string): string {

@@ -1,7 +1,7 @@
 /**
- * Encrypted properties (SPEC 2.3): sealed with AES-256-GCM before they reach the database. The
- * resource id is the additional authenticated data, so a sealed value copied onto another row
- * does not open. Layout: 12-byte IV | 16-byte tag | ciphertext.
+ * Encrypted properties (docs/aps/resources.md, "Encrypted properties"): sealed with AES-256-GCM
+ * before they reach the database. The resource id is the additional authenticated data, so a sealed
+ * value copied onto another row does not open. Layout: 12-byte IV | 16-byte tag | ciphertext.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { parseJsonText, stringifyJson } from "../../common/json-text.ts";
@@ -41,4 +41,3 @@ export class PropertySealer {
     return Buffer.concat([decipher.update(data.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
   }
 }
-

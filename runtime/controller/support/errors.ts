@@ -2,10 +2,10 @@
  * Errors the controller answers with, in the one error body (runtime/common/error-body.ts).
  * Handlers throw {@link ControllerError}; the app turns it (and anything unexpected) into that body.
  */
-import { ErrorClass, type ErrorBody, type ErrorStatus } from "../../common/error-body.ts";
+import { errorBody, type ErrorBody, type ErrorStatus } from "../../common/error-body.ts";
 import type { ValidationError } from "../../common/validation-error.ts";
 
-export { type ErrorBody, type ErrorStatus };
+export type { ErrorBody, ErrorStatus };
 
 /** An error a request handler raises on purpose. */
 export class ControllerError extends Error {
@@ -21,8 +21,7 @@ export class ControllerError extends Error {
   }
 
   toBody(): ErrorBody {
-    const cls = ErrorClass[this.status];
-    return { code: this.status, type: cls, error: cls, message: this.message, ...(this.details?.length ? { details: this.details } : {}) };
+    return errorBody(this.status, this.message, this.details);
   }
 }
 
@@ -30,5 +29,9 @@ export class ControllerError extends Error {
 export function invalidBody(errors: readonly ValidationError[], what = "The request body"): ControllerError {
   const first = errors[0];
   const summary = first ? `${first.path || "(body)"}: ${first.message}` : "";
-  return new ControllerError(400, `${what} is not valid: ${errors.length} problem${errors.length === 1 ? "" : "s"}${summary ? `, first ${summary}` : ""}.`, errors);
+  return new ControllerError(
+    400,
+    `${what} is not valid: ${errors.length} problem${errors.length === 1 ? "" : "s"}${summary ? `, first ${summary}` : ""}.`,
+    errors,
+  );
 }

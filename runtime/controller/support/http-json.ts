@@ -10,7 +10,8 @@ import { completeReply } from "./reply-headers.ts";
 /** The request body as JSON; 400 when it is not JSON, 413 past MAX_BODY_BYTES (request-body.ts), 415 when declared otherwise. */
 export async function readJsonBody(c: Context): Promise<unknown> {
   const type = c.req.header("content-type");
-  if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) throw new ControllerError(415, `The body must be application/json, not ${type}.`);
+  if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type))
+    throw new ControllerError(415, `The body must be application/json, not ${type}.`);
   const text = (await readBodyBytes(c)).toString("utf8");
   if (text.trim() === "") throw new ControllerError(400, "The body is empty; send a JSON object.");
   return parseRequestJson(text);
@@ -23,7 +24,11 @@ export async function readJsonBody(c: Context): Promise<unknown> {
  * string or name: U+0000, or half of a surrogate pair (`"\ud800"`, which is not Unicode text).
  */
 export function parseRequestJson(text: string): unknown {
-  if (nestsDeeperThan(text)) throw new ControllerError(400, `The body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep; the controller accepts at most ${MAX_JSON_NESTING}.`);
+  if (nestsDeeperThan(text))
+    throw new ControllerError(
+      400,
+      `The body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep; the controller accepts at most ${MAX_JSON_NESTING}.`,
+    );
   let value: unknown;
   try {
     value = parseJsonText(text);
@@ -33,7 +38,12 @@ export function parseRequestJson(text: string): unknown {
   // Both can only come from \u escapes (a raw NUL is a syntax error, UTF-8 decoding never yields half a pair), so most bodies skip the walk.
   if (/\\u(0000|d[89a-f])/i.test(text)) {
     const at = unstorablePath(value, "");
-    if (at !== undefined) throw new ControllerError(400, `The body holds U+0000 (NUL) or half of a surrogate pair ${at ? `at ${at}` : "as a value"}; text values cannot contain either.`, [{ path: at, code: "type", message: "contains U+0000 (NUL) or an unpaired surrogate" }]);
+    if (at !== undefined)
+      throw new ControllerError(
+        400,
+        `The body holds U+0000 (NUL) or half of a surrogate pair ${at ? `at ${at}` : "as a value"}; text values cannot contain either.`,
+        [{ path: at, code: "type", message: "contains U+0000 (NUL) or an unpaired surrogate" }],
+      );
   }
   return value;
 }
@@ -63,10 +73,13 @@ function unstorablePath(value: unknown, path: string): string | undefined {
 
 /** A JSON response; bigints are written as exact integers. */
 export function sendJson(c: Context, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return completeReply(c, stringifyJson(value), status, { "content-type": "application/json; charset=utf-8", ...headers });
+  return completeReply(c, stringifyJson(value), status, {
+    "content-type": "application/json; charset=utf-8",
+    ...headers,
+  });
 }
 
-/** A list reply (SPEC 4.6): the items, with the `Content-Range` of the page they are; the whole list unless `start` and `total` say otherwise. */
+/** A list reply (docs/aps/rest-api.md, "Lists and Content-Range"): the items, with the `Content-Range` of the page they are; the whole list unless `start` and `total` say otherwise. */
 export function sendList(c: Context, items: readonly unknown[], start = 0, total = items.length): Response {
   return sendJson(c, items, 200, { "Content-Range": contentRangeHeader(start, items.length, total) });
 }

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "node:https";
 import { TLSSocket } from "node:tls";
-import { ErrorClass } from "../../common/error-body.ts";
+import { errorBody } from "../../common/error-body.ts";
 
 /** Time-outs and transfer limits of the HTTPS server (milliseconds, bytes). */
 export interface ServerTimeouts {
@@ -119,7 +119,9 @@ interface Watched {
 }
 
 /** The reply to a body cut for its rate, in the controller's error body; written on the socket, as Node writes its own 408. */
-const REQUEST_TIMEOUT_BODY = JSON.stringify({ code: 408, type: ErrorClass[408], error: ErrorClass[408], message: "The request body came too slowly; the connection is closed." });
+const REQUEST_TIMEOUT_BODY = JSON.stringify(
+  errorBody(408, "The request body came too slowly; the connection is closed."),
+);
 const REQUEST_TIMEOUT_REPLY = `HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(REQUEST_TIMEOUT_BODY)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n\r\n${REQUEST_TIMEOUT_BODY}`;
 
 /**
@@ -172,7 +174,19 @@ export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts): (
 
   server.on("secureConnection", (socket: TLSSocket) => {
     const now = Date.now();
-    watched.set(socket, { connected: now, request: undefined, reply: undefined, bodyFrom: 0, bodyMs: 0, bodyAt: 0, sent: 0, queued: 0, stallMs: 0, lingerSince: 0, lingerFrom: 0 });
+    watched.set(socket, {
+      connected: now,
+      request: undefined,
+      reply: undefined,
+      bodyFrom: 0,
+      bodyMs: 0,
+      bodyAt: 0,
+      sent: 0,
+      queued: 0,
+      stallMs: 0,
+      lingerSince: 0,
+      lingerFrom: 0,
+    });
     socket.destroySoon = lingeringClose;
     socket.once("close", () => watched.delete(socket));
   });
@@ -186,7 +200,13 @@ export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts): (
     state.bodyAt = Date.now();
   });
 
-  const period = Math.max(20, Math.min(1_000, Math.floor(Math.min(timeouts.writeStallMs, timeouts.headersMs, timeouts.bodyGraceMs, timeouts.lingerMs) / 4)));
+  const period = Math.max(
+    20,
+    Math.min(
+      1_000,
+      Math.floor(Math.min(timeouts.writeStallMs, timeouts.headersMs, timeouts.bodyGraceMs, timeouts.lingerMs) / 4),
+    ),
+  );
   let checked = Date.now();
   const timer = setInterval(() => {
     const now = Date.now();
@@ -194,7 +214,8 @@ export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts): (
     checked = now;
     for (const [socket, state] of watched) {
       if (state.lingerSince !== 0) {
-        if (now - state.lingerSince >= timeouts.lingerMs || socket.bytesRead - state.lingerFrom >= timeouts.lingerBytes) drop(socket);
+        if (now - state.lingerSince >= timeouts.lingerMs || socket.bytesRead - state.lingerFrom >= timeouts.lingerBytes)
+          drop(socket);
         continue;
       }
       if (state.request === undefined && now - state.connected >= timeouts.headersMs) {
@@ -204,7 +225,8 @@ export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts): (
       // bytesWritten counts what is still buffered too; what left the buffer is the difference.
       const sent = socket.bytesWritten - socket.writableLength;
       const queued = unsentBytes(socket);
-      if ((socket.writableLength === 0 && queued === 0) || sent !== state.sent || queued !== state.queued) state.stallMs = 0;
+      if ((socket.writableLength === 0 && queued === 0) || sent !== state.sent || queued !== state.queued)
+        state.stallMs = 0;
       else if ((state.stallMs += step) >= timeouts.writeStallMs) {
         drop(socket);
         continue;
@@ -215,7 +237,10 @@ export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts): (
       if (request !== undefined && !request.complete && timeouts.minBodyBytesPerSecond > 0) {
         if (!socket.isPaused()) state.bodyMs += Math.min(now - state.bodyAt, 2 * period);
         state.bodyAt = now;
-        if (state.bodyMs > timeouts.bodyGraceMs && (socket.bytesRead - state.bodyFrom) * 1000 < timeouts.minBodyBytesPerSecond * state.bodyMs) {
+        if (
+          state.bodyMs > timeouts.bodyGraceMs &&
+          (socket.bytesRead - state.bodyFrom) * 1000 < timeouts.minBodyBytesPerSecond * state.bodyMs
+        ) {
           if (socket.writable && state.reply?.headersSent === false) socket.write(REQUEST_TIMEOUT_REPLY);
           lingeringClose.call(socket);
         }

@@ -32,12 +32,18 @@ export function loggableError(error: unknown, depth = 0): LoggableError {
   const code = typeof e.code === "string" ? e.code : undefined;
   const fromDatabase = code !== undefined && /^[0-9A-Z]{5}$/.test(code);
   // Other messages may quote input too (JSON.parse quotes the text it failed on): masked alike.
-  const message = QUERY_MESSAGE.test(e.message) ? "a database statement failed (its text and parameters are not logged)" : maskQuoted(e.message.split("\n")[0]!.slice(0, 300));
-  const text = (key: string, ...alternatives: string[]) => [key, ...alternatives].map((k) => e[k]).find((v): v is string => typeof v === "string");
+  const message = QUERY_MESSAGE.test(e.message)
+    ? "a database statement failed (its text and parameters are not logged)"
+    : maskQuoted(e.message.split("\n")[0]!.slice(0, 300));
+  const text = (key: string, ...alternatives: string[]) =>
+    [key, ...alternatives].map((k) => e[k]).find((v): v is string => typeof v === "string");
   const table = fromDatabase ? text("table", "table_name") : undefined;
   const column = fromDatabase ? text("column", "column_name") : undefined;
   const constraint = fromDatabase ? text("constraint", "constraint_name") : undefined;
-  const frames = e.stack?.split("\n").filter((line) => /^\s+at /.test(line)).join("\n");
+  const frames = e.stack
+    ?.split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .join("\n");
   const cause = e.cause !== undefined && depth < 3 ? loggableError(e.cause, depth + 1) : undefined;
   return {
     name: e.name,

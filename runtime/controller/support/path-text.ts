@@ -10,6 +10,9 @@ export function decodePathText(text: string, what: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw new ControllerError(400, `The ${what} in the path has a malformed %-escape: ${JSON.stringify(text.slice(0, 200))}.`);
+    throw new ControllerError(
+      400,
+      `The ${what} in the path has a malformed %-escape: ${JSON.stringify(text.slice(0, 200))}.`,
+    );
   }
 }

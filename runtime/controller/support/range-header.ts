@@ -1,7 +1,8 @@
 /**
  * The `Range: items=<first>-<last>` request header that dojo `JsonRest` stores (and so
- * `aps/ResourceStore`) send for a page (dojo store/JsonRest.js:171-218; docs/platform-forms.md §1.7),
- * read as `limit(<first>,<count>)`. An explicit `limit(...)` in the query wins (aps-facts §1).
+ * `aps/ResourceStore`) send for a page (dojo store/JsonRest.js:171-218; docs/platform-forms.md
+ * §1.7), read as `limit(<first>,<count>)`. An explicit `limit(...)` in the query wins
+ * (docs/aps/rest-api.md, "Lists and Content-Range").
  */
 
 /** The RQL query with the page the Range header asks for, when the query names none. */
@@ -11,7 +12,8 @@ export function withRangeHeader(query: string, range: string | undefined): strin
   const first = Number(match[1]);
   // An open end (`items=10-`) means "as many as a page holds": limit(start) alone, the page size caps it.
   const count = match[2] === "" ? undefined : Number(match[2]) - first + 1;
-  if (!Number.isSafeInteger(first) || (count !== undefined && (!Number.isSafeInteger(count) || count < 1))) return query;
+  if (!Number.isSafeInteger(first) || (count !== undefined && (!Number.isSafeInteger(count) || count < 1)))
+    return query;
   const limit = count === undefined ? `limit(${first})` : `limit(${first},${count})`;
   return query ? `${query},${limit}` : limit;
 }

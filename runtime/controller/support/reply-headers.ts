@@ -22,12 +22,17 @@ const COMPLETE = Symbol("reply headers in place");
 type Marked = Response & { [COMPLETE]?: true };
 
 /** A reply with `body`, `status` and `headers` plus the ones every reply carries, marked so that no middleware touches its headers again. */
-export function completeReply(c: Context, body: string, status: number, headers: Readonly<Record<string, string>>): Response {
+export function completeReply(
+  c: Context,
+  body: string,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+): Response {
   const requestId = (c as Context<ControllerEnv>).get("request")?.requestId;
   const all: Record<string, string> = { "x-content-type-options": "nosniff", "cache-control": "no-store" };
   if (requestId) all[REQUEST_ID_HEADER.toLowerCase()] = requestId;
   for (const name in headers) all[name.toLowerCase()] = headers[name]!;
-  if (bodyStillArriving(c)) all["connection"] = "close";
+  if (bodyStillArriving(c)) all.connection = "close";
   const reply: Marked = new Response(body, { status, headers: all });
   reply[COMPLETE] = true;
   return reply;

@@ -38,8 +38,10 @@ export async function readBodyBytes(c: Context, limit = MAX_BODY_BYTES): Promise
   const declared = c.req.header("content-length");
   if (declared !== undefined && declared.trim() !== "") {
     const length = Number(declared);
-    if (!Number.isSafeInteger(length) || length < 0) throw new ControllerError(400, `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count.`);
-    if (length > limit) throw new ControllerError(413, `The body has ${length} bytes; the controller accepts at most ${limit} here.`);
+    if (!Number.isSafeInteger(length) || length < 0)
+      throw new ControllerError(400, `Content-Length ${JSON.stringify(declared.slice(0, 40))} is not a byte count.`);
+    if (length > limit)
+      throw new ControllerError(413, `The body has ${length} bytes; the controller accepts at most ${limit} here.`);
   }
   // Served by Node: the request stream itself, which (unlike its web stream) can be left to flow into nothing.
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;

@@ -1,8 +1,9 @@
 /**
- * The one place where the controller tidies a request path before routing it: repeated slashes
- * are one (apsconnect-cli asks for `//aps/2/resources/{id}`, docs/platform-forms.md §1.1, hub.py:197)
- * and a trailing slash is dropped (SPEC 4.2 writes `/aps/2/resources/`; dojo stores add `/` to
- * their target, platform-forms §1.7). Hono routes on what `controllerPath` returns.
+ * The one place where the controller tidies a request path before routing it: repeated slashes are
+ * one (apsconnect-cli asks for `//aps/2/resources/{id}`, docs/platform-forms.md §1.1, hub.py:197)
+ * and a trailing slash is dropped (the APS pages write `/aps/2/resources/`, docs/aps/rest-api.md,
+ * "Collections"; dojo stores add `/` to their target, platform-forms §1.7). Hono routes on what
+ * `controllerPath` returns.
  */
 import { getPath } from "hono/utils/url";
 

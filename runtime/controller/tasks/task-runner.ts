@@ -1,7 +1,8 @@
 /**
- * Runs due asynchronous tasks (SPEC 3) in the background of every controller process. Each
- * claims one task at a time from the shared table (see TaskStore.claimDue), so several
- * processes on one PostgreSQL share the work and none runs a task twice at the same time.
+ * Runs due asynchronous tasks (docs/aps/lifecycle.md, "Asynchronous operations") in the background
+ * of every controller process. Each claims one task at a time from the shared table (see
+ * TaskStore.claimDue), so several processes on one PostgreSQL share the work and none runs a task
+ * twice at the same time.
  */
 import type { Logger } from "pino";
 import { DatabaseOutageLog } from "../observability/database-outage-log.ts";
@@ -18,7 +19,12 @@ export class TaskRunner {
     private readonly logger: Logger,
     idleMs = 250,
   ) {
-    this.loop = new BackgroundLoop(() => this.attemptOne(), idleMs, (error) => this.logger.error({ error: loggableError(error) }, "task attempt failed unexpectedly"), new DatabaseOutageLog(logger, "asynchronous tasks"));
+    this.loop = new BackgroundLoop(
+      () => this.attemptOne(),
+      idleMs,
+      (error) => this.logger.error({ error: loggableError(error) }, "task attempt failed unexpectedly"),
+      new DatabaseOutageLog(logger, "asynchronous tasks"),
+    );
   }
 
   start(): void {
@@ -35,7 +41,17 @@ export class TaskRunner {
     const task = await this.tasks.claimDue();
     if (!task) return false;
     const result = await this.run(task);
-    this.logger.info({ task: task.id, operation: task.operation, resource: task.resourceId, transactionId: task.transactionId, attempt: task.attempts, result }, "task attempt");
+    this.logger.info(
+      {
+        task: task.id,
+        operation: task.operation,
+        resource: task.resourceId,
+        transactionId: task.transactionId,
+        attempt: task.attempts,
+        result,
+      },
+      "task attempt",
+    );
     return true;
   }
 }

@@ -27,7 +27,17 @@ export class TaskStore {
   ) {}
 
   /** Schedules the repetition of an accepted call. Runs in the caller's transaction when given one. */
-  async schedule(db: Db, task: { resourceId: string; operation: string; instanceId: string; call: RepeatableCall; info: string; retrySeconds: number }): Promise<string> {
+  async schedule(
+    db: Db,
+    task: {
+      resourceId: string;
+      operation: string;
+      instanceId: string;
+      call: RepeatableCall;
+      info: string;
+      retrySeconds: number;
+    },
+  ): Promise<string> {
     const id = randomUUID();
     const now = Date.now();
     await db.insert(tasks).values({
@@ -81,7 +91,10 @@ export class TaskStore {
   }
 
   async fail(id: string, error: string): Promise<void> {
-    await this.db.update(tasks).set({ state: "failed", lastError: error, lockedUntil: null, body: null }).where(eq(tasks.id, id));
+    await this.db
+      .update(tasks)
+      .set({ state: "failed", lastError: error, lockedUntil: null, body: null })
+      .where(eq(tasks.id, id));
   }
 
   async list(): Promise<TaskRow[]> {
@@ -90,15 +103,41 @@ export class TaskStore {
 
   /** Removes a task that is no longer pending (failed or done). */
   async remove(id: string): Promise<"removed" | "pending" | "missing"> {
-    const rows = await this.db.delete(tasks).where(and(eq(tasks.id, id), sql`${tasks.state} <> 'pending'`)).returning({ id: tasks.id });
+    const rows = await this.db
+      .delete(tasks)
+      .where(and(eq(tasks.id, id), sql`${tasks.state} <> 'pending'`))
+      .returning({ id: tasks.id });
     if (rows.length > 0) return "removed";
     const left = await this.db.select({ id: tasks.id }).from(tasks).where(eq(tasks.id, id)).limit(1);
     return left.length > 0 ? "pending" : "missing";
   }
 
+  /**
+   * Puts a failed task back to pending, due now (a provider administrator's retry, e.g. once the
+   * application is fixed): the runner takes it on its next pass and repeats the call as the first
+   * attempts did, the resource as it is now being the body of a provisioning or configure
+   * (task-attempt.ts). A pending or finished task is left as it is.
+   */
+  async retry(
+    id: string,
+  ): Promise<{ outcome: "retried"; task: TaskRow } | { outcome: "pending" | "done" | "missing" }> {
+    const [row] = await this.db
+      .update(tasks)
+      .set({ state: "pending", retryAt: new Date().toISOString(), lockedUntil: null, lastError: null })
+      .where(and(eq(tasks.id, id), eq(tasks.state, "failed")))
+      .returning();
+    if (row) return { outcome: "retried", task: row };
+    const [left] = await this.db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, id)).limit(1);
+    return { outcome: !left ? "missing" : left.state === "pending" ? "pending" : "done" };
+  }
+
   /** Whether a resource has a pending task (a second operation must wait). */
   async pendingFor(resourceId: string): Promise<boolean> {
-    const rows = await this.db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.resourceId, resourceId), eq(tasks.state, "pending"))).limit(1);
+    const rows = await this.db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(and(eq(tasks.resourceId, resourceId), eq(tasks.state, "pending")))
+      .limit(1);
     return rows.length > 0;
   }
 
@@ -107,6 +146,8 @@ export class TaskStore {
   }
 
   private openBody(taskId: string, stored: string): string {
-    return stored.startsWith(SEALED_PREFIX) ? this.sealer.openText(`task:${taskId}`, Buffer.from(stored.slice(SEALED_PREFIX.length), "base64")) : stored;
+    return stored.startsWith(SEALED_PREFIX)
+      ? this.sealer.openText(`task:${taskId}`, Buffer.from(stored.slice(SEALED_PREFIX.length), "base64"))
+      : stored;
   }
 }

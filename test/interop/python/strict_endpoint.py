@@ -6,8 +6,8 @@
 - The tenant's `onMailboxChanged` handler is served only at its operation path on the subscriber,
   `POST /tenants/<id>/onMailboxChanged`, as FallBall serves `/tenant/<id>/onUsersChange`
   (platform-forms §2.2) and the Connect extension `/globals/<app>/accountDataChange` (§2.3).
-- `onDomainLinked` is served only in SPEC 6.2's form, `POST /tenants/events/<id>/onDomainLinked`,
-  for an endpoint written to the spec.
+- `onDomainLinked` is served only in the events form, `POST /tenants/events/<id>/onDomainLinked`,
+  for an endpoint written to that form (docs/aps/events.md).
 - Everything else is a 404 with FastAPI's body. `GET /seen` lists every call, routed or not.
 argv: port-file server-cert server-key
 """

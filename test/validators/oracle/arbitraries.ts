@@ -33,7 +33,7 @@ type Mutation =
   | { readonly kind: "delete"; readonly key: string }
   | { readonly kind: "replace"; readonly value: unknown };
 
-/** Items of generated arrays of structures stay few (SPEC 8's JSON limit is not modelled). */
+/** Items of generated arrays of structures stay few (the APS limit on their JSON text is not modelled). */
 const MAX_STRUCTURE_ITEMS = 3;
 /** Items of generated arrays of primitives, unless the bounds ask for more. */
 const MAX_PRIMITIVE_ITEMS = 6;
@@ -44,28 +44,56 @@ const MAX_DEPTH = 4;
 const FILL = fc.constantFrom("x", "é", "😀");
 
 /** Keys no type declares, including ones that trip naive `in`/prototype lookups. */
-const STRANGE_KEYS = ["unknownKey", "constructor", "toString", "hasOwnProperty", "__proto__", "valueOf", "", " ", "a/b", "~0", "id", "type"];
+const STRANGE_KEYS = [
+  "unknownKey",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "__proto__",
+  "valueOf",
+  "",
+  " ",
+  "a/b",
+  "~0",
+  "id",
+  "type",
+];
 
 const SAFE_INTEGER = fc.oneof(
   { arbitrary: fc.integer({ min: -1000, max: 100_000 }), weight: 4 },
   { arbitrary: fc.maxSafeInteger(), weight: 2 },
-  { arbitrary: fc.constantFrom(0, 1, -1, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 31, -(2 ** 31) - 1, 2 ** 32), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      0,
+      1,
+      -1,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+      2 ** 31,
+      -(2 ** 31) - 1,
+      2 ** 32,
+    ),
+    weight: 1,
+  },
 );
 
 const FINITE_DOUBLE = fc.double({ noNaN: true, noDefaultInfinity: true });
 
 const NON_INTEGER = fc.oneof(
-  fc.constantFrom(0.5, -1.5, 1e-7, 3.14159, Number.EPSILON),
+  fc.constantFrom(0.5, -1.5, 1e-7, Math.PI, Number.EPSILON),
   FINITE_DOUBLE.filter((d) => !Number.isInteger(d)),
 );
 
 /** Small JSON values of every type, to put where they probably do not belong. */
 const ANY_JSON: Arb = fc.oneof(
-  fc.constantFrom<unknown>(null, true, false, 0, 1, -1, 1.5, "", "x", "1", "true", [], {}, [null], { aps: {} }, [1, "1"]),
+  fc.constantFrom<unknown>(null, true, false, 0, 1, -1, 1.5, "", "x", "1", "true", [], {}, [null], { aps: {} }, [
+    1,
+    "1",
+  ]),
   fc.jsonValue({ maxDepth: 2 }),
 );
 
-/** Equality of SPEC 2.6 on JSON values (own implementation, independent of the runtime). */
+/** APS equality (docs/aps/resources.md) on JSON values (own implementation, independent of the runtime). */
 function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
@@ -80,7 +108,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   return ak.length === Object.keys(bo).length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
 }
 
-/** `o` with its keys in reverse order: equal under SPEC 2.6, different as text. */
+/** `o` with its keys in reverse order: equal under APS equality, different as text. */
 function reversedKeys(v: unknown): unknown {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
   const out: Record<string, unknown> = {};
@@ -160,8 +188,14 @@ class ValueArbitraries {
             return fc.boolean();
           case "object":
             return ctx.compact
-              ? fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 0 }), { maxKeys: 2, noNullPrototype: true })
-              : fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4, noNullPrototype: true });
+              ? fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 0 }), {
+                  maxKeys: 2,
+                  noNullPrototype: true,
+                })
+              : fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), {
+                  maxKeys: 4,
+                  noNullPrototype: true,
+                });
         }
         return ANY_JSON;
       case "array":
@@ -266,7 +300,9 @@ class ValueArbitraries {
     const max = Math.max(min, Math.min(spec.maxItems ?? cap, cap));
     const item = this.valid({ type: items }, itemCtx(ctx, items));
     const sized = (lo: number, hi: number): Arb =>
-      spec.uniqueItems ? fc.uniqueArray(item, { minLength: lo, maxLength: hi, comparator: jsonEqual }) : fc.array(item, { minLength: lo, maxLength: hi });
+      spec.uniqueItems
+        ? fc.uniqueArray(item, { minLength: lo, maxLength: hi, comparator: jsonEqual })
+        : fc.array(item, { minLength: lo, maxLength: hi });
     const options: fc.WeightedArbitrary<unknown>[] = [{ arbitrary: sized(min, max), weight: 4 }];
     // Exactly maxItems, when that is affordable.
     if (spec.maxItems !== undefined && spec.maxItems > max && spec.maxItems <= 30 && items.kind !== "structure") {
@@ -283,16 +319,20 @@ class ValueArbitraries {
       fc.constantFrom("[]", {}, 1),
       // One broken or null item among valid ones.
       fc.tuple(fc.array(item, { maxLength: 2 }), fc.oneof(bad, fc.constant(null))).map(([xs, x]) => [...xs, x]),
-      // Mixed JSON types: 1 and "1" differ under SPEC 2.6.
+      // Mixed JSON types: 1 and "1" differ under APS equality.
       fc.constantFrom([1, "1"], ["1", "1"], [true, "true"], [{}, {}], [[], []]),
     ];
     if (spec.maxItems !== undefined && items.kind !== "structure" && spec.maxItems < 40) {
-      out.push(fc.uniqueArray(item, { minLength: spec.maxItems + 1, maxLength: spec.maxItems + 1, comparator: jsonEqual }));
+      out.push(
+        fc.uniqueArray(item, { minLength: spec.maxItems + 1, maxLength: spec.maxItems + 1, comparator: jsonEqual }),
+      );
     } else if (spec.maxItems !== undefined && items.kind === "structure" && spec.maxItems < 12) {
       out.push(fc.array(item, { minLength: spec.maxItems + 1, maxLength: spec.maxItems + 1 }));
     }
     if (spec.minItems !== undefined && spec.minItems > 0) {
-      out.push(fc.uniqueArray(item, { minLength: spec.minItems - 1, maxLength: spec.minItems - 1, comparator: jsonEqual }));
+      out.push(
+        fc.uniqueArray(item, { minLength: spec.minItems - 1, maxLength: spec.minItems - 1, comparator: jsonEqual }),
+      );
     }
     // Duplicates: the same item twice, or an object and its key-reversed copy.
     out.push(fc.tuple(item, fc.array(item, { maxLength: 1 })).map(([x, rest]) => [x, ...rest, reversedKeys(x)]));
@@ -326,7 +366,9 @@ class ValueArbitraries {
     const out: Arb[] = [
       fc.constantFrom([], "{}", 0),
       // `aps` is special only at the top level of a body.
-      fc.tuple(base, unknownKey([...members.map((m) => m.name)], ["aps"]), ANY_JSON).map(([o, k, v]) => applyMutations(o, [{ kind: "set", key: k, value: v }])),
+      fc
+        .tuple(base, unknownKey([...members.map((m) => m.name)], ["aps"]), ANY_JSON)
+        .map(([o, k, v]) => applyMutations(o, [{ kind: "set", key: k, value: v }])),
     ];
     if (members.length > 0) {
       const member = fc.constantFrom(...members);
@@ -336,7 +378,13 @@ class ValueArbitraries {
       // A member with a broken value.
       if (depth < MAX_DEPTH) {
         out.push(
-          fc.oneof(...members.map((m) => fc.tuple(base, this.invalid(m, deeper(ctx))).map(([o, v]) => applyMutations(o, [{ kind: "set", key: m.name, value: v }])))),
+          fc.oneof(
+            ...members.map((m) =>
+              fc
+                .tuple(base, this.invalid(m, deeper(ctx)))
+                .map(([o, v]) => applyMutations(o, [{ kind: "set", key: m.name, value: v }])),
+            ),
+          ),
         );
       }
     }
@@ -362,7 +410,8 @@ function hasNestedMethodKey(v: unknown, depth: number): boolean {
  * (Arbitrary doubles such as `fc.jsonValue()` yields can land there, rarely.)
  */
 function hasEdgeInteger(v: unknown): boolean {
-  if (typeof v === "number") return Number.isInteger(v) && Math.abs(v) > Number.MAX_SAFE_INTEGER && Math.abs(v) <= 2 ** 64;
+  if (typeof v === "number")
+    return Number.isInteger(v) && Math.abs(v) > Number.MAX_SAFE_INTEGER && Math.abs(v) <= 2 ** 64;
   if (v === null || typeof v !== "object") return false;
   return Object.values(v).some(hasEdgeInteger);
 }
@@ -380,7 +429,14 @@ function isGeneratable(v: unknown): boolean {
 function validLink(): Arb {
   return fc.record(
     {
-      aps: fc.record({ id: fc.string({ maxLength: 36 }), type: fc.constant("http://example.com/t/1.0"), href: fc.string({ maxLength: 10 }) }, { requiredKeys: ["id"], noNullPrototype: true }),
+      aps: fc.record(
+        {
+          id: fc.string({ maxLength: 36 }),
+          type: fc.constant("http://example.com/t/1.0"),
+          href: fc.string({ maxLength: 10 }),
+        },
+        { requiredKeys: ["id"], noNullPrototype: true },
+      ),
       title: fc.string({ maxLength: 6 }),
     },
     { requiredKeys: ["aps"], noNullPrototype: true },
@@ -388,16 +444,26 @@ function validLink(): Arb {
 }
 
 function invalidLink(): Arb {
-  return fc.constantFrom<unknown>("id-1", 7, [], {}, { id: "x" }, { aps: null }, { aps: "x" }, { aps: {} }, { aps: { id: 1 } }, { aps: { id: null } }, { aps: [] }, [{ aps: { id: "x" } }]);
+  return fc.constantFrom<unknown>(
+    "id-1",
+    7,
+    [],
+    {},
+    { id: "x" },
+    { aps: null },
+    { aps: "x" },
+    { aps: {} },
+    { aps: { id: 1 } },
+    { aps: { id: null } },
+    { aps: [] },
+    [{ aps: { id: "x" } }],
+  );
 }
 
 /** A key that is usually none of `declared`. */
 function unknownKey(declared: readonly string[], more: readonly string[] = []): fc.Arbitrary<string> {
   const near = declared.flatMap((d) => [`${d}_`, d.toUpperCase() === d ? d.toLowerCase() : d.toUpperCase()]);
-  return fc.oneof(
-    fc.constantFrom(...STRANGE_KEYS, ...more, ...near),
-    fc.string({ minLength: 1, maxLength: 8 }),
-  );
+  return fc.oneof(fc.constantFrom(...STRANGE_KEYS, ...more, ...near), fc.string({ minLength: 1, maxLength: 8 }));
 }
 
 /**
@@ -407,7 +473,13 @@ function unknownKey(declared: readonly string[], more: readonly string[] = []): 
 export type BodyMix = "mixed" | "valid" | "broken";
 
 /** A body arbitrary for `mode` bodies of one type written by `actor`. */
-export function bodyArbitrary(model: ApsModel, typeId: string, mode: OracleMode, actor: OracleActor, mix: BodyMix = "mixed"): fc.Arbitrary<unknown> {
+export function bodyArbitrary(
+  model: ApsModel,
+  typeId: string,
+  mode: OracleMode,
+  actor: OracleActor,
+  mix: BodyMix = "mixed",
+): fc.Arbitrary<unknown> {
   const type = model.types.get(typeId);
   if (!type) throw new Error(`arbitraries: type ${typeId} is not in the model`);
   const values = new ValueArbitraries(model);
@@ -421,16 +493,22 @@ export function bodyArbitrary(model: ApsModel, typeId: string, mode: OracleMode,
     const rule = propertyRule(p, mode, actor);
     if (!rule.allowed) continue;
     const v = values.valid(p);
-    baseModel[p.name] = rule.nullable ? fc.oneof({ arbitrary: v, weight: 6 }, { arbitrary: fc.constant(null), weight: 1 }) : v;
+    baseModel[p.name] = rule.nullable
+      ? fc.oneof({ arbitrary: v, weight: 6 }, { arbitrary: fc.constant(null), weight: 1 })
+      : v;
     if (rule.required) required.push(p.name);
   }
   if (mode === "create") {
     for (const r of relations) {
-      baseModel[r.name] = r.collection ? fc.array(validLink(), { maxLength: 3 }) : fc.oneof(validLink(), fc.constant(null));
+      baseModel[r.name] = r.collection
+        ? fc.array(validLink(), { maxLength: 3 })
+        : fc.oneof(validLink(), fc.constant(null));
     }
   }
-  baseModel["aps"] = fc.oneof(fc.constant({ type: typeId }), ANY_JSON);
-  const base = fc.record(baseModel, { requiredKeys: required, noNullPrototype: true }) as fc.Arbitrary<Record<string, unknown>>;
+  baseModel.aps = fc.oneof(fc.constant({ type: typeId }), ANY_JSON);
+  const base = fc.record(baseModel, { requiredKeys: required, noNullPrototype: true }) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
 
   const mutations: fc.WeightedArbitrary<Mutation>[] = [];
   const set = (key: string, value: Arb, weight: number) =>
@@ -450,7 +528,15 @@ export function bodyArbitrary(model: ApsModel, typeId: string, mode: OracleMode,
     const good = r.collection ? fc.array(link, { maxLength: 2 }) : link;
     // On update every relation key is unknown; on create the value must be a link (or links).
     set(r.name, good, mode === "update" ? 2 : 1);
-    set(r.name, fc.oneof(invalidLink(), fc.constant(null), fc.array(fc.oneof(link, invalidLink(), fc.constant(null)), { minLength: 1, maxLength: 2 })), 2);
+    set(
+      r.name,
+      fc.oneof(
+        invalidLink(),
+        fc.constant(null),
+        fc.array(fc.oneof(link, invalidLink(), fc.constant(null)), { minLength: 1, maxLength: 2 }),
+      ),
+      2,
+    );
   }
   const declared = [...props.map((p) => p.name), ...relations.map((r) => r.name)];
   mutations.push({
@@ -458,14 +544,21 @@ export function bodyArbitrary(model: ApsModel, typeId: string, mode: OracleMode,
     weight: 4,
   });
   mutations.push({
-    arbitrary: fc.constantFrom<unknown>(null, [], [{}], "body", 42, true).map((value): Mutation => ({ kind: "replace", value })),
+    arbitrary: fc
+      .constantFrom<unknown>(null, [], [{}], "body", 42, true)
+      .map((value): Mutation => ({ kind: "replace", value })),
     weight: 1,
   });
   mutations.push({ arbitrary: fc.constant<Mutation>({ kind: "delete", key: "aps" }), weight: 1 });
 
   const none = fc.constant<Mutation[]>([]);
   const some = fc.array(fc.oneof(...mutations), { minLength: 1, maxLength: 2 });
-  const changes = mix === "valid" ? none : mix === "broken" ? some : fc.oneof({ arbitrary: none, weight: 2 }, { arbitrary: some, weight: 3 });
+  const changes =
+    mix === "valid"
+      ? none
+      : mix === "broken"
+        ? some
+        : fc.oneof({ arbitrary: none, weight: 2 }, { arbitrary: some, weight: 3 });
   return fc
     .tuple(base, changes)
     .map(([b, ms]) => asParsedJson(applyMutations(b, ms)))

@@ -1,13 +1,13 @@
 /**
  * Test oracle: one resolved APS type as a JSON Schema (draft-07, for ajv) that encodes the same
- * rules as the generated validators (SPEC 2.2–2.7, 8) for one mode and one actor. It is written
+ * rules as the generated validators (docs/aps/resources.md) for one mode and one actor. It is written
  * from the rules, not from the validator generator, so the two can be compared on random input
  * (test/validators/differential.test.ts).
  *
  * What JSON Schema cannot say, and the oracle therefore does not check:
  * - integers beyond ±2^53: ajv sees JS numbers, so the signed 64-bit bounds are only exact
  *   within the safe range (the arbitraries stay inside it);
- * - the 4000-character limit on the JSON text of an array of structures (SPEC 8);
+ * - the 4000-character limit on the JSON text of an array of structures (the APS limits);
  * - `bigint` values (never generated).
  */
 import { Ajv, type CodeOptions, type Options } from "ajv";
@@ -30,10 +30,12 @@ export type OracleMode = "create" | "update";
 /** The writer: a user holding the owner role (and public, as everyone), or the application. */
 export type OracleActor = "owner" | "application";
 
-/** SPEC 8: longest string value, in characters. */
+/** APS limit: longest string value, in characters. */
 const MAX_STRING = 4000;
-/** SPEC 8: signed 64-bit bounds (as JS numbers they round to ±2^63, exact within ±2^53 only). */
+/** APS limit: signed 64-bit bounds (as JS numbers they round to ±2^63, exact within ±2^53 only). */
+// biome-ignore lint/correctness/noPrecisionLoss: the bounds as APS writes them; the comment above says what they round to.
 const MIN_INT64 = -9223372036854775808;
+// biome-ignore lint/correctness/noPrecisionLoss: as above.
 const MAX_INT64 = 9223372036854775807;
 
 /** What one property may do in one mode for one actor. */
@@ -47,7 +49,7 @@ export interface PropertyRule {
 }
 
 /**
- * The rule for one top-level property (SPEC 2.2, 2.7):
+ * The rule for one top-level property (docs/aps/resources.md: attributes, access):
  * - a user (owner + public roles) may not send `readonly` properties, nor ones whose access
  *   (merged over the default) allows neither owner nor public, nor `final` ones on update;
  * - the application may send every property;
@@ -67,7 +69,7 @@ export function propertyRule(p: Property, mode: OracleMode, actor: OracleActor):
   return { allowed, required, nullable: !p.required };
 }
 
-/** SPEC 8 caps every string at 4000 characters whatever `maxLength` says. */
+/** The APS limits cap every string at 4000 characters whatever `maxLength` says. */
 export function effectiveMaxLength(maxLength: number | undefined): number {
   return Math.min(maxLength ?? MAX_STRING, MAX_STRING);
 }
@@ -124,7 +126,7 @@ const LINK_REF: Schema = {
   },
 };
 
-/** The constraint attributes of SPEC 2.2 that shape a value. */
+/** The constraint attributes (docs/aps/resources.md) that shape a value. */
 export interface ValueSpec {
   readonly type: TypeRef;
   readonly pattern?: string | undefined;
@@ -150,7 +152,7 @@ class SchemaBuilder {
     const values = spec.enum.map(literalJson);
     if (typeof s !== "object") return { enum: values.filter((v) => v !== null) };
     // Keywords beside `$ref` are ignored by draft-07 readers: keep the enum apart.
-    return s["$ref"] !== undefined ? { allOf: [s], enum: values } : { ...s, enum: values };
+    return s.$ref !== undefined ? { allOf: [s], enum: values } : { ...s, enum: values };
   }
 
   private bare(t: TypeRef, spec: ValueSpec | undefined): Schema {
@@ -159,8 +161,8 @@ class SchemaBuilder {
         switch (t.name) {
           case "string": {
             const s: Record<string, unknown> = { type: "string", maxLength: effectiveMaxLength(spec?.maxLength) };
-            if (spec?.minLength !== undefined) s["minLength"] = spec.minLength;
-            if (spec?.pattern !== undefined) s["pattern"] = spec.pattern;
+            if (spec?.minLength !== undefined) s.minLength = spec.minLength;
+            if (spec?.pattern !== undefined) s.pattern = spec.pattern;
             return s;
           }
           case "integer":
@@ -176,9 +178,9 @@ class SchemaBuilder {
         return true;
       case "array": {
         const s: Record<string, unknown> = { type: "array", items: notNull(this.bare(t.items, undefined)) };
-        if (spec?.minItems !== undefined) s["minItems"] = spec.minItems;
-        if (spec?.maxItems !== undefined) s["maxItems"] = spec.maxItems;
-        if (spec?.uniqueItems) s["uniqueItems"] = true;
+        if (spec?.minItems !== undefined) s.minItems = spec.minItems;
+        if (spec?.maxItems !== undefined) s.maxItems = spec.maxItems;
+        if (spec?.uniqueItems) s.uniqueItems = true;
         return s;
       }
       case "structure":
@@ -192,7 +194,7 @@ class SchemaBuilder {
     }
   }
 
-  /** Structures: declared members only, required ones present, no member null (SPEC 2.9). */
+  /** Structures: declared members only, required ones present, no member null (docs/aps/types.md section 6). */
   private structureKey(ref: { typeId: string; name: string }): string {
     const id = `${ref.typeId}#${ref.name}`;
     let key = this.keys.get(id);
@@ -207,7 +209,7 @@ class SchemaBuilder {
       if (m.required) required.push(m.name);
     }
     const schema: Record<string, unknown> = { type: "object", properties, additionalProperties: false };
-    if (required.length > 0) schema["required"] = required;
+    if (required.length > 0) schema.required = required;
     this.definitions[key] = schema;
     return key;
   }
@@ -216,9 +218,9 @@ class SchemaBuilder {
 /** `schema` that also accepts `null`. */
 function orNull(schema: Schema): Schema {
   if (schema === true || schema === false) return true;
-  if (typeof schema["type"] === "string") {
-    const s: Record<string, unknown> = { ...schema, type: [schema["type"], "null"] };
-    if (Array.isArray(schema["enum"])) s["enum"] = [...schema["enum"], null];
+  if (typeof schema.type === "string") {
+    const s: Record<string, unknown> = { ...schema, type: [schema.type, "null"] };
+    if (Array.isArray(schema.enum)) s.enum = [...schema.enum, null];
     return s;
   }
   return { anyOf: [{ type: "null" }, schema] };
@@ -265,8 +267,8 @@ function schemaOfType(model: ApsModel, type: ResolvedType, mode: OracleMode, act
     properties,
     additionalProperties: false,
   };
-  if (required.length > 0) schema["required"] = required;
-  if (Object.keys(b.definitions).length > 0) schema["definitions"] = b.definitions;
+  if (required.length > 0) schema.required = required;
+  if (Object.keys(b.definitions).length > 0) schema.definitions = b.definitions;
   return schema;
 }
 
@@ -282,4 +284,3 @@ const ORACLE_AJV_OPTIONS: Options = {
 export function oracleAjv(): Ajv {
   return new Ajv(ORACLE_AJV_OPTIONS);
 }
-

@@ -322,7 +322,7 @@ export function tenantOnMailboxChanged(
 /** The event handler operations of Tenant: what a subscription's `handler` may name. */
 export type TenantEventHandler = "onSubscriptionLimitsChanged" | "onDomainLinked" | "onMailboxChanged";
 
-/** Subscribes a Tenant to an event (SPEC 6.1); notifications go to its `handler` operation. */
+/** Subscribes a Tenant to an event (docs/aps/events.md); notifications go to its `handler` operation. */
 export function subscribeTenant(
   client: ApsClient,
   id: string,

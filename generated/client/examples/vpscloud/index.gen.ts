@@ -280,7 +280,7 @@ export function managementOnVpsLinked(
 /** The event handler operations of Management: what a subscription's `handler` may name. */
 export type ManagementEventHandler = "onSubscriptionLimitsChanged" | "onVpsLinked";
 
-/** Subscribes a Management to an event (SPEC 6.1); notifications go to its `handler` operation. */
+/** Subscribes a Management to an event (docs/aps/events.md); notifications go to its `handler` operation. */
 export function subscribeManagement(
   client: ApsClient,
   id: string,

@@ -54,7 +54,7 @@ import {
 
 /** Handlers of service `cloudmail`: resources of type CloudMail (`http://cloudmail.example.com/types/cloudmail/1.0`). */
 export interface CloudmailHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: CloudMailCreate & { aps: ApsProvisionMeta },
@@ -65,7 +65,7 @@ export interface CloudmailHandlers {
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
   /** Custom operation testConnection (POST /testConnection). */
   testConnection(ctx: ApsCallContext): MaybePromise<CloudMailTestConnectionReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     tenants?: LinkCallbacks;
   };
@@ -87,7 +87,7 @@ export function cloudmailService(handlers: CloudmailHandlers): ServiceHandlers {
 
 /** Handlers of service `tenants`: resources of type Tenant (`http://cloudmail.example.com/types/tenant/1.0`). */
 export interface TenantsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: TenantCreate & { aps: ApsProvisionMeta },
@@ -102,16 +102,16 @@ export interface TenantsHandlers {
   exportMailboxes(ctx: ApsCallContext): MaybePromise<RawReply>;
   /** Custom operation importMailboxes (POST /importMailboxes). */
   importMailboxes(ctx: ApsCallContext, params: TenantImportMailboxesParams): MaybePromise<TenantImportMailboxesReply>;
-  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onSubscriptionLimitsChanged, or SPEC 6.2's .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
+  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onSubscriptionLimitsChanged, or the form .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
   onSubscriptionLimitsChanged(
     ctx: ApsCallContext,
     params: TenantOnSubscriptionLimitsChangedParams,
   ): MaybePromise<EventReply>;
-  /** Event handler onDomainLinked: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onDomainLinked, or SPEC 6.2's .../events/<subscriber>/onDomainLinked); answer nothing, or accepted(...) to have it sent again later (POST /onDomainLinked). */
+  /** Event handler onDomainLinked: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onDomainLinked, or the form .../events/<subscriber>/onDomainLinked); answer nothing, or accepted(...) to have it sent again later (POST /onDomainLinked). */
   onDomainLinked(ctx: ApsCallContext, params: TenantOnDomainLinkedParams): MaybePromise<EventReply>;
-  /** Event handler onMailboxChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onMailboxChanged, or SPEC 6.2's .../events/<subscriber>/onMailboxChanged); answer nothing, or accepted(...) to have it sent again later (POST /onMailboxChanged). */
+  /** Event handler onMailboxChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onMailboxChanged, or the form .../events/<subscriber>/onMailboxChanged); answer nothing, or accepted(...) to have it sent again later (POST /onMailboxChanged). */
   onMailboxChanged(ctx: ApsCallContext, params: TenantOnMailboxChangedParams): MaybePromise<EventReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     app?: LinkCallbacks;
     account?: LinkCallbacks;
@@ -163,7 +163,7 @@ export function tenantsService(handlers: TenantsHandlers): ServiceHandlers {
 
 /** Handlers of service `domains`: resources of type Domain (`http://cloudmail.example.com/types/domain/1.0`). */
 export interface DomainsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: DomainCreate & { aps: ApsProvisionMeta },
@@ -176,7 +176,7 @@ export interface DomainsHandlers {
   verifyDns(ctx: ApsCallContext): MaybePromise<DomainVerifyDnsReply>;
   /** Custom operation requiredRecords (GET /requiredRecords). */
   requiredRecords(ctx: ApsCallContext): MaybePromise<DomainRequiredRecordsReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     tenant?: LinkCallbacks;
     mailboxes?: LinkCallbacks;
@@ -204,7 +204,7 @@ export function domainsService(handlers: DomainsHandlers): ServiceHandlers {
 
 /** Handlers of service `mailboxes`: resources of type Mailbox (`http://cloudmail.example.com/types/mailbox/1.0`). */
 export interface MailboxesHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: MailboxCreate & { aps: ApsProvisionMeta },
@@ -213,7 +213,7 @@ export interface MailboxesHandlers {
   configure?(ctx: ApsCallContext, changes: MailboxUpdate): MaybePromise<WriteReply<Partial<Mailbox>>>;
   /** Unprovision: remove it; answer nothing, or accepted(...). */
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
-  /** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */
+  /** Suspendable (docs/aps/lifecycle.md): end the user-facing service, keep the data. */
   disable(ctx: ApsCallContext): MaybePromise<void>;
   /** Suspendable: restore the service. */
   enable(ctx: ApsCallContext): MaybePromise<void>;
@@ -228,7 +228,7 @@ export interface MailboxesHandlers {
   storageUsage(ctx: ApsCallContext): MaybePromise<MailboxStorageUsageReply>;
   /** Custom operation purgeArchive (POST /purgeArchive). */
   purgeArchive(ctx: ApsCallContext, params: MailboxPurgeArchiveParams): MaybePromise<MailboxPurgeArchiveReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     tenant?: LinkCallbacks;
     domain?: LinkCallbacks;

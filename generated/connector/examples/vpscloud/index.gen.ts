@@ -57,7 +57,7 @@ import {
 
 /** Handlers of service `vpscloud`: resources of type VpsCloud (`http://vpscloud.example.net/types/vpscloud/1.1`). */
 export interface VpscloudHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: VpsCloudCreate & { aps: ApsProvisionMeta },
@@ -68,7 +68,7 @@ export interface VpscloudHandlers {
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
   /** Custom operation syncImages (POST /syncImages). */
   syncImages(ctx: ApsCallContext, params: VpsCloudSyncImagesParams): MaybePromise<VpsCloudSyncImagesReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     managements?: LinkCallbacks;
   };
@@ -90,7 +90,7 @@ export function vpscloudService(handlers: VpscloudHandlers): ServiceHandlers {
 
 /** Handlers of service `managements`: resources of type Management (`http://vpscloud.example.net/types/management/1.1`). */
 export interface ManagementsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: ManagementCreate & { aps: ApsProvisionMeta },
@@ -101,14 +101,14 @@ export interface ManagementsHandlers {
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
   /** Custom operation usageReport (GET /usageReport/{month}). */
   usageReport(ctx: ApsCallContext, params: ManagementUsageReportParams): MaybePromise<RawReply>;
-  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onSubscriptionLimitsChanged, or SPEC 6.2's .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
+  /** Event handler onSubscriptionLimitsChanged: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onSubscriptionLimitsChanged, or the form .../events/<subscriber>/onSubscriptionLimitsChanged); answer nothing, or accepted(...) to have it sent again later (POST /onSubscriptionLimitsChanged). */
   onSubscriptionLimitsChanged(
     ctx: ApsCallContext,
     params: ManagementOnSubscriptionLimitsChangedParams,
   ): MaybePromise<EventReply>;
-  /** Event handler onVpsLinked: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onVpsLinked, or SPEC 6.2's .../events/<subscriber>/onVpsLinked); answer nothing, or accepted(...) to have it sent again later (POST /onVpsLinked). */
+  /** Event handler onVpsLinked: notifications of the subscriptions that name it (POST <service>/<subscriber id>/onVpsLinked, or the form .../events/<subscriber>/onVpsLinked); answer nothing, or accepted(...) to have it sent again later (POST /onVpsLinked). */
   onVpsLinked(ctx: ApsCallContext, params: ManagementOnVpsLinkedParams): MaybePromise<EventReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     app?: LinkCallbacks;
     account?: LinkCallbacks;
@@ -147,7 +147,7 @@ export function managementsService(handlers: ManagementsHandlers): ServiceHandle
 
 /** Handlers of service `vpses`: resources of type Vps (`http://vpscloud.example.net/types/vps/1.1`). */
 export interface VpsesHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: VpsCreate & { aps: ApsProvisionMeta },
@@ -156,7 +156,7 @@ export interface VpsesHandlers {
   configure?(ctx: ApsCallContext, changes: VpsUpdate): MaybePromise<WriteReply<Partial<Vps>>>;
   /** Unprovision: remove it; answer nothing, or accepted(...). */
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
-  /** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */
+  /** Suspendable (docs/aps/lifecycle.md): end the user-facing service, keep the data. */
   disable(ctx: ApsCallContext): MaybePromise<void>;
   /** Suspendable: restore the service. */
   enable(ctx: ApsCallContext): MaybePromise<void>;
@@ -174,7 +174,7 @@ export interface VpsesHandlers {
   takeSnapshot(ctx: ApsCallContext, params: VpsTakeSnapshotParams): MaybePromise<VpsTakeSnapshotReply>;
   /** Custom operation images (GET /images, static). */
   images(ctx: ApsCallContext): MaybePromise<VpsImagesReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     management?: LinkCallbacks;
     snapshots?: LinkCallbacks;
@@ -231,7 +231,7 @@ export function vpsesService(handlers: VpsesHandlers): ServiceHandlers {
 
 /** Handlers of service `snapshots`: resources of type Snapshot (`http://vpscloud.example.net/types/snapshot/1.1`). */
 export interface SnapshotsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: SnapshotCreate & { aps: ApsProvisionMeta },
@@ -244,7 +244,7 @@ export interface SnapshotsHandlers {
   restore(ctx: ApsCallContext, params: SnapshotRestoreParams): MaybePromise<SnapshotRestoreReply>;
   /** Custom operation download (GET /download). */
   download(ctx: ApsCallContext): MaybePromise<RawReply>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     vps?: LinkCallbacks;
   };

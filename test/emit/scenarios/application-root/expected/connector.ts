@@ -14,7 +14,7 @@ import type {
 
 /** Handlers of service `app`: resources of type Gateway (`http://scenarios.example/application-root/gateway/1.0`). */
 export interface AppHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: GatewayCreate & { aps: ApsProvisionMeta },

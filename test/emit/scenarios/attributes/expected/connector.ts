@@ -9,7 +9,7 @@ import type { App, AppCreate, AppUpdate, Login, LoginCreate, LoginUpdate } from 
 
 /** Handlers of service `app`: resources of type App (`http://scenarios.example/attributes/app/1.0`). */
 export interface AppHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: AppCreate & { aps: ApsProvisionMeta },
@@ -30,7 +30,7 @@ export function appService(handlers: AppHandlers): ServiceHandlers {
 
 /** Handlers of service `accounts`: resources of type Login (`http://scenarios.example/attributes/login/1.0`). */
 export interface AccountsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: LoginCreate & { aps: ApsProvisionMeta },

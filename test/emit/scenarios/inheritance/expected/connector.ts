@@ -20,7 +20,7 @@ import type {
 
 /** Handlers of service `app`: resources of type App (`http://scenarios.example/inheritance/app/1.0`). */
 export interface AppHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: AppCreate & { aps: ApsProvisionMeta },
@@ -41,7 +41,7 @@ export function appService(handlers: AppHandlers): ServiceHandlers {
 
 /** Handlers of service `devices`: resources of type Device (`http://scenarios.example/inheritance/device/1.0`). */
 export interface DevicesHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: DeviceCreate & { aps: ApsProvisionMeta },
@@ -70,7 +70,7 @@ export function devicesService(handlers: DevicesHandlers): ServiceHandlers {
 
 /** Handlers of service `phones`: resources of type Phone (`http://scenarios.example/inheritance/phone/1.0`). */
 export interface PhonesHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: PhoneCreate & { aps: ApsProvisionMeta },
@@ -79,7 +79,7 @@ export interface PhonesHandlers {
   configure?(ctx: ApsCallContext, changes: PhoneUpdate): MaybePromise<WriteReply<Partial<Phone>>>;
   /** Unprovision: remove it; answer nothing, or accepted(...). */
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
-  /** Suspendable (SPEC 4.5): end the user-facing service, keep the data. */
+  /** Suspendable (docs/aps/lifecycle.md): end the user-facing service, keep the data. */
   disable(ctx: ApsCallContext): MaybePromise<void>;
   /** Suspendable: restore the service. */
   enable(ctx: ApsCallContext): MaybePromise<void>;

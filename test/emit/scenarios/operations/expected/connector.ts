@@ -23,7 +23,7 @@ import { parseReportCount, parseReportRename, parseReportSummary } from "../../v
 
 /** Handlers of service `app`: resources of type App (`http://scenarios.example/operations/app/1.0`). */
 export interface AppHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: AppCreate & { aps: ApsProvisionMeta },
@@ -44,7 +44,7 @@ export function appService(handlers: AppHandlers): ServiceHandlers {
 
 /** Handlers of service `reports`: resources of type Report (`http://scenarios.example/operations/report/1.0`). */
 export interface ReportsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: ReportCreate & { aps: ApsProvisionMeta },

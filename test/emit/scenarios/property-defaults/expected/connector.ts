@@ -16,7 +16,7 @@ import type {
 
 /** Handlers of service `app`: resources of type App (`http://scenarios.example/property-defaults/app/1.0`). */
 export interface AppHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: AppCreate & { aps: ApsProvisionMeta },
@@ -37,7 +37,7 @@ export function appService(handlers: AppHandlers): ServiceHandlers {
 
 /** Handlers of service `widgets`: resources of type Widget (`http://scenarios.example/property-defaults/widget/1.0`). */
 export interface WidgetsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: WidgetCreate & { aps: ApsProvisionMeta },

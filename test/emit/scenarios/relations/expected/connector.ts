@@ -16,7 +16,7 @@ import type {
 
 /** Handlers of service `app`: resources of type App (`http://scenarios.example/relations/app/1.0`). */
 export interface AppHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: AppCreate & { aps: ApsProvisionMeta },
@@ -37,7 +37,7 @@ export function appService(handlers: AppHandlers): ServiceHandlers {
 
 /** Handlers of service `licenses`: resources of type License (`http://scenarios.example/relations/license/1.0`). */
 export interface LicensesHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: LicenseCreate & { aps: ApsProvisionMeta },
@@ -46,7 +46,7 @@ export interface LicensesHandlers {
   configure?(ctx: ApsCallContext, changes: LicenseUpdate): MaybePromise<WriteReply<Partial<License>>>;
   /** Unprovision: remove it; answer nothing, or accepted(...). */
   unprovision?(ctx: ApsCallContext): MaybePromise<WriteReply<never>>;
-  /** Told of link changes per relation (aps-facts 3); without a callback the controller keeps the link untracked (501). */
+  /** Told of link changes per relation (docs/aps/relations.md); without a callback the controller keeps the link untracked (501). */
   links?: {
     account?: LinkCallbacks;
     owner?: LinkCallbacks;

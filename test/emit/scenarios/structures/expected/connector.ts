@@ -16,7 +16,7 @@ import type {
 
 /** Handlers of service `app`: resources of type App (`http://scenarios.example/structures/app/1.0`). */
 export interface AppHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: AppCreate & { aps: ApsProvisionMeta },
@@ -37,7 +37,7 @@ export function appService(handlers: AppHandlers): ServiceHandlers {
 
 /** Handlers of service `shipments`: resources of type Shipment (`http://scenarios.example/structures/shipment/1.0`). */
 export interface ShipmentsHandlers {
-  /** Provision (SPEC 4.3): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
+  /** Provision (docs/aps/lifecycle.md): create it; answer the properties to store, nothing, or accepted(...) to finish later. */
   provision(
     ctx: ApsCallContext,
     resource: ShipmentCreate & { aps: ApsProvisionMeta },
