@@ -78,12 +78,19 @@ export interface BackendState {
   readonly checkStatus: string;
   /** The HTTP status of the last check, "" when it got none. */
   readonly checkCode: string;
+  /**
+   * A check is running at this moment. HAProxy then keeps the last check's status but reports
+   * its code as 0, so `backendStates()` waits for a moment without one.
+   */
+  readonly checkInProgress: boolean;
   /** Connections forwarded to this server so far. */
   readonly connections: number;
 }
 
 /** The name the backend section has in the generated configuration. */
 const BACKEND_SECTION = "backends";
+/** How long one health check may take before HAProxy counts it failed. */
+const CHECK_TIMEOUT_MS = 2_000;
 const BINARY_CANDIDATES = ["/usr/sbin/haproxy", "/usr/local/sbin/haproxy"];
 
 /** The HAProxy binary, or undefined when it is not installed. */
@@ -132,12 +139,23 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
   };
 
   const command = (text: string) => adminCommand(socket, text);
-  const backendStates = async () =>
+  const readStates = async () =>
     parseStats(await command("show stat"))
       .filter(
         (row) => row.pxname === BACKEND_SECTION && row.svname !== "BACKEND" && !(row.svname ?? "").endsWith("-any"),
       )
       .map(stateOf);
+  // A check takes a few milliseconds of every interval; reading stats during one shows code 0
+  // beside the previous status (seen on 2.6: "* L7OK" with code 0). Read again until no check
+  // runs, for at most the check timeout; past it, the states say which check was still running.
+  const backendStates = async () => {
+    const deadline = Date.now() + CHECK_TIMEOUT_MS + 1_000;
+    for (;;) {
+      const states = await readStates();
+      if (states.every((s) => !s.checkInProgress) || Date.now() > deadline) return states;
+      await new Promise((wait) => setTimeout(wait, 5));
+    }
+  };
 
   try {
     let port = options.port ?? 0;
@@ -182,7 +200,7 @@ export async function startHaproxy(options: HaproxyOptions): Promise<Haproxy> {
             `backend ${name} to be ${status}`,
             async () => {
               last = (await backendStates()).find((s) => s.name === name);
-              return last?.status === status ? last : undefined;
+              return last?.status === status && !last.checkInProgress ? last : undefined;
             },
             ms,
           );
@@ -218,7 +236,7 @@ function haproxyConfig(options: HaproxyOptions, port: number, socket: string): s
     "  timeout connect 2s",
     "  timeout client 60s",
     "  timeout server 60s",
-    "  timeout check 2s",
+    `  timeout check ${CHECK_TIMEOUT_MS}ms`,
     "frontend entry",
     `  bind 127.0.0.1:${port}`,
     `  default_backend ${BACKEND_SECTION}`,
@@ -276,6 +294,7 @@ function stateOf(row: Record<string, string>): BackendState {
     status: row.status!,
     checkStatus: (row.check_status ?? "").replace(/^\* /, ""),
     checkCode: row.check_code ?? "",
+    checkInProgress: (row.check_status ?? "").startsWith("* "),
     connections: Number(row.stot ?? 0),
   };
 }
