@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizationHeader } from "../../runtime/controller/auth/oauth-signature.ts";
 import {
+  createCloudmailTenant,
   credentialsOf,
   startFakeApplication,
   successOf,
@@ -28,7 +29,6 @@ import { databases, startBehaviourController, type BehaviourController } from ".
 
 const MAIL = "http://cloudmail.example.com/types";
 const VPS = "http://vpscloud.example.net/types";
-const CORE = "http://aps-standard.org/types/core";
 const AVAILABLE = "http://aps-standard.org/core/events/available";
 const KEY = "vpscloud-connector";
 const SECRET = "vps-oauth-secret-0123456789";
@@ -192,23 +192,7 @@ describe.each(databases)("transaction ids on %s", (kind) => {
   });
 
   it("provisions: the application subscribes for and acts for the resource it is creating, with the provisioning's transaction id only", async () => {
-    account = (
-      await admin("POST", "/aps/2/resources", {
-        aps: { type: `${CORE}/account/1.0` },
-        companyName: "Customer",
-        addressPostal: {},
-      })
-    ).json.aps.id;
-    subscription = (
-      await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })
-    ).json.aps.id;
-    const tr = await admin("POST", "/aps/2/resources", {
-      aps: { type: `${MAIL}/tenant/1.0` },
-      account: { aps: { id: account } },
-      subscription: { aps: { id: subscription } },
-    });
-    expect(tr.status, tr.text).toBe(201);
-    tenant = tr.json.aps.id;
+    ({ account, subscription, tenant } = await createCloudmailTenant(t));
     expect(
       Object.fromEntries(
         [...outcomes].filter(([what]) => what.startsWith("provisioning") || what.startsWith("acting")),

@@ -140,3 +140,40 @@ export async function installCloudmailAt(t: Callable, app: FakeApplication): Pro
   });
   if (installed.status !== 201) throw new Error(`cloudmail was not installed: ${installed.status} ${installed.text}`);
 }
+
+/** What `createCloudmailTenant` made: the customer's account, its subscription and the tenant, by APS id. */
+export interface CloudmailTenant {
+  readonly account: string;
+  readonly subscription: string;
+  readonly tenant: string;
+}
+
+/**
+ * A customer account, a subscription named "mail" and a CloudMail tenant linked to both, each
+ * made by the provider's administrator; `tenantProperties` go into the tenant's body. Fails the
+ * test unless the tenant is created (201), which needs cloudmail installed (`installCloudmailAt`).
+ */
+export async function createCloudmailTenant(
+  t: Callable,
+  tenantProperties: Record<string, unknown> = {},
+): Promise<CloudmailTenant> {
+  const admin = (path: string, body: unknown) => t.call("POST", path, { token: t.adminToken, body });
+  const core = "http://aps-standard.org/types/core";
+  const account = (
+    await admin("/aps/2/resources", {
+      aps: { type: `${core}/account/1.0` },
+      companyName: "Customer",
+      addressPostal: {},
+    })
+  ).json.aps.id as string;
+  const subscription = (await admin("/aps/2/resources", { aps: { type: `${core}/subscription/1.0` }, name: "mail" }))
+    .json.aps.id as string;
+  const created = await admin("/aps/2/resources", {
+    aps: { type: "http://cloudmail.example.com/types/tenant/1.0" },
+    account: { aps: { id: account } },
+    subscription: { aps: { id: subscription } },
+    ...tenantProperties,
+  });
+  if (created.status !== 201) throw new Error(`the tenant was not created: ${created.status} ${created.text}`);
+  return { account, subscription, tenant: created.json.aps.id as string };
+}

@@ -111,12 +111,8 @@ describe.skipIf(skipReason !== undefined)(
       }
     };
 
-    /**
-     * A customer with a subscription and a tenant of the application that subscribes, through the
-     * balancer with the application's certificate, to changes of that subscription; `deliveries()`
-     * are the serials of the notifications the application got so far, in the order it got them.
-     */
-    const watchedSubscription = async (companyName: string) => {
+    /** A customer account, a token of its own and a subscription of it, each made through the balancer. */
+    const customerWithSubscription = async (companyName: string, subscriptionName: string) => {
       const account = (
         await viaBalancer("POST", "/aps/2/resources", {
           token: adminToken,
@@ -125,13 +121,22 @@ describe.skipIf(skipReason !== undefined)(
         })
       ).json.aps.id as string;
       const customer = await mintToken(account);
-      const subscription = (
-        await viaBalancer("POST", "/aps/2/resources", {
-          token: customer,
-          headers: fresh,
-          body: { aps: { type: SUBSCRIPTION }, name: "watched" },
-        })
-      ).json.aps.id as string;
+      const made = await viaBalancer("POST", "/aps/2/resources", {
+        token: customer,
+        headers: fresh,
+        body: { aps: { type: SUBSCRIPTION }, name: subscriptionName },
+      });
+      expect(made.status, made.text).toBe(201);
+      return { account, customer, subscription: made.json.aps.id as string };
+    };
+
+    /**
+     * A customer with a subscription and a tenant of the application that subscribes, through the
+     * balancer with the application's certificate, to changes of that subscription; `deliveries()`
+     * are the serials of the notifications the application got so far, in the order it got them.
+     */
+    const watchedSubscription = async (companyName: string) => {
+      const { account, customer, subscription } = await customerWithSubscription(companyName, "watched");
       const tenant = await viaBalancer("POST", "/aps/2/resources", {
         token: customer,
         headers: fresh,
@@ -415,21 +420,7 @@ describe.skipIf(skipReason !== undefined)(
     }, 120_000);
 
     it("completes on the other nodes the asynchronous provisionings a killed node had accepted", async () => {
-      const account = (
-        await viaBalancer("POST", "/aps/2/resources", {
-          token: adminToken,
-          headers: fresh,
-          body: { aps: { type: ACCOUNT }, companyName: "Async", addressPostal: {} },
-        })
-      ).json.aps.id as string;
-      const customer = await mintToken(account);
-      const subscription = (
-        await viaBalancer("POST", "/aps/2/resources", {
-          token: customer,
-          headers: fresh,
-          body: { aps: { type: SUBSCRIPTION }, name: "async" },
-        })
-      ).json.aps.id as string;
+      const { account, customer, subscription } = await customerWithSubscription("Async", "async");
       // The application accepts each provisioning (202, "ask again in 1 s") and completes it when asked again.
       const previous = app.answer;
       app.answer = (call) => {
@@ -509,20 +500,7 @@ describe.skipIf(skipReason !== undefined)(
     }, 180_000);
 
     it("loses nothing acknowledged when a controller is killed (SIGKILL) while provisioning through an application, and leaves nothing at the application it does not know", async () => {
-      const account = (
-        await viaBalancer("POST", "/aps/2/resources", {
-          token: adminToken,
-          headers: fresh,
-          body: { aps: { type: ACCOUNT }, companyName: "Tenants", addressPostal: {} },
-        })
-      ).json.aps.id as string;
-      const customer = await mintToken(account);
-      const subscription = await viaBalancer("POST", "/aps/2/resources", {
-        token: customer,
-        headers: fresh,
-        body: { aps: { type: SUBSCRIPTION }, name: "s" },
-      });
-      expect(subscription.status, subscription.text).toBe(201);
+      const { account, customer, subscription } = await customerWithSubscription("Tenants", "s");
       // The application answers slowly, so that provisionings are in flight when the node dies.
       app.answer = async (call) => {
         await new Promise((r) => setTimeout(r, 30));
@@ -543,7 +521,7 @@ describe.skipIf(skipReason !== undefined)(
             body: {
               aps: { type: TENANT },
               account: { aps: { id: account } },
-              subscription: { aps: { id: subscription.json.aps.id } },
+              subscription: { aps: { id: subscription } },
             },
           }).catch(() => undefined);
           if (reply?.status === 201) acknowledged.push(reply.json.aps.id as string);

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
 import {
+  createCloudmailTenant,
   installCloudmailAt,
   startFakeApplication,
   successOf,
@@ -28,7 +29,6 @@ import {
 } from "../e2e/fake-application.ts";
 
 const MAIL = "http://cloudmail.example.com/types";
-const CORE = "http://aps-standard.org/types/core";
 type Body = Record<string, any>; // the bodies runtimes read: any member, as they read them
 
 /** aps-node-runtime: `Resource.create(body)`, then `configure(resource)`, then the resource as the answer. */
@@ -63,25 +63,7 @@ describe.each(databases)("configure bodies as real runtimes read them on %s", (k
     t = await startControllerUnderTest(kind, ["types/examples/cloudmail"], { endpointTimeoutMs: 5000 });
     mail = await startFakeApplication(join(dir, "mail"));
     await installCloudmailAt(t, mail);
-    const account = (
-      await admin("POST", "/aps/2/resources", {
-        aps: { type: `${CORE}/account/1.0` },
-        companyName: "Customer",
-        addressPostal: {},
-      })
-    ).json.aps.id;
-    subscription = (
-      await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })
-    ).json.aps.id;
-    const created = await admin("POST", "/aps/2/resources", {
-      aps: { type: `${MAIL}/tenant/1.0` },
-      account: { aps: { id: account } },
-      subscription: { aps: { id: subscription } },
-      mailboxCount: { limit: 10 },
-      storage: { limit: 5 },
-    });
-    expect(created.status, created.text).toBe(201);
-    tenant = created.json.aps.id;
+    ({ subscription, tenant } = await createCloudmailTenant(t, { mailboxCount: { limit: 10 }, storage: { limit: 5 } }));
     const domain = (
       await admin("POST", "/aps/2/resources", {
         aps: { type: `${MAIL}/domain/1.0` },

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases, startControllerUnderTest, type ControllerUnderTest } from "../e2e/controller-harness.ts";
 import {
+  createCloudmailTenant,
   credentialsOf,
   installCloudmailAt,
   startFakeApplication,
@@ -38,26 +39,10 @@ describe.each(databases)("the Connect extension's whole-tenant PUT on %s", (kind
     mail = await startFakeApplication(join(dir, "mail"));
     await installCloudmailAt(t, mail);
     asMail = httpsClient(t.controller.url, t.controller.caCert, credentialsOf(mail));
-    const account = (
-      await admin("POST", "/aps/2/resources", {
-        aps: { type: `${CORE}/account/1.0` },
-        companyName: "Customer",
-        addressPostal: {},
-      })
-    ).json.aps.id;
-    subscription = (
-      await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "mail" })
-    ).json.aps.id;
+    ({ subscription, tenant } = await createCloudmailTenant(t));
     otherSubscription = (
       await admin("POST", "/aps/2/resources", { aps: { type: `${CORE}/subscription/1.0` }, name: "migrated" })
     ).json.aps.id;
-    const created = await admin("POST", "/aps/2/resources", {
-      aps: { type: `${MAIL}/tenant/1.0` },
-      account: { aps: { id: account } },
-      subscription: { aps: { id: subscription } },
-    });
-    expect(created.status, created.text).toBe(201);
-    tenant = created.json.aps.id;
   }, 90_000);
   afterAll(async () => {
     await mail?.close();
