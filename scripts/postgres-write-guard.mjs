@@ -14,7 +14,17 @@
  *
  * The guard: a write with no socket rejects the queries waiting on the connection with
  * CONNECTION_CLOSED, as a closed connection does, and both teardown paths forget the cancelled
- * write. Applied to node_modules/postgres in a checkout (`npm ci` runs it as `prepare`) and to the
+ * write.
+ *
+ * A second defect ends the process the same way: every new connection first asks the server for
+ * its array types (`fetch_types`, on by default), and `ReadyForQuery` drops the promise of that
+ * internal query (`return fetchArrayTypes()`). When the query fails, its rejection is unhandled:
+ * a pool ended with a time-out while a connection was starting (CONNECTION_DESTROYED; seen here
+ * when the read replica's poll timed out on a loaded machine and the controller closed its poll
+ * connection), or the query cancelled or its backend terminated. Upstream:
+ * https://github.com/porsager/postgres/issues/1192, #1205 and #1223 (open). The guard catches it:
+ * the connection's own error path has already rejected the query that opened it, and the next
+ * connection asks for the types again. Applied to node_modules/postgres in a checkout (`npm ci` runs it as `prepare`) and to the
  * copy the published package carries (scripts/build-package.mjs, dist/vendor/postgres/).
  * test/controller/postgres-write-guard.test.ts shows the crash is gone.
  */
@@ -41,13 +51,19 @@ const EDITS = [
     from: "    incomings = null\n    clearImmediate(nextWriteTimer)\n",
     to: "    incomings = null\n    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null\n",
   },
+  {
+    what: "the array-types query's failure handled",
+    from: "        return fetchArrayTypes()\n",
+    to: "        return fetchArrayTypes().catch(noop) // aps-gen guard (scripts/postgres-write-guard.mjs)\n",
+  },
 ];
 
 /** The guarded text of a postgres.js connection.js; the same text when it is guarded already. Throws when it is not a version the guard knows. */
 export function guardConnectionSource(text) {
-  if (text.includes(MARK)) return text;
   let out = text;
   for (const edit of EDITS) {
+    // Each edit on its own: a driver guarded by an earlier version of this script gets the edits it lacks.
+    if (out.includes(edit.to)) continue;
     if (out.split(edit.from).length !== 2)
       throw new Error(
         `postgres.js connection.js has changed (${edit.what} not found once): check whether upstream fixed it and update scripts/postgres-write-guard.mjs`,
@@ -58,7 +74,7 @@ export function guardConnectionSource(text) {
 }
 
 export function isGuarded(text) {
-  return text.includes(MARK);
+  return EDITS.every((edit) => text.includes(edit.to));
 }
 
 /** Guards the installed postgres.js (its ESM and CommonJS builds) found from `from`. */

@@ -6,6 +6,11 @@
  * a query on a reserved connection whose backend was terminated, and a transaction whose
  * connection died, are rejected with CONNECTION_CLOSED and the process lives on; with the
  * driver's own text (the guard undone), the same script dies of the TypeError.
+ *
+ * It also ends the process when the array-types query every new connection starts with fails:
+ * a controller restarted behind HAProxy did, when its replica poll timed out on a loaded machine
+ * and the poll connection, still starting, was closed. Shown with a proxy that holds the server's
+ * answer to that query while the pool is ended with a time-out of 0.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,9 +31,16 @@ const installedSrc = dirname(
 );
 const guardedText = readFileSync(join(installedSrc, "connection.js"), "utf8");
 
-/** The driver's own text: the guard's three edits taken out again (the test below checks that guarding it gives the installed text back). */
+const TYPES_GUARD = ".catch(noop) // aps-gen guard (scripts/postgres-write-guard.mjs)";
+
+/** The guarded text but for the edit that handles the array-types query's failure. */
+function withoutTypesGuard(text: string): string {
+  return text.replace(TYPES_GUARD, "");
+}
+
+/** The driver's own text: the guard's edits taken out again (the test below checks that guarding it gives the installed text back). */
 function unguarded(text: string): string {
-  return text
+  return withoutTypesGuard(text)
     .replace(/\n {4}\/\* aps-gen write guard \*\/\n {4}if \(!socket\) \{\n[\s\S]*?\n {4}\}\n/, "\n")
     .replaceAll(
       "    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null\n",
@@ -61,6 +73,34 @@ await new Promise((r) => setTimeout(r, 300));
 process.exit(0);
 `;
 
+/** A pool whose one connection is closed by `end({ timeout: 0 })` while its array-types query waits for the server. */
+const TYPES_SCRIPT = (driver: string, url: string) => `
+import net from "node:net";
+import postgres from ${JSON.stringify(driver)};
+const target = new URL(${JSON.stringify(url)});
+let held = false;
+const proxy = net.createServer((client) => {
+  const server = net.connect(Number(target.port || 5432), target.hostname);
+  client.on("data", (d) => { if (d.includes("typarray")) held = true; server.write(d); });
+  server.on("data", (d) => { if (!held) client.write(d); });
+  for (const s of [client, server]) s.on("error", () => {});
+  client.on("close", () => server.destroy());
+  server.on("close", () => client.destroy());
+});
+await new Promise((r) => proxy.listen(0, "127.0.0.1", r));
+const viaProxy = new URL(target);
+viaProxy.hostname = "127.0.0.1";
+viaProxy.port = String(proxy.address().port);
+const sql = postgres(viaProxy.toString(), { max: 1, onnotice: () => {} });
+const opening = sql\`select 1 as ok\`.then(() => "answered", (e) => e.code ?? e.message);
+while (!held) await new Promise((r) => setTimeout(r, 10));
+await sql.end({ timeout: 0 });
+console.log("opening query: " + (await opening));
+await new Promise((r) => setTimeout(r, 300));
+console.log("alive");
+process.exit(0);
+`;
+
 describe("postgres.js write guard", () => {
   const scratch = mkdtempSync(join(tmpdir(), "aps-pg-guard-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -74,9 +114,9 @@ describe("postgres.js write guard", () => {
     expect(() => guardConnectionSource("export default 1")).toThrow(/has changed/);
   });
 
-  const run = (driverFolder: string) => {
+  const run = (driverFolder: string, script = SCRIPT) => {
     const file = join(scratch, `script-${Math.random().toString(36).slice(2)}.mjs`);
-    writeFileSync(file, SCRIPT(pathToFileURL(join(driverFolder, "index.js")).href, databaseUrl!));
+    writeFileSync(file, script(pathToFileURL(join(driverFolder, "index.js")).href, databaseUrl!));
     return spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 60_000 });
   };
 
@@ -97,4 +137,27 @@ describe("postgres.js write guard", () => {
     expect(bare.status).not.toBe(0);
     expect(bare.stderr).toMatch(/TypeError: Cannot read properties of null \(reading 'write'\)/);
   });
+
+  it.skipIf(!databaseUrl)(
+    "lets a pool end while a new connection's array-types query is unanswered: its opening query is rejected, the process lives on",
+    () => {
+      const guarded = run(installedSrc, TYPES_SCRIPT);
+      expect(guarded.status, guarded.stderr).toBe(0);
+      expect(guarded.stdout).toContain("opening query: CONNECTION_DESTROYED");
+      expect(guarded.stdout).toContain("alive");
+    },
+  );
+
+  it.skipIf(!databaseUrl)(
+    "without that edit, the same script ends its process with the unhandled CONNECTION_DESTROYED",
+    () => {
+      const copy = join(scratch, "postgres-src-types");
+      cpSync(installedSrc, copy, { recursive: true });
+      writeFileSync(join(copy, "connection.js"), withoutTypesGuard(guardedText));
+      const bare = run(copy, TYPES_SCRIPT);
+      expect(bare.status).not.toBe(0);
+      expect(bare.stdout).not.toContain("alive");
+      expect(bare.stderr).toMatch(/CONNECTION_DESTROYED/);
+    },
+  );
 });
